@@ -1,0 +1,59 @@
+"""Entry point of the `corral` command: builds the parser and is the CLI's error boundary.
+
+Each subcommand lives in its own module with an `add_parser(subparsers)` function that sets
+`handler` (sync or async, taking the parsed namespace, returning an exit code). Errors that are
+the user's mistake print one clear line and exit non-zero; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from tools import CorralError
+
+from . import _apply_patch, _demo, _model_server
+
+_COMMANDS = (_demo, _model_server, _apply_patch)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="corral",
+        description="Asynchronous multi-agent orchestration against any OpenAI-compatible model.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _COMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except CorralError as exc:
+        print(f"corral {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"corral {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    handler: Any = args.handler
+    if inspect.iscoroutinefunction(handler):
+        result = anyio.run(handler, args)
+    else:
+        result = handler(args)
+    return int(result or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

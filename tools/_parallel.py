@@ -1,0 +1,53 @@
+"""Running the tool calls of one model response: parallel where safe, in call order.
+
+This is Codex's read/write-lock model made deterministic: consecutive parallel-safe calls share
+the turn (the read side), a call that is not parallel-safe runs alone (the write side). Results
+come back in the order the model made the calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anyio
+
+from ._registry import ToolCall, ToolContext, ToolOutput, ToolRegistry
+
+
+async def run_tool_calls(
+    registry: ToolRegistry, calls: Sequence[ToolCall], ctx: ToolContext
+) -> list[ToolOutput]:
+    """Run `calls` and return their outputs in call order."""
+    results: list[ToolOutput | None] = [None] * len(calls)
+    for batch in _batches(registry, calls):
+        async with anyio.create_task_group() as tg:
+            for index in batch:
+                tg.start_soon(_run_one, registry, calls[index], ctx, results, index)
+    return [r if r is not None else ToolOutput.error("tool produced no output") for r in results]
+
+
+async def _run_one(
+    registry: ToolRegistry,
+    call: ToolCall,
+    ctx: ToolContext,
+    results: list[ToolOutput | None],
+    index: int,
+) -> None:
+    results[index] = await registry.dispatch(call, ctx)
+
+
+def _batches(registry: ToolRegistry, calls: Sequence[ToolCall]) -> list[list[int]]:
+    batches: list[list[int]] = []
+    shared: list[int] = []
+    for index, call in enumerate(calls):
+        tool = registry.get(call.name)
+        if tool is None or tool.parallel:
+            shared.append(index)
+            continue
+        if shared:
+            batches.append(shared)
+            shared = []
+        batches.append([index])
+    if shared:
+        batches.append(shared)
+    return batches

@@ -1,0 +1,169 @@
+"""Permission profiles: the single source of what an agent may touch.
+
+The profile is data; enforcement lives in the tools (path checks here, the sandbox in `_sandbox`).
+The prompt fragment that describes a profile is rendered elsewhere from the same object.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ._errors import PermissionDenied
+
+
+class SandboxMode(StrEnum):
+    READ_ONLY = "read-only"
+    WORKSPACE_WRITE = "workspace-write"
+    FULL_ACCESS = "full-access"
+
+
+class ApprovalPolicy(StrEnum):
+    NEVER = "never"
+    ON_REQUEST = "on-request"
+    ON_FAILURE = "on-failure"
+    UNTRUSTED = "untrusted"
+
+
+_MODE_RANK = {SandboxMode.READ_ONLY: 0, SandboxMode.WORKSPACE_WRITE: 1, SandboxMode.FULL_ACCESS: 2}
+# Strictest first: `never` denies every escalation outright, `untrusted` asks about most things.
+_APPROVAL_STRICTNESS = {
+    ApprovalPolicy.NEVER: 3,
+    ApprovalPolicy.UNTRUSTED: 2,
+    ApprovalPolicy.ON_REQUEST: 1,
+    ApprovalPolicy.ON_FAILURE: 0,
+}
+
+
+def resolve_path(path: str | os.PathLike[str], *, cwd: Path) -> Path:
+    """Resolve `path` against `cwd`, following `..` and every symlink that exists."""
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        candidate = cwd / candidate
+    return Path(os.path.realpath(candidate))
+
+
+def is_within(path: Path, roots: Iterable[Path]) -> bool:
+    """Whether resolved `path` is one of `roots` or below one of them."""
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+class PermissionProfile(BaseModel):
+    """What an agent may do: sandbox mode, writable roots, network, approval policy.
+
+    `writable_roots` apply in `workspace-write` mode. `readable_roots` limit the file tools'
+    reads (None: anywhere). `.git` folders inside writable roots stay read-only unless
+    `git_writable` is set.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sandbox: SandboxMode = SandboxMode.READ_ONLY
+    writable_roots: tuple[Path, ...] = ()
+    readable_roots: tuple[Path, ...] | None = None
+    network: bool = False
+    approval: ApprovalPolicy = ApprovalPolicy.NEVER
+    git_writable: bool = False
+
+    @field_validator("writable_roots", "readable_roots")
+    @classmethod
+    def _resolve_roots(cls, roots: tuple[Path, ...] | None) -> tuple[Path, ...] | None:
+        if roots is None:
+            return None
+        return tuple(sorted({Path(os.path.realpath(r)) for r in roots}))
+
+    @classmethod
+    def for_workspace(
+        cls,
+        mode: SandboxMode | str,
+        workspace: Path,
+        *,
+        network: bool = False,
+        approval: ApprovalPolicy = ApprovalPolicy.NEVER,
+    ) -> PermissionProfile:
+        """The usual profile of an agent working in `workspace` under `mode`."""
+        mode = SandboxMode(mode)
+        writable = (workspace,) if mode is SandboxMode.WORKSPACE_WRITE else ()
+        return cls(sandbox=mode, writable_roots=writable, network=network, approval=approval)
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def can_write(self, resolved: Path) -> bool:
+        if self.sandbox is SandboxMode.FULL_ACCESS:
+            return True
+        if self.sandbox is SandboxMode.READ_ONLY:
+            return False
+        if not is_within(resolved, self.writable_roots):
+            return False
+        return self.git_writable or ".git" not in _parts_below_root(resolved, self.writable_roots)
+
+    def can_read(self, resolved: Path) -> bool:
+        if self.sandbox is SandboxMode.FULL_ACCESS or self.readable_roots is None:
+            return True
+        return is_within(resolved, (*self.readable_roots, *self.writable_roots))
+
+    def check_write(self, path: str | os.PathLike[str], *, cwd: Path) -> Path:
+        """Resolve `path` and return it if writable, else raise `PermissionDenied`."""
+        resolved = resolve_path(path, cwd=cwd)
+        if not self.can_write(resolved):
+            raise PermissionDenied(f"writing {path} is not allowed: {self._write_scope()}")
+        return resolved
+
+    def check_read(self, path: str | os.PathLike[str], *, cwd: Path) -> Path:
+        """Resolve `path` and return it if readable, else raise `PermissionDenied`."""
+        resolved = resolve_path(path, cwd=cwd)
+        if not self.can_read(resolved):
+            roots = ", ".join(str(r) for r in (*(self.readable_roots or ()), *self.writable_roots))
+            raise PermissionDenied(f"reading {path} is not allowed: readable roots are {roots}")
+        return resolved
+
+    def _write_scope(self) -> str:
+        if self.sandbox is SandboxMode.READ_ONLY:
+            return "the sandbox is read-only"
+        roots = ", ".join(str(r) for r in self.writable_roots) or "none"
+        git = "" if self.git_writable else " (.git folders inside them are read-only)"
+        return f"the writable roots are {roots}{git}"
+
+    # -- children -------------------------------------------------------------------------
+
+    def intersect(self, requested: PermissionProfile) -> PermissionProfile:
+        """The profile of a child that asked for `requested`: never wider than this one."""
+        mode = min(self.sandbox, requested.sandbox, key=_MODE_RANK.__getitem__)
+        return PermissionProfile(
+            sandbox=mode,
+            writable_roots=self._narrow_writable(mode, requested),
+            readable_roots=_narrow_roots(self.readable_roots, requested.readable_roots),
+            network=self.network and requested.network,
+            approval=max(self.approval, requested.approval, key=_APPROVAL_STRICTNESS.__getitem__),
+            git_writable=self.git_writable and requested.git_writable,
+        )
+
+    def _narrow_writable(self, mode: SandboxMode, requested: PermissionProfile) -> tuple[Path, ...]:
+        if mode is not SandboxMode.WORKSPACE_WRITE:
+            return ()
+        if self.sandbox is SandboxMode.FULL_ACCESS:
+            return requested.writable_roots
+        if requested.sandbox is SandboxMode.FULL_ACCESS:
+            return self.writable_roots
+        return tuple(r for r in requested.writable_roots if is_within(r, self.writable_roots))
+
+
+def _narrow_roots(
+    parent: tuple[Path, ...] | None, child: tuple[Path, ...] | None
+) -> tuple[Path, ...] | None:
+    if parent is None:
+        return child
+    if child is None:
+        return parent
+    return tuple(r for r in child if is_within(r, parent))
+
+
+def _parts_below_root(path: Path, roots: Iterable[Path]) -> tuple[str, ...]:
+    for root in roots:
+        if path == root or path.is_relative_to(root):
+            return path.relative_to(root).parts
+    return path.parts

@@ -1,0 +1,60 @@
+"""JSON schemas for tool arguments in the strict form both model APIs accept.
+
+Strict mode wants every property listed in `required` and `additionalProperties: false` on
+every object; optional fields become nullable instead. Output is deterministic: keys sorted
+the same way on every call, so the request prefix stays byte-stable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The strict, inlined JSON schema of `model`."""
+    raw = model.model_json_schema()
+    defs = raw.pop("$defs", {})
+    return _strictify(_inline(raw, defs))
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            merged = {**defs[ref.removeprefix("#/$defs/")], **{k: v for k, v in node.items() if k != "$ref"}}
+            return _inline(merged, defs)
+        return {k: _inline(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def _strictify(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_strictify(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _strictify(v) for k, v in node.items() if k not in ("title", "default")}
+    if node.get("type") == "object" and "properties" in node:
+        props: dict[str, Any] = node["properties"]
+        required = set(node.get("required", []))
+        for name, spec in props.items():
+            if name not in required:
+                props[name] = _nullable(spec)
+        node["required"] = list(props)
+        node["additionalProperties"] = False
+    return node
+
+
+def _nullable(spec: dict[str, Any]) -> dict[str, Any]:
+    options = spec.get("anyOf")
+    if isinstance(options, list):
+        if any(o.get("type") == "null" for o in options):
+            return spec
+        return {**spec, "anyOf": [*options, {"type": "null"}]}
+    kind = spec.get("type")
+    if isinstance(kind, str):
+        return {**spec, "type": [kind, "null"]}
+    return {"anyOf": [spec, {"type": "null"}]}
