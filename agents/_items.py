@@ -27,7 +27,11 @@ class Message(_Item):
 
     def to_wire(self) -> dict[str, Any]:
         part = "output_text" if self.role == "assistant" else "input_text"
-        return {"type": "message", "role": self.role, "content": [{"type": part, "text": self.text}]}
+        return {
+            "type": "message",
+            "role": self.role,
+            "content": [{"type": part, "text": self.text}],
+        }
 
 
 class FunctionCall(_Item):
@@ -79,7 +83,9 @@ class Reasoning(_Item):
         return wire
 
 
-Item = Annotated[Message | FunctionCall | FunctionCallOutput | Reasoning, Field(discriminator="type")]
+Item = Annotated[
+    Message | FunctionCall | FunctionCallOutput | Reasoning, Field(discriminator="type")
+]
 ITEM_ADAPTER: TypeAdapter[Item] = TypeAdapter(Item)
 
 
@@ -109,16 +115,24 @@ def item_from_wire(wire: dict[str, Any]) -> Item:
     kind = wire.get("type", "message")
     if kind == "message":
         content = wire.get("content", "")
-        text = content if isinstance(content, str) else "".join(
-            str(part.get("text", "")) for part in content if isinstance(part, dict)
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
         )
         return Message(role=wire["role"], text=text)
     if kind == "function_call":
         return FunctionCall(call_id=wire["call_id"], name=wire["name"], arguments=wire["arguments"])
     if kind == "function_call_output":
         output = wire["output"]
-        return FunctionCallOutput(call_id=wire["call_id"], output=output if isinstance(output, str) else str(output))
+        return FunctionCallOutput(
+            call_id=wire["call_id"], output=output if isinstance(output, str) else str(output)
+        )
     if kind == "reasoning":
-        summary = "".join(str(p.get("text", "")) for p in wire.get("summary", []) if isinstance(p, dict))
-        return Reasoning(id=wire.get("id", ""), summary=summary, encrypted_content=wire.get("encrypted_content"))
+        summary = "".join(
+            str(p.get("text", "")) for p in wire.get("summary", []) if isinstance(p, dict)
+        )
+        return Reasoning(
+            id=wire.get("id", ""), summary=summary, encrypted_content=wire.get("encrypted_content")
+        )
     raise ValueError(f"unsupported item type {kind!r}")

@@ -2,44 +2,120 @@
 
 Knows nothing of agents: a tool is an argument model, a handler and two flags; the registry
 renders specs for both model APIs and turns every bad call into an error the model can read.
-"""
+Shell commands run under the sandbox; file tools resolve every path before checking it."""
 
+from ._apply_patch_tool import apply_patch_tool as apply_patch_tool
+from ._approval import ApprovalDecision as ApprovalDecision
+from ._approval import ApprovalKind as ApprovalKind
+from ._approval import ApprovalRequest as ApprovalRequest
+from ._approval import Approver as Approver
+from ._approval import CallbackApprover as CallbackApprover
+from ._approval import DenyAllApprover as DenyAllApprover
+from ._approval import request_approval as request_approval
+from ._core_tools import build_core_registry as build_core_registry
+from ._core_tools import core_tool_names as core_tool_names
 from ._errors import CorralError as CorralError
 from ._errors import InvalidInput as InvalidInput
 from ._errors import OperationFailed as OperationFailed
 from ._errors import PermissionDenied as PermissionDenied
 from ._errors import SandboxUnavailable as SandboxUnavailable
+from ._file_tools import file_tools as file_tools
+from ._file_tools import list_dir_tool as list_dir_tool
+from ._file_tools import read_file_tool as read_file_tool
+from ._fs_common import FileToolError as FileToolError
+from ._fs_common import SearchTimedOut as SearchTimedOut
+from ._grep import grep_tool as grep_tool
 from ._parallel import run_tool_calls as run_tool_calls
+from ._patch import PatchConflict as PatchConflict
+from ._patch import PatchError as PatchError
+from ._patch import PatchParseError as PatchParseError
+from ._patch import PatchResult as PatchResult
+from ._patch import PatchWriteFailed as PatchWriteFailed
+from ._patch import apply_patch as apply_patch
+from ._patch import apply_patch_text as apply_patch_text
 from ._permissions import ApprovalPolicy as ApprovalPolicy
 from ._permissions import PermissionProfile as PermissionProfile
 from ._permissions import SandboxMode as SandboxMode
 from ._permissions import is_within as is_within
 from ._permissions import resolve_path as resolve_path
+from ._plan import update_plan_tool as update_plan_tool
 from ._registry import Tool as Tool
 from ._registry import ToolCall as ToolCall
 from ._registry import ToolContext as ToolContext
 from ._registry import ToolEvents as ToolEvents
 from ._registry import ToolOutput as ToolOutput
 from ._registry import ToolRegistry as ToolRegistry
+from ._safe_commands import is_known_safe_command as is_known_safe_command
+from ._safe_commands import looks_like_sandbox_denial as looks_like_sandbox_denial
+from ._sandbox import BubblewrapSandbox as BubblewrapSandbox
+from ._sandbox import CommandResult as CommandResult
+from ._sandbox import RecordingSandbox as RecordingSandbox
+from ._sandbox import Sandbox as Sandbox
+from ._sandbox import SandboxCall as SandboxCall
+from ._sandbox import TIMEOUT_EXIT_CODE as TIMEOUT_EXIT_CODE
 from ._schema import strict_json_schema as strict_json_schema
+from ._shell import ShellArgs as ShellArgs
+from ._shell import format_command_output as format_command_output
+from ._shell import shell_tool as shell_tool
+from ._truncate import HeadTailBuffer as HeadTailBuffer
+from ._truncate import format_truncated_output as format_truncated_output
+from ._truncate import truncate_middle as truncate_middle
 
 __all__ = [
+    "ApprovalDecision",
+    "ApprovalKind",
     "ApprovalPolicy",
+    "ApprovalRequest",
+    "Approver",
+    "BubblewrapSandbox",
+    "CallbackApprover",
+    "CommandResult",
     "CorralError",
+    "DenyAllApprover",
+    "FileToolError",
+    "HeadTailBuffer",
     "InvalidInput",
     "OperationFailed",
+    "PatchConflict",
+    "PatchError",
+    "PatchParseError",
+    "PatchResult",
+    "PatchWriteFailed",
     "PermissionDenied",
     "PermissionProfile",
+    "RecordingSandbox",
+    "Sandbox",
+    "SandboxCall",
     "SandboxMode",
     "SandboxUnavailable",
+    "SearchTimedOut",
+    "ShellArgs",
+    "TIMEOUT_EXIT_CODE",
     "Tool",
     "ToolCall",
     "ToolContext",
     "ToolEvents",
     "ToolOutput",
     "ToolRegistry",
+    "apply_patch",
+    "apply_patch_text",
+    "apply_patch_tool",
+    "build_core_registry",
+    "core_tool_names",
+    "file_tools",
+    "format_command_output",
+    "format_truncated_output",
+    "grep_tool",
+    "is_known_safe_command",
     "is_within",
+    "list_dir_tool",
+    "looks_like_sandbox_denial",
+    "read_file_tool",
+    "request_approval",
     "resolve_path",
     "run_tool_calls",
+    "shell_tool",
     "strict_json_schema",
+    "truncate_middle",
+    "update_plan_tool",
 ]

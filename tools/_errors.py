@@ -3,9 +3,9 @@
 `tools` is the lowest layer, so the roots live here and `agents` and `orchestrator` extend them::
 
     CorralError
-    ├── InvalidInput            the caller's mistake: bad flags, config, files; the message says what to do
+    ├── InvalidInput            the caller's mistake (bad flags, config, files): says what to do
     │   └── PermissionDenied    a path or action outside the permission profile
-    └── OperationFailed         a runtime failure: the message says what happened and what was kept
+    └── OperationFailed         a runtime failure: says what happened and what was kept
         └── SandboxUnavailable  a restricted profile needs bubblewrap and it is missing
 
 Tool errors that the model should see are not exceptions: handlers return a failed `ToolOutput`.

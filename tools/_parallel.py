@@ -2,38 +2,47 @@
 
 This is Codex's read/write-lock model made deterministic: consecutive parallel-safe calls share
 the turn (the read side), a call that is not parallel-safe runs alone (the write side). Results
-come back in the order the model made the calls.
+come back in the order the model made the calls. Optional callbacks see each call start and end,
+which is where a driver journals them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
 
 from ._registry import ToolCall, ToolContext, ToolOutput, ToolRegistry
 
+CallStarted = Callable[[ToolCall], Awaitable[None]]
+CallEnded = Callable[[ToolCall, ToolOutput], Awaitable[None]]
+
 
 async def run_tool_calls(
-    registry: ToolRegistry, calls: Sequence[ToolCall], ctx: ToolContext
+    registry: ToolRegistry,
+    calls: Sequence[ToolCall],
+    ctx: ToolContext,
+    *,
+    on_start: CallStarted | None = None,
+    on_result: CallEnded | None = None,
 ) -> list[ToolOutput]:
     """Run `calls` and return their outputs in call order."""
     results: list[ToolOutput | None] = [None] * len(calls)
+
+    async def run_one(index: int) -> None:
+        call = calls[index]
+        if on_start is not None:
+            await on_start(call)
+        output = await registry.dispatch(call, ctx)
+        results[index] = output
+        if on_result is not None:
+            await on_result(call, output)
+
     for batch in _batches(registry, calls):
         async with anyio.create_task_group() as tg:
             for index in batch:
-                tg.start_soon(_run_one, registry, calls[index], ctx, results, index)
+                tg.start_soon(run_one, index)
     return [r if r is not None else ToolOutput.error("tool produced no output") for r in results]
-
-
-async def _run_one(
-    registry: ToolRegistry,
-    call: ToolCall,
-    ctx: ToolContext,
-    results: list[ToolOutput | None],
-    index: int,
-) -> None:
-    results[index] = await registry.dispatch(call, ctx)
 
 
 def _batches(registry: ToolRegistry, calls: Sequence[ToolCall]) -> list[list[int]]:

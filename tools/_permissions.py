@@ -117,7 +117,9 @@ class PermissionProfile(BaseModel):
         """Resolve `path` and return it if readable, else raise `PermissionDenied`."""
         resolved = resolve_path(path, cwd=cwd)
         if not self.can_read(resolved):
-            roots = ", ".join(str(r) for r in (*(self.readable_roots or ()), *self.writable_roots))
+            roots = ", ".join(
+                sorted({str(r) for r in (*(self.readable_roots or ()), *self.writable_roots)})
+            )
             raise PermissionDenied(f"reading {path} is not allowed: readable roots are {roots}")
         return resolved
 

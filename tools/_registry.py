@@ -101,7 +101,9 @@ class Tool(Generic[ArgsT]):
         # Strict schemas make optional fields nullable; a null means "use the default".
         fields = self.args.model_fields
         raw = {
-            k: v for k, v in raw.items() if not (v is None and k in fields and not fields[k].is_required())
+            k: v
+            for k, v in raw.items()
+            if not (v is None and k in fields and not fields[k].is_required())
         }
         try:
             parsed = self.args.model_validate(raw)

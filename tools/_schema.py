@@ -16,14 +16,18 @@ def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The strict, inlined JSON schema of `model`."""
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
-    return _strictify(_inline(raw, defs))
+    strict: dict[str, Any] = _strictify(_inline(raw, defs))
+    return strict
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            merged = {**defs[ref.removeprefix("#/$defs/")], **{k: v for k, v in node.items() if k != "$ref"}}
+            merged = {
+                **defs[ref.removeprefix("#/$defs/")],
+                **{k: v for k, v in node.items() if k != "$ref"},
+            }
             return _inline(merged, defs)
         return {k: _inline(v, defs) for k, v in node.items()}
     if isinstance(node, list):

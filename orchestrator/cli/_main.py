@@ -17,9 +17,9 @@ import anyio
 
 from tools import CorralError
 
-from . import _apply_patch, _demo, _model_server
+from . import _apply_patch, _demo, _exec, _model_server, _resume
 
-_COMMANDS = (_demo, _model_server, _apply_patch)
+_COMMANDS = (_demo, _exec, _resume, _model_server, _apply_patch)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,20 +38,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _run(args)
-    except CorralError as exc:
-        print(f"corral {args.command}: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    except (CorralError, BaseExceptionGroup) as exc:
+        errors = _corral_errors(exc)
+        if errors is None:
+            raise
+        for error in errors:
+            print(f"corral {args.command}: error: {error}", file=sys.stderr)
+        return max(e.exit_code for e in errors)
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
 
 
+def _corral_errors(exc: BaseException) -> list[CorralError] | None:
+    """The corral errors inside `exc` (task groups wrap them), or None if anything else is."""
+    if isinstance(exc, CorralError):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        found: list[CorralError] = []
+        for inner in exc.exceptions:
+            errors = _corral_errors(inner)
+            if errors is None:
+                return None
+            found.extend(errors)
+        return found
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     handler: Any = args.handler
-    if inspect.iscoroutinefunction(handler):
-        result = anyio.run(handler, args)
-    else:
-        result = handler(args)
+    result = anyio.run(handler, args) if inspect.iscoroutinefunction(handler) else handler(args)
     return int(result or 0)
 
 

@@ -1,0 +1,208 @@
+"""One agent: its sans-I/O core, context fragments, model adapters, journal and runner.
+
+Imports only `tools`; `orchestrator` builds on it and `observability` plugs in through
+`RunnerHooks`."""
+
+from ._agents_md import AgentsMd as AgentsMd
+from ._agents_md import AgentsMdError as AgentsMdError
+from ._agents_md import load_agents_md as load_agents_md
+from ._assembly import AgentsMdSettings as AgentsMdSettings
+from ._assembly import AgentSpec as AgentSpec
+from ._assembly import build_core as build_core
+from ._assembly import build_registry as build_registry
+from ._assembly import build_tool_context as build_tool_context
+from ._assembly import build_turn_context as build_turn_context
+from ._assembly import model_settings_from_config as model_settings_from_config
+from ._assembly import spec_from_config as spec_from_config
+from ._config import AgentsConfig as AgentsConfig
+from ._config import BudgetConfig as BudgetConfig
+from ._config import ConfigError as ConfigError
+from ._config import CorralConfig as CorralConfig
+from ._config import LoadedConfig as LoadedConfig
+from ._config import McpServerConfig as McpServerConfig
+from ._config import ModelPrice as ModelPrice
+from ._config import OtelConfig as OtelConfig
+from ._config import RateLimit as RateLimit
+from ._config import ShellConfig as ShellConfig
+from ._config import corral_home as corral_home
+from ._config import load_config as load_config
+from ._core import AgentCore as AgentCore
+from ._core import CoreConfig as CoreConfig
+from ._environment import EnvironmentContext as EnvironmentContext
+from ._environment import capture_environment as capture_environment
+from ._errors import CoreStateError as CoreStateError
+from ._events import Action as Action
+from ._events import AgentStatus as AgentStatus
+from ._events import BudgetExceeded as BudgetExceeded
+from ._events import CallModel as CallModel
+from ._events import Compact as Compact
+from ._events import CompactionDone as CompactionDone
+from ._events import CompactionFailed as CompactionFailed
+from ._events import Event as Event
+from ._events import Finish as Finish
+from ._events import Interrupt as Interrupt
+from ._events import ModelCompleted as ModelCompleted
+from ._events import ModelFailed as ModelFailed
+from ._events import ModelItem as ModelItem
+from ._events import Notify as Notify
+from ._events import Resume as Resume
+from ._events import RunTools as RunTools
+from ._events import ToolResult as ToolResult
+from ._events import TurnContext as TurnContext
+from ._events import UserInput as UserInput
+from ._events import event_from_payload as event_from_payload
+from ._events import event_to_payload as event_to_payload
+from ._fragments import ALL_KINDS as ALL_KINDS
+from ._fragments import COMPACTION_SUMMARY as COMPACTION_SUMMARY
+from ._fragments import DEVELOPER_INSTRUCTIONS as DEVELOPER_INSTRUCTIONS
+from ._fragments import ENVIRONMENT_CONTEXT as ENVIRONMENT_CONTEXT
+from ._fragments import PERMISSIONS as PERMISSIONS
+from ._fragments import SKILL as SKILL
+from ._fragments import SUBAGENT_CONTEXT as SUBAGENT_CONTEXT
+from ._fragments import SUBAGENT_NOTIFICATION as SUBAGENT_NOTIFICATION
+from ._fragments import TOOL_CALL_INTERRUPTED as TOOL_CALL_INTERRUPTED
+from ._fragments import TURN_ABORTED as TURN_ABORTED
+from ._fragments import USER_INSTRUCTIONS as USER_INSTRUCTIONS
+from ._fragments import FragmentKind as FragmentKind
+from ._fragments import fragment_kind_of as fragment_kind_of
+from ._fragments import is_contextual as is_contextual
+from ._hooks import RunnerHooks as RunnerHooks
+from ._instructions import PERSONALITIES as PERSONALITIES
+from ._instructions import ROLES as ROLES
+from ._instructions import base_instructions as base_instructions
+from ._instructions import resolve_base_instructions as resolve_base_instructions
+from ._items import FunctionCall as FunctionCall
+from ._items import FunctionCallOutput as FunctionCallOutput
+from ._items import Item as Item
+from ._items import Message as Message
+from ._items import Reasoning as Reasoning
+from ._items import Usage as Usage
+from ._items import item_from_wire as item_from_wire
+from ._permissions_fragment import render_permissions as render_permissions
+from ._resume import continue_agent as continue_agent
+from ._resume import replay_core as replay_core
+from ._runner import AgentRunner as AgentRunner
+from ._runner import RunnerLimits as RunnerLimits
+from ._store import AgentRecord as AgentRecord
+from ._store import ItemRecord as ItemRecord
+from ._store import JournalEvent as JournalEvent
+from ._store import LedgerEntry as LedgerEntry
+from ._store import MemoryStore as MemoryStore
+from ._store import RunRecord as RunRecord
+from ._store import Store as Store
+from ._store import StoreError as StoreError
+from ._store import UnknownAgent as UnknownAgent
+from ._store import UnknownRun as UnknownRun
+from ._store import export_jsonl as export_jsonl
+from ._store import open_sqlite_store as open_sqlite_store
+from ._tokens import ByteEstimator as ByteEstimator
+from ._tokens import TokenCounter as TokenCounter
+from .model import ModelClient as ModelClient
+from .model import ModelError as ModelError
+from .model import ModelRequest as ModelRequest
+from .model import ModelResponse as ModelResponse
+from .model import ModelSettings as ModelSettings
+from .model import open_model_client as open_model_client
+
+__all__ = [
+    "ALL_KINDS",
+    "COMPACTION_SUMMARY",
+    "DEVELOPER_INSTRUCTIONS",
+    "ENVIRONMENT_CONTEXT",
+    "PERMISSIONS",
+    "PERSONALITIES",
+    "ROLES",
+    "SKILL",
+    "SUBAGENT_CONTEXT",
+    "SUBAGENT_NOTIFICATION",
+    "TOOL_CALL_INTERRUPTED",
+    "TURN_ABORTED",
+    "USER_INSTRUCTIONS",
+    "Action",
+    "AgentCore",
+    "AgentRecord",
+    "AgentRunner",
+    "AgentSpec",
+    "AgentStatus",
+    "AgentsConfig",
+    "AgentsMd",
+    "AgentsMdError",
+    "AgentsMdSettings",
+    "BudgetConfig",
+    "BudgetExceeded",
+    "ByteEstimator",
+    "CallModel",
+    "Compact",
+    "CompactionDone",
+    "CompactionFailed",
+    "ConfigError",
+    "CoreConfig",
+    "CoreStateError",
+    "CorralConfig",
+    "EnvironmentContext",
+    "Event",
+    "Finish",
+    "FragmentKind",
+    "FunctionCall",
+    "FunctionCallOutput",
+    "Interrupt",
+    "Item",
+    "ItemRecord",
+    "JournalEvent",
+    "LedgerEntry",
+    "LoadedConfig",
+    "McpServerConfig",
+    "MemoryStore",
+    "Message",
+    "ModelClient",
+    "ModelCompleted",
+    "ModelError",
+    "ModelFailed",
+    "ModelItem",
+    "ModelPrice",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelSettings",
+    "Notify",
+    "OtelConfig",
+    "RateLimit",
+    "Reasoning",
+    "Resume",
+    "RunRecord",
+    "RunTools",
+    "RunnerHooks",
+    "RunnerLimits",
+    "ShellConfig",
+    "Store",
+    "StoreError",
+    "TokenCounter",
+    "ToolResult",
+    "TurnContext",
+    "UnknownAgent",
+    "UnknownRun",
+    "Usage",
+    "UserInput",
+    "base_instructions",
+    "build_core",
+    "build_registry",
+    "build_tool_context",
+    "build_turn_context",
+    "capture_environment",
+    "continue_agent",
+    "corral_home",
+    "event_from_payload",
+    "event_to_payload",
+    "export_jsonl",
+    "fragment_kind_of",
+    "is_contextual",
+    "item_from_wire",
+    "load_agents_md",
+    "load_config",
+    "model_settings_from_config",
+    "open_model_client",
+    "open_sqlite_store",
+    "render_permissions",
+    "replay_core",
+    "resolve_base_instructions",
+    "spec_from_config",
+]

@@ -1,0 +1,167 @@
+"""Loads AGENTS.md instructions and renders them as one user-role fragment.
+
+The global file comes first, then one file per directory from the project root down to the
+working directory, under a shared byte budget; each part keeps the path it came from, so the
+model and the UI can tell which file said what. Loading reads files (call it off the event
+loop); rendering is pure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools._errors import InvalidInput
+
+from ._fragments import USER_INSTRUCTIONS
+
+OVERRIDE_NAME = "AGENTS.override.md"
+DEFAULT_NAME = "AGENTS.md"
+DEFAULT_MAX_BYTES = 32 * 1024
+
+
+class AgentsMdError(InvalidInput):
+    """An AGENTS.md file exists but cannot be used: unreadable, binary or not UTF-8."""
+
+
+@dataclass(frozen=True)
+class AgentsMdPart:
+    """The trimmed text of one file; `truncated` when the budget cut it short."""
+
+    path: Path
+    text: str
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class AgentsMd:
+    """The instructions that apply in `cwd`: global part first, then root down to `cwd`."""
+
+    cwd: Path
+    parts: tuple[AgentsMdPart, ...]
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        return tuple(part.path for part in self.parts)
+
+    def render(self) -> str | None:
+        """The user-instructions fragment, each part under a line naming its source."""
+        if not self.parts:
+            return None
+        body = "\n\n".join(f"<!-- source: {part.path} -->\n{part.text}" for part in self.parts)
+        return USER_INSTRUCTIONS.render(f"{self.cwd}\n\n<INSTRUCTIONS>\n{body}\n")
+
+
+def load_agents_md(
+    cwd: Path,
+    *,
+    home: Path,
+    fallback_names: Sequence[str] = (),
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    root_markers: Sequence[str] = (".git",),
+) -> AgentsMd:
+    """Find and read the AGENTS.md files that apply in `cwd`.
+
+    `home` holds the global file (not counted against `max_bytes`); `max_bytes` 0 turns the
+    project files off. Raises `AgentsMdError` for a file that exists but cannot be used.
+    """
+    parts: list[AgentsMdPart] = []
+    global_part = _load_global(home)
+    if global_part is not None:
+        parts.append(global_part)
+    if max_bytes > 0:
+        names = _candidate_names(fallback_names)
+        found = [p for d in _search_dirs(cwd.resolve(), root_markers) if (p := _pick(d, names))]
+        parts.extend(_load_budgeted(found, max_bytes))
+    return AgentsMd(cwd=cwd, parts=tuple(parts))
+
+
+def _load_global(home: Path) -> AgentsMdPart | None:
+    for name in (OVERRIDE_NAME, DEFAULT_NAME):
+        path = home / name
+        if path.is_file():
+            text = _decode(path, _read(path, limit=None)).strip()
+            if text:
+                return AgentsMdPart(path=path, text=text, truncated=False)
+    return None
+
+
+def _candidate_names(fallback_names: Sequence[str]) -> tuple[str, ...]:
+    names = [OVERRIDE_NAME, DEFAULT_NAME, *(n for n in fallback_names if n)]
+    return tuple(dict.fromkeys(names))
+
+
+def _search_dirs(cwd: Path, root_markers: Sequence[str]) -> list[Path]:
+    """The directories from the project root down to `cwd`, or just `cwd` without a root."""
+    upward = [cwd, *cwd.parents]
+    for depth, directory in enumerate(upward):
+        if any((directory / marker).exists() for marker in root_markers):
+            return upward[depth::-1]
+    return [cwd]
+
+
+def _pick(directory: Path, names: tuple[str, ...]) -> Path | None:
+    """The first candidate that is a regular file; folders and FIFOs are not instructions."""
+    return next((directory / n for n in names if (directory / n).is_file()), None)
+
+
+def _load_budgeted(paths: list[Path], max_bytes: int) -> Iterator[AgentsMdPart]:
+    remaining = max_bytes
+    for path in paths:
+        data = _read(path, limit=remaining + 1)
+        cut = _utf8_boundary(data, remaining)
+        truncated = cut < len(data)
+        text = _decode(path, data[:cut]).strip()
+        remaining = 0 if truncated else remaining - cut
+        if truncated:
+            omitted = max(_size(path) - cut, 1)
+            text = "\n\n".join(filter(None, (text, _marker(omitted, path, max_bytes))))
+        if text:
+            yield AgentsMdPart(path=path, text=text, truncated=truncated)
+
+
+def _utf8_boundary(data: bytes, limit: int) -> int:
+    """The largest cut at or below `limit` that does not split a UTF-8 character."""
+    if len(data) <= limit:
+        return len(data)
+    cut = limit
+    while cut > 0 and data[cut] & 0xC0 == 0x80:
+        cut -= 1
+    return cut
+
+
+def _marker(omitted: int, path: Path, max_bytes: int) -> str:
+    budget = f"{max_bytes // 1024} KiB" if max_bytes % 1024 == 0 else f"{max_bytes} bytes"
+    return f"[… truncated: {omitted} bytes of {path} omitted to fit the {budget} AGENTS.md budget]"
+
+
+def _read(path: Path, *, limit: int | None) -> bytes:
+    try:
+        with path.open("rb") as file:
+            return file.read() if limit is None else file.read(limit)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise AgentsMdError(f"cannot read {path}: {reason}; make it readable or remove it") from exc
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _decode(path: Path, data: bytes) -> str:
+    if b"\0" in data:
+        raise AgentsMdError(
+            f"{path} contains a NUL byte and looks binary; AGENTS.md files must be UTF-8 text, "
+            "so replace or remove it"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AgentsMdError(
+            f"{path} is not valid UTF-8 (byte {exc.start}); save it as UTF-8 or remove it"
+        ) from exc

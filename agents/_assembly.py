@@ -1,0 +1,184 @@
+"""Putting one agent together: its spec, its core, its turn context and its runner.
+
+`AgentSpec` is everything needed to rebuild an agent, and it is what the journal keeps at the
+agent's start (the API key excepted), so `corral resume` builds the same agent again. The
+runners of `corral exec`, of fan-out workers and of subagents are all assembled here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tools import PermissionProfile, ToolContext, ToolRegistry, build_core_registry
+
+from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
+from ._config import BudgetConfig, CorralConfig, ShellConfig
+from ._core import AgentCore, CoreConfig
+from ._environment import capture_environment
+from ._events import TurnContext
+from ._fragments import DEVELOPER_INSTRUCTIONS
+from ._permissions_fragment import render_permissions
+from .model import ModelSettings
+
+
+class AgentsMdSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    home: Path
+    max_bytes: int = 32 * 1024
+    fallback_names: tuple[str, ...] = ()
+    root_markers: tuple[str, ...] = (".git",)
+
+
+class AgentSpec(BaseModel):
+    """One agent, fully described. Serialisable; the API key is never part of it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent_id: str
+    run_id: str
+    parent_id: str | None = None
+    nickname: str = "main"
+    role: str = "general"
+    depth: int = 0
+    model: ModelSettings
+    instructions: str
+    tools: tuple[str, ...]
+    cwd: Path
+    profile: PermissionProfile
+    context_window: int = 272_000
+    auto_compact_token_limit: int | None = None
+    tool_output_token_limit: int = 10_000
+    budgets: BudgetConfig = BudgetConfig()
+    shell: ShellConfig = ShellConfig()
+    developer_instructions: str | None = None
+    user_instructions: str | None = None
+    agents_md: AgentsMdSettings
+
+    def to_journal(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"model": {"api_key"}})
+
+    @classmethod
+    def from_journal(cls, data: Mapping[str, Any], *, env: Mapping[str, str]) -> AgentSpec:
+        spec = cls.model_validate(dict(data))
+        return spec.model_copy(update={"model": spec.model.with_endpoint(env)})
+
+
+def model_settings_from_config(config: CorralConfig, env: Mapping[str, str]) -> ModelSettings:
+    """The endpoint settings a config describes, the key read from its named variable."""
+    key = env.get(config.model_api_key_env) or None
+    return ModelSettings.resolve(
+        env=env,
+        model=config.model,
+        api=config.model_provider_api,
+        base_url=config.base_url,
+        api_key=key,
+        max_attempts=config.request_max_retries + 1,
+        stream_idle_timeout=config.stream_idle_timeout_ms / 1000,
+    )
+
+
+def spec_from_config(
+    config: CorralConfig,
+    *,
+    agent_id: str,
+    run_id: str,
+    cwd: Path,
+    model: ModelSettings,
+    instructions: str,
+    tools: Sequence[str],
+    profile: PermissionProfile,
+) -> AgentSpec:
+    return AgentSpec(
+        agent_id=agent_id,
+        run_id=run_id,
+        model=model,
+        instructions=instructions,
+        tools=tuple(tools),
+        cwd=cwd,
+        profile=profile,
+        context_window=config.model_context_window,
+        auto_compact_token_limit=config.model_auto_compact_token_limit,
+        tool_output_token_limit=config.tool_output_token_limit,
+        budgets=config.budgets,
+        shell=config.shell,
+        developer_instructions=config.developer_instructions,
+        user_instructions=config.user_instructions,
+        agents_md=AgentsMdSettings(
+            home=config.home,
+            max_bytes=config.project_doc_max_bytes,
+            fallback_names=config.project_doc_fallback_filenames,
+            root_markers=config.project_root_markers,
+        ),
+    )
+
+
+def build_registry(spec: AgentSpec) -> ToolRegistry:
+    return build_core_registry(spec.tools, max_timeout_ms=spec.shell.max_timeout_ms)
+
+
+def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
+    budgets = spec.budgets
+    return AgentCore(
+        CoreConfig(
+            agent_id=spec.agent_id,
+            model=spec.model.model,
+            instructions=spec.instructions,
+            tools=tuple(registry.responses_tools()),
+            context_window=spec.context_window,
+            auto_compact_token_limit=spec.auto_compact_token_limit,
+            tool_output_token_limit=spec.tool_output_token_limit,
+            max_turns=budgets.max_turns,
+            max_tool_calls=budgets.max_tool_calls,
+            max_tokens=budgets.max_tokens,
+            metadata={"agent_id": spec.agent_id, "run_id": spec.run_id},
+        )
+    )
+
+
+def build_tool_context(spec: AgentSpec, services: Mapping[str, Any] | None = None) -> ToolContext:
+    return ToolContext(cwd=spec.cwd, profile=spec.profile, services=dict(services or {}))
+
+
+def build_turn_context(
+    spec: AgentSpec,
+    *,
+    now: datetime,
+    subagents: tuple[tuple[str, str], ...] = (),
+    subagent_context: str | None = None,
+) -> TurnContext:
+    """Capture the environment and read AGENTS.md as they are now (blocking file reads)."""
+    settings = spec.agents_md
+    agents_md = load_agents_md(
+        spec.cwd,
+        home=settings.home,
+        fallback_names=settings.fallback_names,
+        max_bytes=settings.max_bytes,
+        root_markers=settings.root_markers,
+    )
+    developer = spec.developer_instructions
+    return TurnContext(
+        environment=capture_environment(
+            spec.cwd, now=now, network=spec.profile.network, subagents=subagents
+        ),
+        permissions=render_permissions(spec.profile),
+        developer_instructions=DEVELOPER_INSTRUCTIONS.render(f"\n{developer}\n")
+        if developer
+        else None,
+        agents_md=_with_user_instructions(agents_md, spec.user_instructions),
+        subagent_context=subagent_context,
+    )
+
+
+def _with_user_instructions(agents_md: AgentsMd, user_instructions: str | None) -> str | None:
+    if not user_instructions or not user_instructions.strip():
+        return agents_md.render()
+    config_part = AgentsMdPart(
+        path=Path("config.toml#user_instructions"), text=user_instructions.strip(), truncated=False
+    )
+    return AgentsMd(cwd=agents_md.cwd, parts=(config_part, *agents_md.parts)).render()

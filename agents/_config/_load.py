@@ -1,0 +1,206 @@
+"""Loading the effective configuration: layers merged in order, validated once, origins kept.
+
+Order, later wins: built-in defaults, `$CORRAL_HOME/config.toml`, the project's
+`.corral/config.toml`, `CORRAL_*` environment variables, then flags and `-c key=value`.
+Tables merge deeply; scalars and arrays replace. Every validation error is traced back to the
+layer that set the key, so its message names the file, variable or flag to fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from ._errors import ConfigError
+from ._model import DEFAULT_ROOT_MARKERS, CorralConfig
+from ._sources import (
+    CONFIG_FILE_NAME,
+    ConfigLayer,
+    Key,
+    corral_home,
+    env_layer,
+    find_project_file,
+    flags_layer,
+    parse_key,
+    read_file_layer,
+)
+
+_DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The effective config, the layers it came from, and which layer last set each key."""
+
+    config: CorralConfig
+    layers: tuple[ConfigLayer, ...]
+    key_layers: Mapping[Key, int]
+    """Index into `layers` of the layer that last set each key (tables included)."""
+
+    def origin(self, dotted_key: str) -> str:
+        """Where a key's value came from: "default", a file path, "env NAME" or "flag ...".
+
+        Raises `KeyError` for a key that is not in the config's schema.
+        """
+        key = parse_key(dotted_key, "origin")
+        names = _field_names(key[:-1])
+        if names is not None and key[-1] not in names:
+            raise KeyError(dotted_key)
+        index = self.key_layers.get(key)
+        return _DEFAULT if index is None else self.layers[index].label(key)
+
+
+def load_config(
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    cli_settings: Sequence[str] = (),
+) -> LoadedConfig:
+    """Read every layer for a run in `cwd` and validate the merged result.
+
+    `env` defaults to `os.environ`. `overrides` maps dotted keys to flag values (None: the flag
+    was not given); `cli_settings` are `-c key=value` strings, values parsed as TOML.
+    """
+    environ = os.environ if env is None else env
+    cwd = Path(os.path.abspath(cwd))
+    layers = _read_layers(cwd, environ, overrides or {}, cli_settings)
+    merged: dict[str, Any] = {}
+    key_layers: dict[Key, int] = {}
+    for index, layer in enumerate(layers):
+        _merge(merged, layer.values, (), index, key_layers)
+    loaded = LoadedConfig(_validate(merged, layers, key_layers), layers, key_layers)
+    return _with_instructions_file(loaded)
+
+
+def _read_layers(
+    cwd: Path, env: Mapping[str, str], overrides: Mapping[str, Any], cli_settings: Sequence[str]
+) -> tuple[ConfigLayer, ...]:
+    home = corral_home(env, cwd)
+    user = read_file_layer(home / CONFIG_FILE_NAME, "user")
+    project_path = find_project_file(cwd, _root_markers(user))
+    project = None
+    # With CORRAL_HOME at ~/.corral and the cwd at ~, both layers are the same file: read it once.
+    if project_path is not None and not (user and user.path and project_path.samefile(user.path)):
+        project = read_file_layer(project_path, "project")
+    candidates = (
+        ConfigLayer("default", _DEFAULT, {"home": str(home)}),
+        user,
+        project,
+        env_layer(env, home),
+        flags_layer(overrides, cli_settings, cwd),
+    )
+    return tuple(layer for layer in candidates if layer is not None)
+
+
+def _root_markers(user: ConfigLayer | None) -> Sequence[str]:
+    # As in Codex, only the user file may move the project root: the project file is found by it.
+    markers = user.values.get("project_root_markers") if user else None
+    if isinstance(markers, list) and all(isinstance(m, str) for m in markers):
+        return markers
+    return DEFAULT_ROOT_MARKERS
+
+
+def _merge(
+    into: dict[str, Any], values: Mapping[str, Any], prefix: Key, index: int, seen: dict[Key, int]
+) -> None:
+    for name, value in values.items():
+        key = (*prefix, name)
+        seen[key] = index
+        if isinstance(value, Mapping):
+            if not isinstance(into.get(name), dict):
+                into[name] = {}
+            _merge(into[name], value, key, index, seen)
+        else:
+            into[name] = value
+
+
+def _validate(
+    merged: dict[str, Any], layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, int]
+) -> CorralConfig:
+    try:
+        return CorralConfig.model_validate(merged)
+    except ValidationError as exc:
+        problems = [_describe(error, layers, key_layers) for error in exc.errors(include_url=False)]
+        raise ConfigError("\n".join(problems)) from exc
+
+
+def _describe(
+    error: ErrorDetails, layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, int]
+) -> str:
+    loc = tuple(part for part in error["loc"] if isinstance(part, str))  # list indices dropped
+    where, key, kind = _where(loc, layers, key_layers), ".".join(loc), error["type"]
+    ctx = error.get("ctx", {})
+    if kind == "extra_forbidden":
+        return f"unknown key `{key}` in {where}{_suggestion(loc)}"
+    if kind == "missing":
+        return f"{where}: `{key}` is required"
+    if kind == "value_error":
+        return f"{where}: {key}: {ctx['error']}"
+    given = f"{key} = {_show(error['input'])} is not allowed"
+    if kind in ("enum", "literal_error"):
+        allowed = ", ".join(re.findall(r"'([^']*)'", ctx["expected"]))
+        return f"{where}: {given}; use one of {allowed}"
+    message = error["msg"]
+    return f"{where}: {given}: {message[:1].lower()}{message[1:]}"
+
+
+def _where(loc: Key, layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, int]) -> str:
+    for end in range(len(loc), 0, -1):
+        if loc[:end] in key_layers:
+            label = layers[key_layers[loc[:end]]].label(loc[:end])
+            return label.replace("env ", "environment variable ", 1)
+    return _DEFAULT
+
+
+def _suggestion(loc: Key) -> str:
+    close = difflib.get_close_matches(loc[-1], _field_names(loc[:-1]) or (), n=1)
+    return f"; did you mean `{'.'.join((*loc[:-1], close[0]))}`?" if close else ""
+
+
+def _field_names(path: Key) -> list[str] | None:
+    """The keys allowed under `path`; None where any key is (inside `[prices]`, `env`, ...)."""
+    node: Any = CorralConfig
+    for part in path:
+        if get_origin(node) is dict:
+            node = get_args(node)[1]
+        elif isinstance(node, type) and issubclass(node, BaseModel) and part in node.model_fields:
+            node = node.model_fields[part].annotation
+        else:
+            return []
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        return list(node.model_fields)
+    return None if get_origin(node) is dict else []
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _with_instructions_file(loaded: LoadedConfig) -> LoadedConfig:
+    config, key = loaded.config, ("model_instructions_file",)
+    path = config.model_instructions_file
+    # The file replaces `base_instructions` unless a later layer set that text itself.
+    if path is None or loaded.key_layers.get(("base_instructions",), -1) > loaded.key_layers[key]:
+        return loaded
+    where = _where(key, loaded.layers, loaded.key_layers)
+    given = f"model_instructions_file = {_show(str(path))}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{where}: {given}: no such file; create it or point the key at an existing file"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{where}: {given}: cannot be read: {exc}") from exc
+    config = config.model_copy(update={"base_instructions": text})
+    return LoadedConfig(config, loaded.layers, loaded.key_layers)

@@ -1,0 +1,193 @@
+"""The shape of corral's configuration: one frozen pydantic model per TOML table.
+
+Key names follow Codex's `config.toml` where Codex has them, so an existing Codex config mostly
+works. Every model forbids unknown keys so typos surface; reading, layering and error messages
+are `_load`'s job. A new `[section]` is a new `_Section` subclass and one field on `CorralConfig`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tools import ApprovalPolicy, SandboxMode
+
+MiB = 1024 * 1024
+# Codex compacts at 90% of the window; a configured limit can only lower that.
+AUTO_COMPACT_PERCENT = 90
+DEFAULT_ROOT_MARKERS = (".git",)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ShellConfig(_Section):
+    """`[shell]`: limits of the shell tool."""
+
+    default_timeout_ms: int = Field(default=10_000, ge=1)
+    max_timeout_ms: int = Field(default=600_000, ge=1)
+    output_max_bytes: int = Field(default=1 * MiB, ge=1)
+
+    @model_validator(mode="after")
+    def _default_within_max(self) -> ShellConfig:
+        if self.default_timeout_ms > self.max_timeout_ms:
+            raise ValueError(
+                f"default_timeout_ms ({self.default_timeout_ms}) is above max_timeout_ms "
+                f"({self.max_timeout_ms}); lower it or raise max_timeout_ms"
+            )
+        return self
+
+
+class AgentsConfig(_Section):
+    """`[agents]`: how deep and how wide a run may grow (Codex's `max_depth`, `max_threads`)."""
+
+    max_depth: int = Field(default=1, ge=1)
+    max_threads: int = Field(default=6, ge=1)
+    fanout_concurrency: int = Field(default=16, ge=1, le=64)
+
+
+class BudgetConfig(_Section):
+    """`[budgets]`: per-agent limits (`max_*`) and per-run limits (`run_max_*`); unset is none."""
+
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    max_wall_time_s: float | None = Field(default=None, gt=0)
+    max_tool_calls: int | None = Field(default=None, ge=1)
+    max_turns: int | None = Field(default=None, ge=1)
+    run_max_tokens: int | None = Field(default=None, ge=1)
+    run_max_cost_usd: float | None = Field(default=None, gt=0)
+    run_max_wall_time_s: float | None = Field(default=None, gt=0)
+    run_max_tool_calls: int | None = Field(default=None, ge=1)
+    run_max_turns: int | None = Field(default=None, ge=1)
+
+
+class ModelPrice(_Section):
+    """`[prices."MODEL"]`: USD per million tokens. Cached input unset bills as plain input."""
+
+    input_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class RateLimit(_Section):
+    """`[rate_limits."BASE_URL"]` or `[rate_limits.default]`: one endpoint's limits; unset: none."""
+
+    requests_per_minute: int | None = Field(default=None, ge=1)
+    tokens_per_minute: int | None = Field(default=None, ge=1)
+    max_concurrency: int | None = Field(default=None, ge=1)
+
+
+class McpServerConfig(_Section):
+    """`[mcp_servers.NAME]`, with Codex's keys: `command` for stdio, or `url` for streamable HTTP.
+
+    Secrets stay out of the file: `bearer_token_env_var` and `env_http_headers` name environment
+    variables to read at connect time. `headers` is accepted as a spelling of `http_headers`.
+    """
+
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = {}
+    env_vars: tuple[str, ...] = ()
+    cwd: Path | None = None
+    url: str | None = None
+    http_headers: dict[str, str] = Field(
+        default={}, validation_alias=AliasChoices("http_headers", "headers")
+    )
+    env_http_headers: dict[str, str] = {}
+    bearer_token_env_var: str | None = None
+    startup_timeout_sec: float = Field(default=30.0, gt=0)
+    tool_timeout_sec: float = Field(default=120.0, gt=0)
+    enabled_tools: tuple[str, ...] | None = None
+    disabled_tools: tuple[str, ...] = ()
+    enabled: bool = True
+    required: bool = False
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if self.command is not None and self.url is not None:
+            raise ValueError(
+                "both `command` and `url` are set; keep `command` for a stdio server "
+                "or `url` for a streamable HTTP server"
+            )
+        if self.command is None and self.url is None:
+            raise ValueError("set `command` (a stdio server) or `url` (a streamable HTTP server)")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "streamable_http"]:
+        return "stdio" if self.command is not None else "streamable_http"
+
+
+class OtelConfig(_Section):
+    """`[otel]`: where traces and metrics go."""
+
+    exporter: Literal["otlp", "console", "none"] = "none"
+    endpoint: str | None = None
+    protocol: Literal["http/protobuf", "grpc"] = "http/protobuf"
+    service_name: str = "corral"
+
+
+class CorralConfig(_Section):
+    """The effective configuration, after every layer is merged.
+
+    `model_provider_api` picks the wire API (`responses` or `chat`). `network_access` and
+    `writable_roots` may also be spelled Codex's way, under `[sandbox_workspace_write]`.
+    `model_instructions_file` is read at load time and its text becomes `base_instructions`,
+    unless a later layer set `base_instructions` itself. `home` is the resolved `$CORRAL_HOME`;
+    no file may set it. API keys are never stored: `model_api_key_env` names the variable.
+    """
+
+    model: str = Field(default="gpt-5.4-mini", min_length=1)
+    model_provider_api: Literal["responses", "chat"] = "responses"
+    base_url: str | None = None
+    model_api_key_env: str = Field(default="OPENAI_API_KEY", min_length=1)
+    request_max_retries: int = Field(default=4, ge=0, le=100)
+    stream_max_retries: int = Field(default=5, ge=0, le=100)
+    stream_idle_timeout_ms: int = Field(default=300_000, ge=1)
+    model_context_window: int = Field(default=272_000, ge=1)
+    model_auto_compact_token_limit: int | None = Field(default=None, ge=1)
+    tool_output_token_limit: int = Field(default=10_000, ge=1)
+
+    sandbox_mode: SandboxMode = SandboxMode.WORKSPACE_WRITE
+    approval_policy: ApprovalPolicy = ApprovalPolicy.NEVER
+    network_access: bool = False
+    writable_roots: tuple[Path, ...] = ()
+
+    personality: Literal["none", "friendly", "pragmatic"] = "pragmatic"
+    base_instructions: str | None = None
+    model_instructions_file: Path | None = None
+    developer_instructions: str | None = None
+    user_instructions: str | None = None
+    project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
+    project_doc_fallback_filenames: tuple[str, ...] = ()
+    project_root_markers: tuple[str, ...] = DEFAULT_ROOT_MARKERS
+
+    shell: ShellConfig = ShellConfig()
+    agents: AgentsConfig = AgentsConfig()
+    budgets: BudgetConfig = BudgetConfig()
+    prices: dict[str, ModelPrice] = {}
+    rate_limits: dict[str, RateLimit] = {}
+    mcp_servers: dict[str, McpServerConfig] = {}
+    otel: OtelConfig = OtelConfig()
+
+    home: Path = Field(default_factory=lambda: Path.home() / ".corral")
+
+    @field_validator("sandbox_mode", mode="before")
+    @classmethod
+    def _codex_sandbox_spelling(cls, value: Any) -> Any:
+        return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
+
+    @property
+    def request_attempts(self) -> int:
+        """How many times one model request is tried: the first try plus the retries."""
+        return self.request_max_retries + 1
+
+    @property
+    def auto_compact_token_limit(self) -> int:
+        """Compaction threshold: 90% of the window, or the configured limit if lower."""
+        ceiling = self.model_context_window * AUTO_COMPACT_PERCENT // 100
+        configured = self.model_auto_compact_token_limit
+        return ceiling if configured is None else min(configured, ceiling)

@@ -1,0 +1,225 @@
+"""The local runner: an anyio driver that executes an `AgentCore`'s actions.
+
+It owns the I/O the core refuses to do: model calls, tool calls, the journal, the clock and
+cancellation. Every event is written to the journal before the core sees it, and every tool
+call is written to the side-effect ledger before it runs, so a replay knows what happened.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import anyio
+
+from tools import ToolCall, ToolContext, ToolOutput, ToolRegistry, run_tool_calls
+
+from ._core import AgentCore
+from ._events import (
+    Action,
+    BudgetExceeded,
+    CallModel,
+    Compact,
+    CompactionDone,
+    CompactionFailed,
+    Event,
+    Finish,
+    Interrupt,
+    ModelCompleted,
+    ModelFailed,
+    ModelItem,
+    RunTools,
+    ToolResult,
+    event_to_payload,
+)
+from ._hooks import RunnerHooks, SafeHooks
+from ._items import FunctionCall, Message, Usage
+from ._store import LedgerEntry, Store
+from .model import ModelClient, ModelError
+
+CLEANUP_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class RunnerLimits:
+    """Budgets the runner enforces (the core counts turns, tool calls and tokens itself)."""
+
+    max_wall_time_s: float | None = None
+    max_cost_usd: float | None = None
+    cost_of: Callable[[Usage], float] | None = None
+
+
+@dataclass
+class AgentRunner:
+    """Drives one core until it finishes. Not reusable across agents."""
+
+    core: AgentCore
+    model: ModelClient
+    registry: ToolRegistry
+    tool_context: ToolContext
+    store: Store
+    hooks: RunnerHooks = field(default_factory=RunnerHooks)
+    limits: RunnerLimits = field(default_factory=RunnerLimits)
+    clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        self._hooks = SafeHooks(self.hooks)
+        self._lock = anyio.Lock()
+        self._cost = 0.0
+
+    @property
+    def agent_id(self) -> str:
+        return self.core.config.agent_id
+
+    @property
+    def cost_usd(self) -> float:
+        return self._cost
+
+    async def feed(self, event: Event) -> list[Action]:
+        """Journal `event`, then hand it to the core."""
+        async with self._lock:
+            payload = event_to_payload(event)
+            record = await self.store.append_event(
+                self.agent_id, event.kind, payload, at=self.clock()
+            )
+            self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+            return self.core.handle(event)
+
+    async def drive(self, actions: list[Action]) -> Finish:
+        """Execute `actions` and all that follow until the core finishes."""
+        try:
+            with anyio.fail_after(self.limits.max_wall_time_s):
+                return await self._loop(actions)
+        except TimeoutError:
+            reason = f"wall-time budget exceeded: {self.limits.max_wall_time_s:g} s"
+            return await self._finish_now(BudgetExceeded(reason=reason))
+        except anyio.get_cancelled_exc_class():
+            with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
+                await self._finish_now(Interrupt())
+            raise
+
+    async def _finish_now(self, event: Event) -> Finish:
+        for action in await self.feed(event):
+            if isinstance(action, Finish):
+                return await self._record_finish(action)
+        return await self._record_finish(Finish(status=self.core.status, error="stopped"))
+
+    async def _loop(self, actions: list[Action]) -> Finish:
+        queue = list(actions)
+        turn = self.core.model_requests
+        self._hooks.call("turn_started", self.agent_id, turn)
+        while queue:
+            action = queue.pop(0)
+            if isinstance(action, Finish):
+                self._hooks.call("turn_ended", self.agent_id, turn, action.status)
+                return await self._record_finish(action)
+            queue.extend(await self._execute(action))
+        raise AssertionError("the core stopped without finishing")  # pragma: no cover
+
+    async def _execute(self, action: Action) -> list[Action]:
+        if isinstance(action, CallModel):
+            return await self._call_model(action)
+        if isinstance(action, RunTools):
+            return await self._run_tools(action)
+        if isinstance(action, Compact):
+            return await self._compact(action)
+        raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
+
+    async def _call_model(self, action: CallModel) -> list[Action]:
+        self._hooks.call("model_call_started", self.agent_id, action.request)
+        try:
+            response = await self.model.complete(action.request)
+        except ModelError as exc:
+            self._hooks.call("model_call_ended", self.agent_id, action.request, None, exc)
+            return await self.feed(ModelFailed(error=str(exc)))
+        self._hooks.call("model_call_ended", self.agent_id, action.request, response, None)
+        for item in response.items:
+            await self.feed(ModelItem(item=item))
+        actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
+        return await self._check_cost(response.usage, actions)
+
+    async def _check_cost(self, usage: Usage, actions: list[Action]) -> list[Action]:
+        if self.limits.cost_of is None:
+            return actions
+        self._cost += self.limits.cost_of(usage)
+        limit = self.limits.max_cost_usd
+        if limit is None or self._cost < limit or any(isinstance(a, Finish) for a in actions):
+            return actions
+        reason = f"cost budget exceeded: ${self._cost:.4f} of ${limit:.4f} spent"
+        return await self.feed(BudgetExceeded(reason=reason))
+
+    async def _run_tools(self, action: RunTools) -> list[Action]:
+        calls = [
+            ToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments) for c in action.calls
+        ]
+        by_id = {c.call_id: c for c in action.calls}
+        follow_up: list[Action] = []
+
+        async def started(call: ToolCall) -> None:
+            await self.store.ledger_start(
+                LedgerEntry(
+                    call_id=call.call_id,
+                    agent_id=self.agent_id,
+                    tool=call.name,
+                    arguments=call.arguments,
+                    state="started",
+                    output=None,
+                    success=None,
+                    started_at=self.clock(),
+                    finished_at=None,
+                )
+            )
+            self._hooks.call("tool_call_started", self.agent_id, by_id[call.call_id])
+
+        async def ended(call: ToolCall, output: ToolOutput) -> None:
+            follow_up.extend(await self._record_tool_result(by_id[call.call_id], output))
+
+        await run_tool_calls(
+            self.registry, calls, self.tool_context, on_start=started, on_result=ended
+        )
+        return follow_up
+
+    async def _record_tool_result(self, call: FunctionCall, output: ToolOutput) -> list[Action]:
+        # Shielded: a result that reached the ledger must reach the journal too.
+        with anyio.CancelScope(shield=True):
+            await self.store.ledger_finish(
+                self.agent_id,
+                call.call_id,
+                output=output.text,
+                success=output.success,
+                at=self.clock(),
+            )
+            self._hooks.call("tool_call_ended", self.agent_id, call, output)
+            result = ToolResult(call_id=call.call_id, output=output.text, success=output.success)
+            actions = await self.feed(result)
+        return actions
+
+    async def _compact(self, action: Compact) -> list[Action]:
+        self._hooks.call("compaction_started", self.agent_id, action.dropped_items)
+        try:
+            response = await self.model.complete(action.request)
+        except ModelError as exc:
+            self._hooks.call("compaction_ended", self.agent_id, str(exc))
+            return await self.feed(CompactionFailed(error=str(exc)))
+        summary = _last_assistant_text(response.items)
+        self._hooks.call("compaction_ended", self.agent_id, None)
+        return await self.feed(CompactionDone(summary=summary, usage=response.usage))
+
+    async def _record_finish(self, finish: Finish) -> Finish:
+        usage = self.core.total_usage
+        await self.store.update_agent(
+            self.agent_id,
+            status=str(finish.status),
+            final_message=finish.message,
+            error=finish.error,
+            usage=usage.model_dump(),
+            cost_usd=self._cost,
+            updated_at=self.clock(),
+        )
+        return finish
+
+
+def _last_assistant_text(items: Sequence[object]) -> str:
+    texts = [i.text for i in items if isinstance(i, Message) and i.role == "assistant"]
+    return texts[-1] if texts else ""

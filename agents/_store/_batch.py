@@ -1,0 +1,86 @@
+"""Group commit: the SQLite store's writer runs queued operations in one transaction per batch.
+
+A thread hop and a commit each cost more than a typical journal write, so the writer task takes
+every operation waiting at that moment and runs them in one worker-thread call and one
+transaction. Each operation runs under its own savepoint: one that fails is undone alone and its
+caller gets its error; a failed commit fails every operation in the batch.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast
+
+import anyio
+
+from ._errors import StoreClosed
+from ._schema import translate
+
+T = TypeVar("T")
+
+MAX_BATCH = 512
+"""The most operations one transaction holds, so a long queue still commits in steps."""
+
+
+class Job(Generic[T]):
+    """One store operation: a function of the connection, and what became of it."""
+
+    def __init__(self, operation: Callable[[sqlite3.Connection], T], *, writes: bool) -> None:
+        self.operation = operation
+        self.writes = writes
+        self.done = anyio.Event()
+        self._result: T | None = None
+        self._error: BaseException | None = None
+        self._settled = False
+
+    def run(self, conn: sqlite3.Connection) -> None:
+        self._settled = True
+        conn.execute("SAVEPOINT job")
+        try:
+            self._result = self.operation(conn)
+        except Exception as exc:  # handed to the caller that submitted the job, never dropped
+            self._error = exc
+            conn.execute("ROLLBACK TO job")
+        conn.execute("RELEASE job")
+
+    def fail(self, error: BaseException) -> None:
+        self._settled = True
+        self._error = error
+
+    def outcome(self, path: Path) -> T:
+        """The operation's result, or its error raised as a store error."""
+        if not self._settled:
+            raise StoreClosed(f"journal {path} stopped before this operation ran; nothing changed")
+        error = self._error
+        if isinstance(error, sqlite3.Error):
+            raise translate(error, path) from error
+        if error is not None:
+            raise error
+        return cast(T, self._result)
+
+
+def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]]) -> None:
+    """Run `batch` in one transaction; called in a worker thread."""
+    # Reads alone need no write lock, so `corral status` never stalls a running journal.
+    begin = "BEGIN IMMEDIATE" if any(job.writes for job in batch) else "BEGIN"
+    try:
+        conn.execute(begin)
+        for job in batch:
+            job.run(conn)
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _roll_back(conn)
+        for job in batch:
+            job.fail(exc)
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    # Some errors (disk full, I/O) make SQLite roll back by itself.
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            # A connection that cannot roll back cannot be trusted; later calls fail cleanly.
+            conn.close()

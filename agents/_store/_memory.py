@@ -1,0 +1,190 @@
+"""`MemoryStore`: the in-memory twin of the SQLite journal, for tests and throwaway runs.
+
+It keeps the same rows the SQLite store writes (JSON-valued fields as JSON text) and makes the
+same checks in the same order, so it raises the same errors and assigns the same `seq` numbers.
+Each method yields once to the event loop, then runs without awaiting, which makes it atomic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import anyio.lowlevel
+
+from ._errors import (
+    StoreClosed,
+    UnknownAgent,
+    UnknownCall,
+    UnknownItem,
+    UnknownRun,
+    taken,
+)
+from ._records import (
+    AgentRecord,
+    ItemRecord,
+    JournalEvent,
+    LedgerEntry,
+    Row,
+    RunRecord,
+    check_items,
+    check_started,
+    finish_entry,
+    from_row,
+    make_event,
+    to_row,
+    updated,
+)
+
+
+class MemoryStore:
+    """A `Store` held in dictionaries; nothing survives the process."""
+
+    def __init__(self, name: str = "the in-memory journal") -> None:
+        self.journal = name
+        self._runs: dict[str, Row] = {}
+        self._agents: dict[str, Row] = {}
+        self._events: dict[str, list[Row]] = {}
+        self._items: dict[str, dict[int, Row]] = {}
+        self._ledger: dict[tuple[str, str], Row] = {}
+        self._closed = False
+
+    async def create_run(self, run: RunRecord) -> None:
+        await self._enter()
+        row = to_row(run)
+        if run.run_id in self._runs:
+            raise taken("run", run.run_id, self.journal)
+        self._runs[run.run_id] = row
+        self._items[run.run_id] = {}
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        await self._enter()
+        row = self._runs.get(run_id)
+        return None if row is None else from_row(RunRecord, row)
+
+    async def list_runs(self, *, status: str | None = None) -> list[RunRecord]:
+        await self._enter()
+        rows = [row for row in self._runs.values() if status is None or row["status"] == status]
+        return [from_row(RunRecord, row) for row in sorted(rows, key=lambda r: r["created_at"])]
+
+    async def update_run(self, run_id: str, **fields: Any) -> None:
+        await self._enter()
+        run = from_row(RunRecord, self._run_row(run_id))
+        self._runs[run_id] = to_row(updated(run, fields))
+
+    async def create_agent(self, agent: AgentRecord) -> None:
+        await self._enter()
+        row = to_row(agent)
+        if agent.agent_id in self._agents:
+            raise taken("agent", agent.agent_id, self.journal)
+        self._run_row(agent.run_id)
+        if agent.parent_id is not None:
+            self._agent_row(agent.parent_id)
+        self._agents[agent.agent_id] = row
+        self._events[agent.agent_id] = []
+
+    async def get_agent(self, agent_id: str) -> AgentRecord | None:
+        await self._enter()
+        row = self._agents.get(agent_id)
+        return None if row is None else from_row(AgentRecord, row)
+
+    async def list_agents(self, run_id: str) -> list[AgentRecord]:
+        await self._enter()
+        self._run_row(run_id)
+        rows = [row for row in self._agents.values() if row["run_id"] == run_id]
+        return [from_row(AgentRecord, row) for row in sorted(rows, key=lambda r: r["created_at"])]
+
+    async def update_agent(self, agent_id: str, **fields: Any) -> None:
+        await self._enter()
+        agent = from_row(AgentRecord, self._agent_row(agent_id))
+        self._agents[agent_id] = to_row(updated(agent, fields))
+
+    async def append_event(
+        self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
+    ) -> JournalEvent:
+        await self._enter()
+        self._agent_row(agent_id)
+        events = self._events[agent_id]
+        row = to_row(make_event(agent_id, len(events) + 1, kind, payload, at))
+        events.append(row)
+        return from_row(JournalEvent, row)
+
+    async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
+        await self._enter()
+        self._agent_row(agent_id)
+        rows = self._events[agent_id][max(after_seq, 0) :]
+        return [from_row(JournalEvent, row) for row in rows]
+
+    async def put_items(self, run_id: str, items: Sequence[ItemRecord]) -> None:
+        await self._enter()
+        check_items(run_id, items)
+        rows = [to_row(item) for item in items]
+        self._run_row(run_id)
+        existing = self._items[run_id]
+        for item in items:
+            if item.index in existing:
+                raise taken(f"run {run_id!r} item", item.index, self.journal)
+        existing.update((row["index"], row) for row in rows)
+
+    async def update_item(self, run_id: str, index: int, **fields: Any) -> None:
+        await self._enter()
+        self._run_row(run_id)
+        row = self._items[run_id].get(index)
+        if row is None:
+            raise UnknownItem(run_id, index, self.journal)
+        item = updated(from_row(ItemRecord, row), fields)
+        if "agent_id" in fields and item.agent_id is not None:
+            self._agent_row(item.agent_id)
+        self._items[run_id][index] = to_row(item)
+
+    async def items(self, run_id: str) -> list[ItemRecord]:
+        await self._enter()
+        self._run_row(run_id)
+        rows = sorted(self._items[run_id].items())
+        return [from_row(ItemRecord, row) for _, row in rows]
+
+    async def ledger_start(self, entry: LedgerEntry) -> None:
+        await self._enter()
+        check_started(entry)
+        row = to_row(entry)
+        self._agent_row(entry.agent_id)
+        key = (entry.agent_id, entry.call_id)
+        if key in self._ledger:
+            raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
+        self._ledger[key] = row
+
+    async def ledger_finish(
+        self, agent_id: str, call_id: str, *, output: str, success: bool, at: float
+    ) -> None:
+        await self._enter()
+        row = self._ledger.get((agent_id, call_id))
+        if row is None:
+            raise UnknownCall(call_id, self.journal)
+        entry = finish_entry(from_row(LedgerEntry, row), output=output, success=success, at=at)
+        self._ledger[agent_id, call_id] = to_row(entry)
+
+    async def ledger(self, agent_id: str) -> list[LedgerEntry]:
+        await self._enter()
+        self._agent_row(agent_id)
+        rows = [row for row in self._ledger.values() if row["agent_id"] == agent_id]
+        return [from_row(LedgerEntry, row) for row in sorted(rows, key=lambda r: r["started_at"])]
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def _enter(self) -> None:
+        await anyio.lowlevel.checkpoint()
+        if self._closed:
+            raise StoreClosed(f"{self.journal} is closed; open a new store")
+
+    def _run_row(self, run_id: str) -> Row:
+        row = self._runs.get(run_id)
+        if row is None:
+            raise UnknownRun(run_id, self.journal)
+        return row
+
+    def _agent_row(self, agent_id: str) -> Row:
+        row = self._agents.get(agent_id)
+        if row is None:
+            raise UnknownAgent(agent_id, self.journal)
+        return row

@@ -1,0 +1,95 @@
+"""The `Store` seam: what the runner, the supervisor and the CLI need from a journal.
+
+`SQLiteStore` is the production implementation and `MemoryStore` its in-memory twin; both raise
+the same errors and assign the same `seq` numbers. Nothing here knows how events are interpreted:
+the agent core gives payloads their meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ._records import AgentRecord, ItemRecord, JournalEvent, LedgerEntry, RunRecord
+
+
+class Store(Protocol):
+    """A durable journal of runs, agents, their events, batch items and tool side effects.
+
+    Every method may be called concurrently from many tasks. Unknown ids raise `UnknownRun`,
+    `UnknownAgent`, `UnknownItem` or `UnknownCall`; taken ids raise `DuplicateRecord`.
+    """
+
+    @property
+    def journal(self) -> str:
+        """Where the journal lives (a file path), for messages."""
+        ...
+
+    async def create_run(self, run: RunRecord) -> None: ...
+
+    async def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    async def list_runs(self, *, status: str | None = None) -> list[RunRecord]:
+        """Runs oldest first, optionally only those with `status`."""
+        ...
+
+    async def update_run(self, run_id: str, **fields: Any) -> None:
+        """Change `status`, `updated_at`, `config` or `summary`."""
+        ...
+
+    async def create_agent(self, agent: AgentRecord) -> None:
+        """Add an agent; its run, and its parent if it has one, must exist."""
+        ...
+
+    async def get_agent(self, agent_id: str) -> AgentRecord | None: ...
+
+    async def list_agents(self, run_id: str) -> list[AgentRecord]:
+        """The run's agents, oldest first."""
+        ...
+
+    async def update_agent(self, agent_id: str, **fields: Any) -> None:
+        """Change anything but the ids, `created_at`, `base_instructions` and `depth`."""
+        ...
+
+    async def append_event(
+        self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
+    ) -> JournalEvent:
+        """Durably record an event and return it with the next `seq` of its agent."""
+        ...
+
+    async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
+        """The agent's events with `seq > after_seq`, in order."""
+        ...
+
+    async def put_items(self, run_id: str, items: Sequence[ItemRecord]) -> None:
+        """Add batch items, all or none; an index already present raises `DuplicateRecord`."""
+        ...
+
+    async def update_item(self, run_id: str, index: int, **fields: Any) -> None:
+        """Change `status`, `agent_id`, `result`, `error`, `usage` or `cost_usd`."""
+        ...
+
+    async def items(self, run_id: str) -> list[ItemRecord]:
+        """The run's items by index."""
+        ...
+
+    async def ledger_start(self, entry: LedgerEntry) -> None:
+        """Record a tool call as started; written BEFORE the tool runs, so a crash leaves it.
+
+        Calls are keyed by `(agent_id, call_id)`: call ids are only unique within one agent.
+        """
+        ...
+
+    async def ledger_finish(
+        self, agent_id: str, call_id: str, *, output: str, success: bool, at: float
+    ) -> None:
+        """Record the outcome of the agent's started call; finishing twice is `DuplicateRecord`."""
+        ...
+
+    async def ledger(self, agent_id: str) -> list[LedgerEntry]:
+        """The agent's ledger in the order the calls started."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the journal; later calls raise `StoreClosed`. Closing twice is harmless."""
+        ...

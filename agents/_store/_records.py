@@ -1,0 +1,200 @@
+"""The journal's records and the one codec that turns them into rows and back.
+
+Both stores keep rows, not records: JSON-valued fields are stored as JSON text, so the SQLite
+store and its in-memory twin accept, reject and return exactly the same values. Which fields an
+update may touch is declared here, next to the fields themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ._errors import DuplicateRecord, InvalidRecord
+
+Row = dict[str, Any]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Fields kept as JSON text in a row, and fields an update may change.
+    json_fields: ClassVar[frozenset[str]] = frozenset()
+    mutable_fields: ClassVar[frozenset[str]] = frozenset()
+
+
+class RunRecord(_Record):
+    """One run: an `exec`, a `fanout` or a pipeline, with its config and final summary."""
+
+    json_fields = frozenset({"config", "summary"})
+    mutable_fields = frozenset({"status", "updated_at", "config", "summary"})
+
+    run_id: str
+    kind: str
+    status: str
+    created_at: float
+    updated_at: float
+    config: dict[str, Any]
+    summary: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentRecord(_Record):
+    """One agent of a run; `base_instructions` are fixed for its life, so resume reuses them."""
+
+    json_fields = frozenset({"config", "usage"})
+    mutable_fields = frozenset(
+        {"nickname", "role", "status", "updated_at", "config"}
+        | {"final_message", "error", "usage", "cost_usd"}
+    )
+
+    agent_id: str
+    run_id: str
+    parent_id: str | None
+    nickname: str
+    role: str
+    status: str
+    created_at: float
+    updated_at: float
+    base_instructions: str
+    config: dict[str, Any]
+    final_message: str | None = None
+    error: str | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    cost_usd: float = 0.0
+    depth: int = 0
+
+
+class JournalEvent(_Record):
+    """One event fed to an agent's core; `seq` is 1-based, gap-free per agent, set by the store."""
+
+    json_fields = frozenset({"payload"})
+
+    agent_id: str
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    at: float
+
+
+class ItemRecord(_Record):
+    """One input of a batch run and what became of it."""
+
+    json_fields = frozenset({"input", "result", "usage"})
+    mutable_fields = frozenset({"status", "agent_id", "result", "error", "usage", "cost_usd"})
+
+    run_id: str
+    index: int
+    status: str = "pending"
+    input: dict[str, Any]
+    agent_id: str | None = None
+    result: Any | None = None
+    error: str | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    cost_usd: float = 0.0
+
+
+class LedgerEntry(_Record):
+    """A tool call with side effects: written `started` before it runs, `finished` after.
+
+    Keyed by `(agent_id, call_id)`, since a call id is only unique within its agent.
+    """
+
+    mutable_fields = frozenset({"state", "output", "success", "finished_at"})
+
+    call_id: str
+    agent_id: str
+    tool: str
+    arguments: str
+    state: Literal["started", "finished"] = "started"
+    output: str | None = None
+    success: bool | None = None
+    started_at: float
+    finished_at: float | None = None
+
+
+R = TypeVar("R", bound=_Record)
+
+
+def dump_json(value: Any, what: str) -> str:
+    """Encode `value` as compact JSON text; NaN, infinities and non-JSON objects are refused."""
+    try:
+        return json.dumps(value, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidRecord(f"{what} is not storable as JSON: {exc}") from exc
+
+
+def to_row(record: _Record) -> Row:
+    """The row that stores `record`: its fields, with JSON-valued ones as JSON text."""
+    row = record.model_dump()
+    name = type(record).__name__
+    for field in sorted(record.json_fields):
+        row[field] = dump_json(row[field], f"{name}.{field}")
+    return row
+
+
+def from_row(cls: type[R], row: Mapping[str, Any]) -> R:
+    """The record a row stores; the inverse of `to_row`."""
+    values = {name: row[name] for name in cls.model_fields}
+    for field in cls.json_fields:
+        values[field] = json.loads(values[field])
+    return cls.model_validate(values)
+
+
+def updated(record: R, fields: Mapping[str, Any]) -> R:
+    """`record` with `fields` changed, validated; refuses fields that are not `mutable_fields`."""
+    name = type(record).__name__
+    fixed = sorted(set(fields) - record.mutable_fields)
+    if fixed:
+        allowed = ", ".join(sorted(record.mutable_fields))
+        raise InvalidRecord(f"cannot change {name} field(s) {', '.join(fixed)}; allowed: {allowed}")
+    try:
+        return type(record).model_validate({**record.model_dump(), **fields})
+    except ValidationError as exc:
+        raise InvalidRecord(f"invalid {name} update: {exc}") from exc
+
+
+def check_items(run_id: str, items: Sequence[ItemRecord]) -> None:
+    """Refuse a batch whose items belong to another run or repeat an index."""
+    strays = sorted({item.run_id for item in items} - {run_id})
+    if strays:
+        raise InvalidRecord(f"items for run {run_id!r} name other runs: {', '.join(strays)}")
+    counts = Counter(item.index for item in items)
+    repeated = sorted(index for index, count in counts.items() if count > 1)
+    if repeated:
+        raise DuplicateRecord(f"items for run {run_id!r} repeat index(es) {repeated}")
+
+
+def check_started(entry: LedgerEntry) -> None:
+    """Refuse a ledger entry that claims an outcome before its tool ran."""
+    outcome = (entry.output, entry.success, entry.finished_at)
+    if entry.state != "started" or outcome != (None, None, None):
+        raise InvalidRecord(
+            f"ledger_start got call {entry.call_id!r} with an outcome; "
+            "start it with state='started' and record the outcome with ledger_finish"
+        )
+
+
+def make_event(
+    agent_id: str, seq: int, kind: str, payload: dict[str, Any], at: float
+) -> JournalEvent:
+    """A validated event with the `seq` the store chose."""
+    try:
+        return JournalEvent(agent_id=agent_id, seq=seq, kind=kind, payload=payload, at=at)
+    except ValidationError as exc:
+        raise InvalidRecord(f"invalid event for agent {agent_id!r}: {exc}") from exc
+
+
+def finish_entry(entry: LedgerEntry, *, output: str, success: bool, at: float) -> LedgerEntry:
+    """`entry` with its outcome; a call's outcome is recorded once."""
+    if entry.state == "finished":
+        raise DuplicateRecord(
+            f"agent {entry.agent_id!r} tool call {entry.call_id!r} already finished at "
+            f"{entry.finished_at}; "
+            "a call's outcome is recorded once"
+        )
+    changes = {"state": "finished", "output": output, "success": success, "finished_at": at}
+    return updated(entry, changes)

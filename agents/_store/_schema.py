@@ -1,0 +1,202 @@
+"""The journal's SQLite schema, its migrations, and opening a connection to a journal file.
+
+Migrations are SQL scripts applied in order inside one write transaction, so two processes that
+open a fresh file at once cannot both migrate it. SQLite errors become store errors here (and in
+`_sqlite`), naming the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+from ._errors import JournalFailed, JournalUnreadable, StoreError
+
+BUSY_TIMEOUT_MS: Final = 10_000
+"""How long a connection waits for another one (maybe in another process) to release the lock."""
+
+_V1: Final = """
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    config TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE INDEX runs_by_age ON runs (created_at);
+CREATE TABLE agents (
+    agent_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs (run_id),
+    parent_id TEXT REFERENCES agents (agent_id),
+    nickname TEXT NOT NULL,
+    role TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    base_instructions TEXT NOT NULL,
+    config TEXT NOT NULL,
+    final_message TEXT,
+    error TEXT,
+    usage TEXT NOT NULL,
+    cost_usd REAL NOT NULL,
+    depth INTEGER NOT NULL
+);
+CREATE INDEX agents_by_run ON agents (run_id, created_at);
+CREATE TABLE events (
+    agent_id TEXT NOT NULL REFERENCES agents (agent_id),
+    seq INTEGER NOT NULL CHECK (seq > 0),
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (agent_id, seq)
+);
+CREATE TABLE items (
+    run_id TEXT NOT NULL REFERENCES runs (run_id),
+    "index" INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    input TEXT NOT NULL,
+    agent_id TEXT REFERENCES agents (agent_id),
+    result TEXT NOT NULL,
+    error TEXT,
+    usage TEXT NOT NULL,
+    cost_usd REAL NOT NULL,
+    PRIMARY KEY (run_id, "index")
+);
+CREATE TABLE ledger (
+    call_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL REFERENCES agents (agent_id),
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('started', 'finished')),
+    output TEXT,
+    success INTEGER,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    PRIMARY KEY (agent_id, call_id)
+);
+CREATE INDEX ledger_by_agent ON ledger (agent_id, started_at);
+"""
+
+MIGRATIONS: Final[tuple[str, ...]] = (_V1,)
+"""`MIGRATIONS[n]` takes a journal from schema version n to n + 1; only ever append."""
+
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) the journal at `path`, configured and migrated."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except (OSError, sqlite3.Error) as exc:
+        raise JournalUnreadable(
+            f"cannot open journal {path}: {exc}; check that the path names a file you may write"
+        ) from exc
+    try:
+        _configure(conn, path)
+        _migrate(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def translate(exc: sqlite3.Error, path: Path) -> StoreError:
+    """The store error for an SQLite error on the journal at `path`."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        seconds = BUSY_TIMEOUT_MS // 1000
+        return JournalFailed(
+            f"journal {path} stayed locked by another connection for over {seconds} s ({text}); "
+            "nothing was written, try again"
+        )
+    if type(exc) is sqlite3.DatabaseError:
+        return JournalUnreadable(
+            f"{path} is not a readable corral journal ({text}); "
+            "point to another file, or restore this one from a backup"
+        )
+    return JournalFailed(
+        f"journal {path} failed ({text}); the operation was rolled back, earlier ones are kept"
+    )
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction that takes the lock up front, so read-then-write steps are atomic."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        # Some errors (disk full, I/O) make SQLite roll back by itself.
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _configure(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        # WAL + synchronous=NORMAL skips the fsync on each commit. A killed process still loses
+        # nothing committed (the WAL is in the OS page cache), which is the crash resume is built
+        # for; only a power loss or kernel panic can drop the last few transactions, and then
+        # resume simply replays from an earlier event. FULL would cost an fsync per event.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
+    if mode != "wal":
+        raise JournalUnreadable(
+            f"journal {path} cannot use write-ahead logging (SQLite chose {mode!r}); "
+            "put the journal on a local disk"
+        )
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        with _transaction(conn):
+            version = _schema_version(conn, path)
+            if version > SCHEMA_VERSION:
+                raise JournalUnreadable(
+                    f"journal {path} has schema version {version}, newer than this corral reads "
+                    f"({SCHEMA_VERSION}); upgrade corral to open it"
+                )
+            for script in MIGRATIONS[version:]:
+                for statement in _statements(script):
+                    conn.execute(statement)
+            conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
+
+
+def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "schema_version" in tables:
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        if row is None:
+            raise JournalUnreadable(f"journal {path} lost its schema version; restore it")
+        return int(row[0])
+    if tables:
+        raise JournalUnreadable(
+            f"{path} is an SQLite database but not a corral journal; point to another file"
+        )
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+    return 0
+
+
+def _statements(script: str) -> Iterator[str]:
+    # executescript() would commit the migration transaction, so statements run one by one.
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                yield pending
+            pending = ""

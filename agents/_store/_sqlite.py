@@ -1,0 +1,321 @@
+"""`SQLiteStore`: the journal in one SQLite file (WAL), shared safely by tasks and processes.
+
+Each open store has one connection and one writer task that owns it. Operations queue for the
+writer, which runs all that are waiting in one worker-thread call and one transaction (`_batch`);
+writes take the lock up front (`BEGIN IMMEDIATE`), so `seq` stays gap-free even when another
+process appends to the same journal. Waits are bounded by SQLite's busy timeout.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from ._batch import MAX_BATCH, Job, run_batch
+from ._errors import StoreClosed, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
+from ._records import (
+    AgentRecord,
+    ItemRecord,
+    JournalEvent,
+    LedgerEntry,
+    Row,
+    RunRecord,
+    _Record,
+    check_items,
+    check_started,
+    finish_entry,
+    from_row,
+    make_event,
+    to_row,
+    updated,
+)
+from ._schema import connect
+
+T = TypeVar("T")
+R = TypeVar("R", bound=_Record)
+Sql = sqlite3.Connection
+
+_KEYS: dict[str, tuple[str, ...]] = {
+    "runs": ("run_id",),
+    "agents": ("agent_id",),
+    "items": ("run_id", "index"),
+    "ledger": ("agent_id", "call_id"),
+}
+
+
+@asynccontextmanager
+async def open_sqlite_store(path: Path) -> AsyncIterator[SQLiteStore]:
+    """Open the journal at `path` (creating it and its folder), and close it on exit."""
+    conn = await anyio.to_thread.run_sync(connect, path)
+    send, receive = anyio.create_memory_object_stream[Job[Any]](0)
+    stopped = anyio.Event()
+    store = SQLiteStore(path, send, stopped)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_serve, conn, receive, stopped)
+        try:
+            yield store
+        finally:
+            with anyio.CancelScope(shield=True):
+                await store.aclose()
+
+
+async def _serve(
+    conn: Sql, receive: MemoryObjectReceiveStream[Job[Any]], stopped: anyio.Event
+) -> None:
+    try:
+        async with receive:
+            async for first in receive:
+                batch = [first, *_waiting(receive)]
+                # A batch that started must finish and tell its callers, even under cancellation.
+                try:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(run_batch, conn, batch)
+                finally:
+                    for job in batch:
+                        job.done.set()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(conn.close)
+        stopped.set()
+
+
+def _waiting(receive: MemoryObjectReceiveStream[Job[Any]]) -> list[Job[Any]]:
+    jobs: list[Job[Any]] = []
+    while len(jobs) < MAX_BATCH - 1:
+        try:
+            jobs.append(receive.receive_nowait())
+        except (anyio.WouldBlock, anyio.EndOfStream):
+            break
+    return jobs
+
+
+class SQLiteStore:
+    """A `Store` in an SQLite file; open it with `open_sqlite_store`."""
+
+    def __init__(
+        self, path: Path, send: MemoryObjectSendStream[Job[Any]], stopped: anyio.Event
+    ) -> None:
+        self.path = path
+        self.journal = str(path)
+        self._send = send
+        self._stopped = stopped
+
+    async def create_run(self, run: RunRecord) -> None:
+        def write(conn: Sql) -> None:
+            row = to_row(run)
+            if _exists(conn, "runs", run.run_id):
+                raise taken("run", run.run_id, self.journal)
+            _insert(conn, "runs", row)
+
+        await self._call(write)
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        return await self._read(lambda conn: _get(conn, RunRecord, "runs", run_id))
+
+    async def list_runs(self, *, status: str | None = None) -> list[RunRecord]:
+        where, args = ("", ()) if status is None else ("WHERE status = ?", (status,))
+        sql = f"{_select(RunRecord, 'runs')} {where} ORDER BY created_at, rowid"
+        return await self._read(lambda conn: _fetch(conn, RunRecord, sql, args))
+
+    async def update_run(self, run_id: str, **fields: Any) -> None:
+        def write(conn: Sql) -> None:
+            run = _get(conn, RunRecord, "runs", run_id)
+            if run is None:
+                raise UnknownRun(run_id, self.journal)
+            _update(conn, "runs", to_row(updated(run, fields)))
+
+        await self._call(write)
+
+    async def create_agent(self, agent: AgentRecord) -> None:
+        def write(conn: Sql) -> None:
+            row = to_row(agent)
+            if _exists(conn, "agents", agent.agent_id):
+                raise taken("agent", agent.agent_id, self.journal)
+            self._need_run(conn, agent.run_id)
+            if agent.parent_id is not None:
+                self._need_agent(conn, agent.parent_id)
+            _insert(conn, "agents", row)
+
+        await self._call(write)
+
+    async def get_agent(self, agent_id: str) -> AgentRecord | None:
+        return await self._read(lambda conn: _get(conn, AgentRecord, "agents", agent_id))
+
+    async def list_agents(self, run_id: str) -> list[AgentRecord]:
+        def read(conn: Sql) -> list[AgentRecord]:
+            self._need_run(conn, run_id)
+            sql = f"{_select(AgentRecord, 'agents')} WHERE run_id = ? ORDER BY created_at, rowid"
+            return _fetch(conn, AgentRecord, sql, (run_id,))
+
+        return await self._read(read)
+
+    async def update_agent(self, agent_id: str, **fields: Any) -> None:
+        def write(conn: Sql) -> None:
+            agent = _get(conn, AgentRecord, "agents", agent_id)
+            if agent is None:
+                raise UnknownAgent(agent_id, self.journal)
+            _update(conn, "agents", to_row(updated(agent, fields)))
+
+        await self._call(write)
+
+    async def append_event(
+        self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
+    ) -> JournalEvent:
+        def write(conn: Sql) -> JournalEvent:
+            self._need_agent(conn, agent_id)
+            sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = ?"
+            (last,) = conn.execute(sql, (agent_id,)).fetchone()
+            row = to_row(make_event(agent_id, last + 1, kind, payload, at))
+            _insert(conn, "events", row)
+            return from_row(JournalEvent, row)
+
+        return await self._call(write)
+
+    async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
+        def read(conn: Sql) -> list[JournalEvent]:
+            self._need_agent(conn, agent_id)
+            sql = f"{_select(JournalEvent, 'events')} WHERE agent_id = ? AND seq > ? ORDER BY seq"
+            return _fetch(conn, JournalEvent, sql, (agent_id, after_seq))
+
+        return await self._read(read)
+
+    async def put_items(self, run_id: str, items: Sequence[ItemRecord]) -> None:
+        def write(conn: Sql) -> None:
+            check_items(run_id, items)
+            rows = [to_row(item) for item in items]
+            self._need_run(conn, run_id)
+            for item in items:
+                if _exists(conn, "items", run_id, item.index):
+                    raise taken(f"run {run_id!r} item", item.index, self.journal)
+            for row in rows:
+                _insert(conn, "items", row)
+
+        await self._call(write)
+
+    async def update_item(self, run_id: str, index: int, **fields: Any) -> None:
+        def write(conn: Sql) -> None:
+            self._need_run(conn, run_id)
+            item = _get(conn, ItemRecord, "items", run_id, index)
+            if item is None:
+                raise UnknownItem(run_id, index, self.journal)
+            item = updated(item, fields)
+            if "agent_id" in fields and item.agent_id is not None:
+                self._need_agent(conn, item.agent_id)
+            _update(conn, "items", to_row(item))
+
+        await self._call(write)
+
+    async def items(self, run_id: str) -> list[ItemRecord]:
+        def read(conn: Sql) -> list[ItemRecord]:
+            self._need_run(conn, run_id)
+            sql = f'{_select(ItemRecord, "items")} WHERE run_id = ? ORDER BY "index"'
+            return _fetch(conn, ItemRecord, sql, (run_id,))
+
+        return await self._read(read)
+
+    async def ledger_start(self, entry: LedgerEntry) -> None:
+        def write(conn: Sql) -> None:
+            check_started(entry)
+            row = to_row(entry)
+            self._need_agent(conn, entry.agent_id)
+            if _exists(conn, "ledger", entry.agent_id, entry.call_id):
+                raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
+            _insert(conn, "ledger", row)
+
+        await self._call(write)
+
+    async def ledger_finish(
+        self, agent_id: str, call_id: str, *, output: str, success: bool, at: float
+    ) -> None:
+        def write(conn: Sql) -> None:
+            entry = _get(conn, LedgerEntry, "ledger", agent_id, call_id)
+            if entry is None:
+                raise UnknownCall(call_id, self.journal)
+            entry = finish_entry(entry, output=output, success=success, at=at)
+            _update(conn, "ledger", to_row(entry))
+
+        await self._call(write)
+
+    async def ledger(self, agent_id: str) -> list[LedgerEntry]:
+        def read(conn: Sql) -> list[LedgerEntry]:
+            self._need_agent(conn, agent_id)
+            sql = f"{_select(LedgerEntry, 'ledger')} WHERE agent_id = ? ORDER BY started_at, rowid"
+            return _fetch(conn, LedgerEntry, sql, (agent_id,))
+
+        return await self._read(read)
+
+    async def aclose(self) -> None:
+        """Run what is already queued, then close the connection; later calls raise."""
+        self._send.close()
+        await self._stopped.wait()
+
+    async def _call(self, operation: Callable[[Sql], T], *, writes: bool = True) -> T:
+        job = Job(operation, writes=writes)
+        try:
+            await self._send.send(job)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            raise StoreClosed(f"journal {self.path} is closed; open it again") from exc
+        await job.done.wait()
+        return job.outcome(self.path)
+
+    async def _read(self, operation: Callable[[Sql], T]) -> T:
+        return await self._call(operation, writes=False)
+
+    def _need_run(self, conn: Sql, run_id: str) -> None:
+        if not _exists(conn, "runs", run_id):
+            raise UnknownRun(run_id, self.journal)
+
+    def _need_agent(self, conn: Sql, agent_id: str) -> None:
+        if not _exists(conn, "agents", agent_id):
+            raise UnknownAgent(agent_id, self.journal)
+
+
+@cache
+def _select(cls: type[_Record], table: str) -> str:
+    return f"SELECT {', '.join(_quoted(cls.model_fields))} FROM {table}"
+
+
+@cache
+def _where(table: str) -> str:
+    return " AND ".join(f'"{name}" = ?' for name in _KEYS[table])
+
+
+def _quoted(names: Iterable[str]) -> list[str]:
+    return [f'"{name}"' for name in names]
+
+
+def _fetch(conn: Sql, cls: type[R], sql: str, args: tuple[Any, ...]) -> list[R]:
+    names = list(cls.model_fields)
+    rows = conn.execute(sql, args)
+    return [from_row(cls, dict(zip(names, values, strict=True))) for values in rows]
+
+
+def _get(conn: Sql, cls: type[R], table: str, *key: Any) -> R | None:
+    found = _fetch(conn, cls, f"{_select(cls, table)} WHERE {_where(table)}", key)
+    return found[0] if found else None
+
+
+def _exists(conn: Sql, table: str, *key: Any) -> bool:
+    sql = f"SELECT 1 FROM {table} WHERE {_where(table)}"
+    return conn.execute(sql, key).fetchone() is not None
+
+
+def _insert(conn: Sql, table: str, row: Row) -> None:
+    names = ", ".join(_quoted(row))
+    values = ", ".join(f":{name}" for name in row)
+    conn.execute(f"INSERT INTO {table} ({names}) VALUES ({values})", row)
+
+
+def _update(conn: Sql, table: str, row: Row) -> None:
+    keys = _KEYS[table]
+    changes = ", ".join(f'"{name}" = :{name}' for name in row if name not in keys)
+    where = " AND ".join(f'"{name}" = :{name}' for name in keys)
+    conn.execute(f"UPDATE {table} SET {changes} WHERE {where}", row)

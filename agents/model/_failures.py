@@ -1,0 +1,132 @@
+"""The one boundary where `openai` SDK exceptions and in-stream error objects become ours.
+
+Each failure is sorted into a `TransientFailure` (worth another attempt) or a `ModelError` that
+ends the call now, with a message that says what the endpoint answered and what to do about it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from openai import APIConnectionError, APIError, APIStatusError, APITimeoutError, OpenAIError
+
+from ._errors import ModelContextWindowExceeded, ModelError, ModelRequestRejected
+from ._retry import TransientFailure, retry_after_seconds
+
+_RETRYABLE_STATUSES = frozenset({408, 409, 429})
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "context_window_exceeded"})
+# Codex's list of in-stream errors that another attempt cannot fix.
+_FATAL_CODES = frozenset(
+    {"insufficient_quota", "usage_not_included", "invalid_prompt", "invalid_request_error"}
+)
+_STATUS_ADVICE = {
+    401: "check OPENAI_API_KEY (or CORRAL_API_KEY)",
+    403: "the API key has no access to this model or endpoint",
+    404: "check the model name and the base URL",
+}
+_TRY_AGAIN = re.compile(r"try again in\s*(\d+(?:\.\d+)?)\s*(ms|s|seconds?)\b", re.IGNORECASE)
+_MAX_MESSAGE = 500
+
+
+def translate_sdk_error(exc: OpenAIError, endpoint: str) -> TransientFailure | ModelError:
+    """What an SDK exception means for the call: retry it or fail with a clear message."""
+    if isinstance(exc, APITimeoutError):
+        return TransientFailure("the request timed out")
+    if isinstance(exc, APIConnectionError):
+        return _connection_failure(exc)
+    if isinstance(exc, APIStatusError):
+        return _status_failure(exc, endpoint)
+    if isinstance(exc, APIError) and isinstance(exc.body, dict):
+        return failure_from_error_object(exc.body, endpoint)
+    return TransientFailure(f"{type(exc).__name__}: {_clip(str(exc))}")
+
+
+def failure_from_error_object(error: object, endpoint: str) -> TransientFailure | ModelError:
+    """Sort an error object sent inside a stream or body (`response.failed`, `error` events)."""
+    fields: dict[str, Any] = error if isinstance(error, dict) else {}
+    code = str(fields.get("code") or fields.get("type") or "error")
+    message = _clip(str(fields.get("message") or "no message"))
+    if code in _CONTEXT_CODES:
+        return ModelContextWindowExceeded(
+            f"model endpoint {endpoint} rejected the request: {message}; compact the history",
+            status=None,
+            code=code,
+        )
+    if code in _FATAL_CODES:
+        return ModelRequestRejected(
+            f"model endpoint {endpoint} rejected the request ({code}): {message}",
+            status=None,
+            code=code,
+        )
+    return TransientFailure(f"{code}: {message}", retry_after=_try_again_hint(message))
+
+
+def _status_failure(exc: APIStatusError, endpoint: str) -> TransientFailure | ModelError:
+    status = exc.status_code
+    message = _server_message(exc)
+    if status in _RETRYABLE_STATUSES or status >= 500:
+        wait = retry_after_seconds(exc.response.headers)
+        return TransientFailure(f"HTTP {status}: {message}", status=status, retry_after=wait)
+    code = exc.code
+    if code in _CONTEXT_CODES:
+        return ModelContextWindowExceeded(
+            f"model endpoint {endpoint} rejected the request (HTTP {status}): {message}; "
+            "compact the history",
+            status=status,
+            code=code,
+        )
+    advice = _STATUS_ADVICE.get(status)
+    return ModelRequestRejected(
+        f"model endpoint {endpoint} rejected the request (HTTP {status}): {message}"
+        + (f"; {advice}" if advice else ""),
+        status=status,
+        code=code,
+    )
+
+
+def _connection_failure(exc: APIConnectionError) -> TransientFailure:
+    chain = _causes(exc)
+    if any(isinstance(cause, ConnectionRefusedError) for cause in chain):
+        return TransientFailure("connection refused", refused=True)
+    root = chain[-1]
+    detail = str(root) or type(root).__name__
+    return TransientFailure(f"connection failed: {_clip(detail)}")
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc` and what caused it, following `__cause__`/`__context__` and exception groups."""
+    found: list[BaseException] = []
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if any(current is seen for seen in found):
+            continue
+        found.append(current)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(e for e in (current.__context__, current.__cause__) if e is not None)
+    return found
+
+
+def _server_message(exc: APIStatusError) -> str:
+    body = exc.body
+    error = body.get("error", body) if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str) and message:
+        return _clip(message)
+    if isinstance(body, str) and body.strip():
+        return _clip(body.strip())
+    return exc.response.reason_phrase or "no message"
+
+
+def _try_again_hint(message: str) -> float | None:
+    match = _TRY_AGAIN.search(message)
+    if match is None:
+        return None
+    value = float(match.group(1))
+    return value / 1000 if match.group(2).lower() == "ms" else value
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"

@@ -1,0 +1,88 @@
+"""Flags and helpers shared by the commands that start agents (exec, resume, demo, fanout...)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from agents import CorralConfig, FunctionCall, RunnerHooks, load_config
+from tools import InvalidInput, ToolOutput
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="model name (config: model)")
+    parser.add_argument(
+        "--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1"
+    )
+    parser.add_argument(
+        "--api", choices=("responses", "chat"), help="which API the endpoint speaks"
+    )
+    parser.add_argument(
+        "-c",
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key (TOML value), e.g. -c budgets.max_turns=20",
+    )
+
+
+def add_workspace_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cd", type=Path, help="working directory of the agent (default: here)")
+    parser.add_argument(
+        "--sandbox",
+        choices=("read-only", "workspace-write", "full-access"),
+        help="what the agent may change (default from config: workspace-write)",
+    )
+
+
+def resolve_cwd(raw: Path | None) -> Path:
+    cwd = (raw or Path.cwd()).expanduser()
+    if not cwd.is_dir():
+        raise InvalidInput(f"--cd {cwd}: not a directory; give an existing folder")
+    return cwd.resolve()
+
+
+def load_cli_config(args: argparse.Namespace, cwd: Path) -> CorralConfig:
+    overrides: dict[str, Any] = {
+        "model": getattr(args, "model", None),
+        "base_url": getattr(args, "base_url", None),
+        "model_provider_api": getattr(args, "api", None),
+        "sandbox_mode": getattr(args, "sandbox", None),
+    }
+    loaded = load_config(cwd=cwd, overrides=overrides, cli_settings=args.config)
+    return loaded.config
+
+
+class JsonLinesHooks(RunnerHooks):
+    """Prints every journaled event as one JSON line."""
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self._out = out
+
+    def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
+        line = {"agent_id": agent_id, "seq": seq, "kind": kind, "payload": payload}
+        self._out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._out.flush()
+
+
+class ProgressHooks(RunnerHooks):
+    """Tells a person on stderr what the agent is doing, one line per tool call."""
+
+    def __init__(self, out: TextIO = sys.stderr) -> None:
+        self._out = out
+
+    def tool_call_started(self, agent_id: str, call: FunctionCall) -> None:
+        args = call.arguments if len(call.arguments) <= 160 else call.arguments[:157] + "..."
+        self._out.write(f"  -> {call.name} {args}\n")
+        self._out.flush()
+
+    def tool_call_ended(self, agent_id: str, call: FunctionCall, output: ToolOutput) -> None:
+        first = output.text.strip().splitlines()[:1]
+        status = "ok" if output.success else "error"
+        self._out.write(f"  <- {call.name} {status}: {first[0][:160] if first else ''}\n")
+        self._out.flush()

@@ -1,0 +1,62 @@
+"""`corral exec`: run one agent on a task and print its final message (or every event)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from agents import AgentStatus, RunnerHooks
+
+from .._single import SingleOutcome, run_single_agent
+from ._approval import TerminalApprover
+from ._common import (
+    JsonLinesHooks,
+    ProgressHooks,
+    add_model_flags,
+    add_workspace_flags,
+    load_cli_config,
+    resolve_cwd,
+)
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "exec", help="run one agent on a task to completion", description=__doc__
+    )
+    add_model_flags(parser)
+    add_workspace_flags(parser)
+    parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    parser.add_argument("--run-id", help="choose the run id (default: generated)")
+    parser.add_argument("task", metavar="TASK", help="what the agent should do")
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    cwd = resolve_cwd(args.cd)
+    config = load_cli_config(args, cwd)
+    hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
+    outcome = await run_single_agent(
+        config, args.task, cwd=cwd, hooks=hooks, run_id=args.run_id, services=approval_services()
+    )
+    return report(outcome, json_mode=args.json, command="exec")
+
+
+def approval_services() -> dict[str, Any]:
+    """Escalations are asked about at the terminal; with no terminal they are denied."""
+    return {"approver": TerminalApprover()}
+
+
+def report(outcome: SingleOutcome, *, json_mode: bool, command: str) -> int:
+    finish = outcome.finish
+    if finish.status is AgentStatus.COMPLETED:
+        if not json_mode:
+            print(finish.message or "")
+        return 0
+    reason = finish.error or "no reason given"
+    print(
+        f"corral {command}: {finish.status}: {reason} "
+        f"(resume with `corral resume {outcome.run_id}`)",
+        file=sys.stderr,
+    )
+    return 1

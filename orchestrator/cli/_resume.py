@@ -1,0 +1,44 @@
+"""`corral resume`: replay a run's (or an agent's) journal and carry it on to its end."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from agents import RunnerHooks, load_config
+
+from .._single import resume_single
+from ._common import JsonLinesHooks, ProgressHooks, resolve_cwd
+from ._exec import approval_services, report
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "resume", help="carry on a run or agent that was stopped", description=__doc__
+    )
+    parser.add_argument("target", metavar="RUN_OR_AGENT", help="a run id or an agent id")
+    parser.add_argument(
+        "message", metavar="MESSAGE", nargs="?", help="a follow-up task for a finished agent"
+    )
+    parser.add_argument("--cd", type=Path, help="with MESSAGE: continue in this directory")
+    parser.add_argument("--base-url", help="reach the model at another endpoint than before")
+    parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    parser.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE")
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
+    hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
+    cwd = resolve_cwd(args.cd) if args.cd is not None else None
+    outcome = await resume_single(
+        config,
+        args.target,
+        hooks=hooks,
+        base_url=args.base_url,
+        message=args.message,
+        cwd=cwd,
+        services=approval_services(),
+    )
+    return report(outcome, json_mode=args.json, command="resume")

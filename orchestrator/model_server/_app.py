@@ -1,0 +1,204 @@
+"""The HTTP surface: routes, and the path every model request takes through the server.
+
+A model request is parsed, normalised, given its fault and logged on arrival (in that order, so
+the seeded faults follow arrival order), then waits at the concurrency gate, sleeps the latency,
+and is answered by the policy, the cassette or the upstream, or by the injected fault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ExceptionHandler, Receive, Scope, Send
+
+from ._answer import build_answer
+from ._cassette import CassetteRecorder, CassetteReplayer
+from ._chat_wire import DONE_FRAME, chat_chunks, chat_completion, encode_chunk
+from ._errors import PolicyFailed
+from ._faults import FaultPlanner
+from ._journal import RequestJournal
+from ._normalise import CHAT_COMPLETIONS, RESPONSES, normalise_request
+from ._options import FaultKind, ModelServerOptions, Policy
+from ._policy import call_policy
+from ._reply import (
+    Reply,
+    close_connection,
+    error_reply,
+    json_reply,
+    send_cut_reply,
+    send_reply,
+    sse_reply,
+)
+from ._responses_wire import encode_event, response_events, response_object
+
+DEFAULT_MODEL = "corral-scripted"
+
+
+@dataclass
+class ServerState:
+    """What the routes share; built and closed by `serve_model_server`."""
+
+    options: ModelServerOptions
+    policy: Policy | None
+    journal: RequestJournal
+    faults: FaultPlanner
+    limiter: anyio.CapacityLimiter | None
+    replayer: CassetteReplayer | None = None
+    recorder: CassetteRecorder | None = None
+
+
+def build_app(state: ServerState) -> Starlette:
+    async def stats(request: Request) -> Response:
+        return JSONResponse(state.journal.stats())
+
+    async def models(request: Request) -> Response:
+        names = dict.fromkeys([DEFAULT_MODEL, *(r["model"] for r in state.journal.records)])
+        data = [{"id": n, "object": "model", "created": 0, "owned_by": "corral"} for n in names]
+        return JSONResponse({"object": "list", "data": data})
+
+    routes = [
+        Route(RESPONSES, _ModelEndpoint(state, RESPONSES), methods=["POST"]),
+        Route(CHAT_COMPLETIONS, _ModelEndpoint(state, CHAT_COMPLETIONS), methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/stats", stats, methods=["GET"]),
+    ]
+    handlers: dict[Any, ExceptionHandler] = {404: _http_error, 405: _http_error}
+    return Starlette(routes=routes, exception_handlers=handlers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Unknown paths and methods, answered in the OpenAI error shape the SDKs parse."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    detail = exc.detail if isinstance(exc, HTTPException) else str(exc)
+    message = f"{request.method} {request.url.path}: {detail}"
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    return JSONResponse({"error": error}, status)
+
+
+class _ModelEndpoint:
+    """The ASGI app behind `/v1/responses` and `/v1/chat/completions`."""
+
+    def __init__(self, state: ServerState, endpoint: str) -> None:
+        self._state = state
+        self._endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        raw = await request.body()
+        body = _parse_body(raw)
+        if isinstance(body, Reply):
+            await send_reply(send, body)
+            return
+        state = self._state
+        normalised = normalise_request(self._endpoint, body)
+        fault = state.faults.next_fault()
+        headers = dict(request.headers.items())
+        record, canonical = state.journal.record(self._endpoint, body, normalised, fault, headers)
+        exchange = _Exchange(self._endpoint, body, raw, record, canonical, request)
+        gate = state.limiter if state.limiter is not None else contextlib.nullcontext()
+        async with gate:
+            with state.journal.answering():
+                if state.options.latency_ms:
+                    await anyio.sleep(state.options.latency_ms / 1000)
+                await self._answer(scope, receive, send, exchange, fault)
+
+    async def _answer(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        exchange: _Exchange,
+        fault: FaultKind | None,
+    ) -> None:
+        if fault == "rate_limited":
+            await send_reply(send, _rate_limited(self._state.options.retry_after))
+        elif fault == "server_error":
+            message = "injected server error (from --fault-plan or --fail-rate)"
+            await send_reply(send, error_reply(500, message, "server_error", "injected_fault"))
+        elif fault == "disconnect" and not exchange.streamed:
+            await close_connection(scope, receive)
+        elif fault == "disconnect":
+            await send_cut_reply(scope, receive, send, await self._produce(exchange))
+        else:
+            await send_reply(send, await self._produce(exchange))
+
+    async def _produce(self, exchange: _Exchange) -> Reply:
+        state = self._state
+        if state.replayer is not None:
+            return state.replayer.answer(exchange.endpoint, exchange.body)
+        if state.recorder is not None:
+            authorization = exchange.request.headers.get("authorization")
+            return await state.recorder.forward(
+                exchange.endpoint, exchange.body, exchange.raw, authorization
+            )
+        assert state.policy is not None  # check_options guarantees one answer source
+        return await _policy_reply(state.policy, exchange)
+
+
+@dataclass(frozen=True)
+class _Exchange:
+    endpoint: str
+    body: dict[str, Any]
+    raw: bytes
+    record: dict[str, Any]
+    canonical: bytes
+    request: Request
+
+    @property
+    def streamed(self) -> bool:
+        return self.body.get("stream") is True
+
+
+async def _policy_reply(policy: Policy, exchange: _Exchange) -> Reply:
+    try:
+        result = await call_policy(policy, copy.deepcopy(exchange.record["normalised"]))
+        answer = build_answer(
+            result,
+            id_stem=hashlib.sha256(exchange.canonical).hexdigest()[:16],
+            created_at=int(time.time()),
+            input_bytes=exchange.record["input_bytes"],
+            prefix_bytes=exchange.record["prefix_bytes"],
+        )
+    except PolicyFailed as exc:
+        return error_reply(500, str(exc), "server_error", "policy_failed")
+    body = exchange.body
+    if exchange.endpoint == CHAT_COMPLETIONS and exchange.streamed:
+        return sse_reply([*map(encode_chunk, chat_chunks(body, answer)), DONE_FRAME])
+    if exchange.endpoint == CHAT_COMPLETIONS:
+        return json_reply(200, chat_completion(body, answer))
+    if exchange.streamed:
+        return sse_reply([encode_event(event) for event in response_events(body, answer)])
+    return json_reply(200, response_object(body, answer, done=True))
+
+
+def _parse_body(raw: bytes) -> dict[str, Any] | Reply:
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        message = f"the request body is not JSON ({exc}); send a JSON object"
+        return error_reply(400, message, "invalid_request_error", "invalid_json")
+    if not isinstance(body, dict):
+        message = f"the request body is a JSON {type(body).__name__}; send a JSON object"
+        return error_reply(400, message, "invalid_request_error", "invalid_json")
+    return body
+
+
+def _rate_limited(retry_after: float) -> Reply:
+    headers = [
+        ("retry-after", f"{retry_after:g}"),
+        ("retry-after-ms", str(round(retry_after * 1000))),
+    ]
+    message = f"injected rate limit (--fault-plan or --ratelimit-rate); retry in {retry_after:g} s"
+    return error_reply(429, message, "requests", "rate_limit_exceeded", headers)

@@ -1,0 +1,46 @@
+"""The core tool set every agent starts from, in its one fixed order.
+
+Order matters: it is part of every request's prefix, so it never depends on dict or set
+iteration. Callers pick a subset by name; the order stays this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._apply_patch_tool import apply_patch_tool
+from ._errors import InvalidInput
+from ._file_tools import list_dir_tool, read_file_tool
+from ._grep import grep_tool
+from ._plan import update_plan_tool
+from ._registry import Tool, ToolRegistry
+from ._shell import MAX_TIMEOUT_MS, shell_tool
+
+
+def core_tool_names() -> tuple[str, ...]:
+    return tuple(_factories(MAX_TIMEOUT_MS))
+
+
+def build_core_registry(
+    names: Sequence[str], *, max_timeout_ms: int = MAX_TIMEOUT_MS
+) -> ToolRegistry:
+    """A registry of the named core tools, in the core order; unknown names are an error."""
+    factories = _factories(max_timeout_ms)
+    unknown = sorted(set(names) - set(factories))
+    if unknown:
+        known = ", ".join(factories)
+        raise InvalidInput(f"unknown tool(s) {', '.join(unknown)}; core tools are {known}")
+    wanted = set(names)
+    return ToolRegistry(make() for name, make in factories.items() if name in wanted)
+
+
+def _factories(max_timeout_ms: int) -> dict[str, Callable[[], Tool[Any]]]:
+    return {
+        "shell": lambda: shell_tool(max_timeout_ms=max_timeout_ms),
+        "read_file": read_file_tool,
+        "list_dir": list_dir_tool,
+        "grep": grep_tool,
+        "apply_patch": apply_patch_tool,
+        "update_plan": update_plan_tool,
+    }

@@ -1,0 +1,221 @@
+"""Turning a parsed patch into a complete change set before anything is written.
+
+Every hunk is checked against the permission profile and applied to an in-memory view of the
+tree, in patch order, so later hunks see earlier ones (add then update, delete then add). Only
+when the whole patch fits does `apply_patch_text` hand the change set to `_commit`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Final
+
+import anyio
+
+from .._errors import PermissionDenied
+from .._permissions import PermissionProfile
+from ._apply import apply_chunks
+from ._commit import Change, Disk, LocalDisk, Original, commit
+from ._errors import PatchConflict
+from ._parse import AddFile, DeleteFile, Hunk, UpdateFile, parse_patch
+
+_SNIFF_BYTES = 8192
+
+
+class _Directory:
+    """Marks a path that is a directory on disk."""
+
+
+_DIR: Final = _Directory()
+_State = bytes | None | _Directory
+
+
+@dataclass(frozen=True)
+class PatchResult:
+    """The files a patch touched, as the patch named them."""
+
+    added: tuple[str, ...]
+    modified: tuple[str, ...]
+    deleted: tuple[str, ...]
+
+    def summary(self) -> str:
+        lines = ["Success. Updated the following files:"]
+        for letter, paths in (("A", self.added), ("M", self.modified), ("D", self.deleted)):
+            lines.extend(f"{letter} {p}" for p in paths)
+        return "\n".join(lines)
+
+
+@dataclass
+class _ChangeSet:
+    cwd: Path
+    profile: PermissionProfile
+    states: dict[Path, bytes | None] = field(default_factory=dict)
+    originals: dict[Path, Original] = field(default_factory=dict)
+    touched: dict[str, dict[str, None]] = field(default_factory=lambda: {"A": {}, "M": {}, "D": {}})
+
+    # -- the in-memory view of the tree ---------------------------------------------------
+
+    def state(self, path: Path) -> _State:
+        if path in self.states:
+            return self.states[path]
+        if os.path.isdir(path) and not os.path.islink(path):
+            return _DIR
+        if not os.path.lexists(path):
+            return None
+        return self._remember(path).data or b""
+
+    def _remember(self, path: Path) -> Original:
+        if path not in self.originals:
+            self.originals[path] = _read_original(path)
+        return self.originals[path]
+
+    def put(self, path: Path, data: bytes | None) -> None:
+        self._remember(path)
+        self.states[path] = data
+
+    def note(self, letter: str, display: str) -> None:
+        self.touched[letter][display] = None
+
+    # -- paths ----------------------------------------------------------------------------
+
+    def writable(self, display: str) -> Path:
+        return self.profile.check_write(display, cwd=self.cwd)
+
+    def entry(self, display: str) -> Path:
+        """Where the directory entry named `display` lives (its last part not followed)."""
+        joined = self.cwd / display
+        entry = Path(os.path.realpath(joined.parent)) / joined.name
+        if entry != self.writable(display) and not self.profile.can_write(entry):
+            raise PermissionDenied(
+                f"removing {display} is not allowed: it is outside the writable roots"
+            )
+        return entry
+
+    def check_parents(self, target: Path, display: str) -> None:
+        for parent in target.parents:
+            current = self.state(parent)
+            if current is _DIR:
+                return
+            if current is not None:
+                raise PatchConflict(f"cannot write {display}: {parent} is a file, not a directory")
+
+    # -- results --------------------------------------------------------------------------
+
+    def changes(self) -> list[Change]:
+        return [Change(p, d, self.originals[p]) for p, d in self.states.items()]
+
+    def result(self) -> PatchResult:
+        return PatchResult(*(tuple(self.touched[k]) for k in ("A", "M", "D")))
+
+
+def apply_patch_text(
+    text: str, *, cwd: Path, profile: PermissionProfile, disk: Disk | None = None
+) -> PatchResult:
+    """Parse, check and apply a patch; all of it, or nothing (blocking)."""
+    patch = parse_patch(text)
+    changes = _ChangeSet(cwd, profile)
+    for hunk in patch.hunks:
+        _plan_hunk(changes, hunk)
+    commit(changes.changes(), disk or LocalDisk())
+    return changes.result()
+
+
+async def apply_patch(
+    text: str, *, cwd: Path, profile: PermissionProfile, disk: Disk | None = None
+) -> PatchResult:
+    """`apply_patch_text` on a worker thread."""
+    run = partial(apply_patch_text, text, cwd=cwd, profile=profile, disk=disk)
+    return await anyio.to_thread.run_sync(run)
+
+
+def _plan_hunk(changes: _ChangeSet, hunk: Hunk) -> None:
+    if isinstance(hunk, AddFile):
+        _plan_add(changes, hunk)
+    elif isinstance(hunk, DeleteFile):
+        _plan_delete(changes, hunk)
+    else:
+        _plan_update(changes, hunk)
+
+
+def _plan_add(changes: _ChangeSet, hunk: AddFile) -> None:
+    target = changes.writable(hunk.path)
+    _put_file(changes, target, hunk.path, hunk.contents.encode())
+    changes.note("A", hunk.path)
+
+
+def _plan_delete(changes: _ChangeSet, hunk: DeleteFile) -> None:
+    entry = changes.entry(hunk.path)
+    current = changes.state(entry)
+    if current is None:
+        raise PatchConflict(f"cannot delete {hunk.path}: no such file. No file was changed.")
+    if current is _DIR:
+        raise PatchConflict(
+            f"cannot delete {hunk.path}: it is a directory, and apply_patch deletes files only. "
+            "No file was changed."
+        )
+    changes.put(entry, None)
+    changes.note("D", hunk.path)
+
+
+def _plan_update(changes: _ChangeSet, hunk: UpdateFile) -> None:
+    source = changes.writable(hunk.path)
+    changes.profile.check_read(hunk.path, cwd=changes.cwd)
+    text = _text_of(changes.state(source), hunk.path)
+    new = apply_chunks(text, hunk.chunks, hunk.path).encode()
+    if hunk.move_to is None:
+        changes.put(source, new)
+        changes.note("M", hunk.path)
+        return
+    dest = changes.writable(hunk.move_to)
+    entry = changes.entry(hunk.path)
+    if dest != source:
+        changes.put(entry, None)
+    _put_file(changes, dest, hunk.move_to, new)
+    changes.note("M", hunk.move_to)
+
+
+def _put_file(changes: _ChangeSet, target: Path, display: str, data: bytes) -> None:
+    if changes.state(target) is _DIR:
+        raise PatchConflict(f"cannot write {display}: it is a directory. No file was changed.")
+    changes.check_parents(target, display)
+    changes.put(target, data)
+
+
+def _text_of(current: _State, display: str) -> str:
+    if current is None:
+        raise PatchConflict(
+            f"cannot update {display}: no such file (use '*** Add File:' to create it). "
+            "No file was changed."
+        )
+    if isinstance(current, _Directory):
+        raise PatchConflict(f"cannot update {display}: it is a directory. No file was changed.")
+    if b"\0" in current[:_SNIFF_BYTES]:
+        raise PatchConflict(
+            f"cannot update {display}: it is a binary file ({len(current)} bytes); "
+            "apply_patch edits text files only. No file was changed."
+        )
+    try:
+        return current.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PatchConflict(
+            f"cannot update {display}: it is not valid UTF-8 text ({len(current)} bytes); "
+            "apply_patch edits text files only. No file was changed."
+        ) from exc
+
+
+def _read_original(path: Path) -> Original:
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return Original(link=os.readlink(path))
+        if stat.S_ISREG(info.st_mode):
+            return Original(data=path.read_bytes(), mode=info.st_mode)
+    except FileNotFoundError:
+        return Original()
+    except OSError as exc:
+        raise PatchConflict(f"cannot read {path}: {exc.strerror or exc}") from exc
+    raise PatchConflict(f"cannot patch {path}: it is not a regular file")

@@ -1,0 +1,186 @@
+"""The production sandbox: commands run under bubblewrap, confined to the permission profile.
+
+What the sandbox looks like (read-only root, writable roots, private /tmp, no network, new pid
+namespace, no capabilities, clean environment) is `_bwrap_args`; this module runs it, tells a
+sandbox that could not be built from a command that failed, and stops it cleanly. `full-access`
+runs the command directly. Where bubblewrap is missing or cannot set up namespaces, a restricted
+profile raises `SandboxUnavailable`: a command never runs unconfined by accident.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import anyio
+
+from .._errors import InvalidInput, SandboxUnavailable
+from .._permissions import PermissionProfile, SandboxMode
+from ._bwrap_args import bwrap_options
+from ._env import command_environment
+from ._process import ProcessOutcome, kill_process_group, run_process
+from ._types import TIMEOUT_EXIT_CODE, CommandResult
+
+_CHILD_PID = re.compile(rb'"child-pid": (\d+)')
+_INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap) or run with full access"
+
+
+class BubblewrapSandbox:
+    """Runs commands under `bwrap`; `bwrap` names the binary (looked up on PATH if bare).
+
+    `host_env` is where allow-listed variables such as PATH and HOME come from (default: this
+    process's environment, read at each run).
+    """
+
+    def __init__(
+        self, bwrap: str | os.PathLike[str] = "bwrap", *, host_env: Mapping[str, str] | None = None
+    ) -> None:
+        self._requested = os.fspath(bwrap)
+        self._bwrap = shutil.which(self._requested)
+        self._host_env = host_env
+
+    @property
+    def available(self) -> bool:
+        """Whether the bubblewrap binary was found."""
+        return self._bwrap is not None
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        profile: PermissionProfile,
+        timeout: float,  # noqa: ASYNC109 - the Sandbox protocol's name
+        env: Mapping[str, str],
+        output_budget: int,
+    ) -> CommandResult:
+        if not argv or not argv[0]:
+            raise InvalidInput("the command is empty: give a program and its arguments")
+        if not await anyio.Path(cwd).is_dir():
+            raise InvalidInput(f"the working directory {cwd} does not exist")
+        confined = profile.sandbox is not SandboxMode.FULL_ACCESS
+        host = os.environ if self._host_env is None else self._host_env
+        environment = command_environment(host, env, sandboxed=confined, network=profile.network)
+        if not confined:
+            outcome = await run_process(
+                argv, cwd=cwd, env=environment, time_limit=timeout, output_budget=output_budget
+            )
+            return _command_result(outcome)
+        return await self._run_confined(argv, cwd, profile, environment, timeout, output_budget)
+
+    async def _run_confined(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        profile: PermissionProfile,
+        environment: Mapping[str, str],
+        time_limit: float,
+        output_budget: int,
+    ) -> CommandResult:
+        bwrap = self._require_bwrap(profile)
+        status = _StatusPipe()
+        try:
+            options = bwrap_options(profile, cwd, environment, status_fd=status.write_fd)
+            outcome = await run_process(
+                [bwrap, *options, "--", *argv],
+                cwd=cwd,
+                env=environment,
+                time_limit=time_limit,
+                output_budget=output_budget,
+                pass_fds=(status.write_fd,),
+                stop=status.stop_sandbox,
+            )
+            started = status.command_started()
+        finally:
+            status.close()
+        if not started and not outcome.timed_out:
+            return _setup_failure(outcome)
+        return _command_result(outcome)
+
+    def _require_bwrap(self, profile: PermissionProfile) -> str:
+        if self._bwrap is None:
+            raise SandboxUnavailable(
+                f"the {profile.sandbox} sandbox needs bubblewrap, and {self._requested!r} was not"
+                f" found; {_INSTALL_HINT}. The command was not run."
+            )
+        return self._bwrap
+
+
+class _StatusPipe:
+    """bwrap's `--json-status-fd`: the sandbox's init pid, then the command's exit code.
+
+    bwrap writes `exit-code` only once the command itself was exec'ed, which tells a failed
+    sandbox setup apart from a command that failed.
+    """
+
+    def __init__(self) -> None:
+        self._read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self._read_fd, False)
+        self._data = b""
+
+    def command_started(self) -> bool:
+        return b'"exit-code"' in self._read()
+
+    def stop_sandbox(self, bwrap_pid: int) -> None:
+        """Kill the sandbox's init, so the kernel empties its pid namespace and bwrap exits.
+
+        Killing bwrap itself would leave the namespace to die later (through the parent-death
+        signal); before the init exists, the group holds everything and is killed instead.
+        """
+        match = _CHILD_PID.search(self._read())
+        if match is None:
+            kill_process_group(bwrap_pid)
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(match.group(1)), signal.SIGKILL)
+
+    def close(self) -> None:
+        os.close(self._read_fd)
+        os.close(self.write_fd)
+
+    def _read(self) -> bytes:
+        while True:
+            try:
+                chunk = os.read(self._read_fd, 4096)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            self._data += chunk
+        return self._data
+
+
+def _setup_failure(outcome: ProcessOutcome) -> CommandResult:
+    """bwrap exited before the command ran: a missing program, or a sandbox it cannot build."""
+    message = outcome.output.text().strip()
+    if message.startswith("bwrap: execvp "):
+        reason = message.removeprefix("bwrap: execvp ")
+        code = 127 if "No such file" in reason else 126
+        return CommandResult(exit_code=code, output=reason + "\n", duration=outcome.duration)
+    detail = message or f"bwrap exited with code {outcome.returncode} before the command started"
+    raise SandboxUnavailable(
+        f"bubblewrap could not set up the sandbox: {detail}. The command was not run; on hosts"
+        " that forbid unprivileged namespaces, allow them or run with full access."
+    )
+
+
+def _command_result(outcome: ProcessOutcome) -> CommandResult:
+    code = outcome.returncode
+    if code is None:
+        code = TIMEOUT_EXIT_CODE
+    elif code < 0:
+        code = 128 - code  # killed by a signal: report it the way shells do
+    buffer = outcome.output
+    return CommandResult(
+        exit_code=code,
+        output=buffer.text(),
+        duration=outcome.duration,
+        timed_out=outcome.timed_out,
+        truncated_bytes=buffer.dropped_bytes,
+        total_lines=buffer.total_lines,
+    )
