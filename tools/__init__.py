@@ -47,12 +47,12 @@ from ._registry import ToolOutput as ToolOutput
 from ._registry import ToolRegistry as ToolRegistry
 from ._safe_commands import is_known_safe_command as is_known_safe_command
 from ._safe_commands import looks_like_sandbox_denial as looks_like_sandbox_denial
+from ._sandbox import TIMEOUT_EXIT_CODE as TIMEOUT_EXIT_CODE
 from ._sandbox import BubblewrapSandbox as BubblewrapSandbox
 from ._sandbox import CommandResult as CommandResult
 from ._sandbox import RecordingSandbox as RecordingSandbox
 from ._sandbox import Sandbox as Sandbox
 from ._sandbox import SandboxCall as SandboxCall
-from ._sandbox import TIMEOUT_EXIT_CODE as TIMEOUT_EXIT_CODE
 from ._schema import strict_json_schema as strict_json_schema
 from ._shell import ShellArgs as ShellArgs
 from ._shell import format_command_output as format_command_output
@@ -62,6 +62,7 @@ from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
 
 __all__ = [
+    "TIMEOUT_EXIT_CODE",
     "ApprovalDecision",
     "ApprovalKind",
     "ApprovalPolicy",
@@ -90,7 +91,6 @@ __all__ = [
     "SandboxUnavailable",
     "SearchTimedOut",
     "ShellArgs",
-    "TIMEOUT_EXIT_CODE",
     "Tool",
     "ToolCall",
     "ToolContext",
