@@ -29,6 +29,7 @@ from ._events import (
     ModelCompleted,
     ModelFailed,
     ModelItem,
+    Notify,
     RunTools,
     ToolResult,
     event_to_payload,
@@ -41,6 +42,11 @@ from .model import ModelClient, ModelError
 CLEANUP_TIMEOUT = 10.0
 
 
+SharedBudget = Callable[[Usage, float, int], str | None]
+"""Charges one model response (usage, its cost, the tool calls it asked for) to a budget that
+several agents share; answers why that budget is exhausted, or None."""
+
+
 @dataclass(frozen=True)
 class RunnerLimits:
     """Budgets the runner enforces (the core counts turns, tool calls and tokens itself)."""
@@ -48,6 +54,7 @@ class RunnerLimits:
     max_wall_time_s: float | None = None
     max_cost_usd: float | None = None
     cost_of: Callable[[Usage], float] | None = None
+    shared: SharedBudget | None = None
 
 
 @dataclass
@@ -85,6 +92,23 @@ class AgentRunner:
             )
             self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
             return self.core.handle(event)
+
+    async def notify_if_busy(self, text: str) -> bool:
+        """Queue `text` for the model's next request if a turn is under way; else do nothing.
+
+        Checking and feeding happen under the journal lock, so a turn cannot end in between.
+        """
+        async with self._lock:
+            if self.core.waiting_for not in ("model", "tools", "compaction"):
+                return False
+            event = Notify(text=text)
+            payload = event_to_payload(event)
+            record = await self.store.append_event(
+                self.agent_id, event.kind, payload, at=self.clock()
+            )
+            self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+            self.core.handle(event)
+            return True
 
     async def drive(self, actions: list[Action]) -> Finish:
         """Execute `actions` and all that follow until the core finishes."""
@@ -137,17 +161,25 @@ class AgentRunner:
         for item in response.items:
             await self.feed(ModelItem(item=item))
         actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
-        return await self._check_cost(response.usage, actions)
+        calls = sum(1 for item in response.items if isinstance(item, FunctionCall))
+        return await self._check_budgets(response.usage, calls, actions)
 
-    async def _check_cost(self, usage: Usage, actions: list[Action]) -> list[Action]:
-        if self.limits.cost_of is None:
+    async def _check_budgets(
+        self, usage: Usage, tool_calls: int, actions: list[Action]
+    ) -> list[Action]:
+        cost = self.limits.cost_of(usage) if self.limits.cost_of else 0.0
+        self._cost += cost
+        reason = self._budget_reason(usage, cost, tool_calls)
+        if reason is None or any(isinstance(a, Finish) for a in actions):
             return actions
-        self._cost += self.limits.cost_of(usage)
-        limit = self.limits.max_cost_usd
-        if limit is None or self._cost < limit or any(isinstance(a, Finish) for a in actions):
-            return actions
-        reason = f"cost budget exceeded: ${self._cost:.4f} of ${limit:.4f} spent"
         return await self.feed(BudgetExceeded(reason=reason))
+
+    def _budget_reason(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
+        shared = self.limits.shared(usage, cost, tool_calls) if self.limits.shared else None
+        limit = self.limits.max_cost_usd
+        if limit is not None and self._cost >= limit:
+            return f"cost budget exceeded: ${self._cost:.4f} of ${limit:.4f} spent"
+        return shared
 
     async def _run_tools(self, action: RunTools) -> list[Action]:
         calls = [

@@ -1,8 +1,8 @@
-"""Running one agent from start to finish, and resuming one: what `corral exec`, `corral resume`
-and `corral demo` share.
+"""Runs started from one task (`corral exec`), and resuming any run (`corral resume`).
 
-It turns a config into an `AgentSpec`, journals the run and the agent, drives the runner, and
-records how it ended. Printing is left to the CLI; hooks carry events out as they happen.
+A run's agents live in a `RunRuntime`: the root agent here, and whatever it spawns when its
+tools include the supervisor's. Resume rebuilds every agent of the run from the journal, parents
+before children, and carries on what each had not finished.
 """
 
 from __future__ import annotations
@@ -10,41 +10,36 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Mapping
-from contextlib import AsyncExitStack
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from agents import (
     AgentRecord,
-    AgentRunner,
     AgentSpec,
+    AgentStatus,
     CorralConfig,
     Finish,
     RunnerHooks,
-    RunnerLimits,
     RunRecord,
     Store,
-    UserInput,
-    build_core,
-    build_registry,
-    build_tool_context,
-    build_turn_context,
-    continue_agent,
     model_settings_from_config,
-    open_model_client,
     open_sqlite_store,
-    replay_core,
     resolve_base_instructions,
     spec_from_config,
 )
-from agents.model import ModelClient
-from tools import InvalidInput, PermissionProfile, SandboxMode
-from tools import core_tool_names as _core_tool_names
+from tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
+
+from ._run import (
+    AgentHandle,
+    ClientPool,
+    RunRuntime,
+    RuntimeOptions,
+    ToolProvider,
+    open_runtime,
+)
 
 JOURNAL_NAME = "journal.sqlite"
 
@@ -59,6 +54,16 @@ class SingleOutcome:
     agent_id: str
     finish: Finish
     journal: Path
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """How to open a run's runtime: hooks, services for tools, and run-specific tools."""
+
+    hooks: RunnerHooks = field(default_factory=RunnerHooks)
+    services: Mapping[str, Any] = field(default_factory=dict)
+    tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
+    env: Mapping[str, str] | None = None
 
 
 def journal_path(config: CorralConfig) -> Path:
@@ -80,8 +85,14 @@ def profile_from_config(config: CorralConfig, cwd: Path) -> PermissionProfile:
     )
 
 
-def build_exec_spec(
-    config: CorralConfig, *, cwd: Path, env: Mapping[str, str], run_id: str, role: str = "general"
+def build_root_spec(
+    config: CorralConfig,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    run_id: str,
+    role: str = "general",
+    extra_tools: Sequence[str] = (),
 ) -> AgentSpec:
     instructions = resolve_base_instructions(
         override=config.base_instructions,
@@ -90,22 +101,38 @@ def build_exec_spec(
         role=role,
         personality=config.personality,
     )
-    return spec_from_config(
+    spec = spec_from_config(
         config,
         agent_id=new_id("agent"),
         run_id=run_id,
         cwd=cwd,
         model=model_settings_from_config(config, env),
         instructions=instructions,
-        tools=_core_tool_names(),
+        tools=(*core_tool_names(), *extra_tools),
         profile=profile_from_config(config, cwd),
     )
+    return spec.model_copy(update={"role": role, "nickname": "root"})
 
 
-def runner_limits(spec: AgentSpec) -> RunnerLimits:
-    return RunnerLimits(
-        max_wall_time_s=spec.budgets.max_wall_time_s, max_cost_usd=spec.budgets.max_cost_usd
-    )
+@asynccontextmanager
+async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
+    """The journal, the shared model clients and a runtime for run `run_id`."""
+    clients = ClientPool()
+    try:
+        async with open_sqlite_store(journal_path(config)) as store:
+            options = RuntimeOptions(
+                config=config,
+                store=store,
+                run_id=run_id,
+                clients=clients,
+                hooks=setup.hooks,
+                services=setup.services,
+                tool_providers=setup.tool_providers,
+            )
+            async with open_runtime(options) as runtime:
+                yield runtime
+    finally:
+        await clients.aclose()
 
 
 async def run_single_agent(
@@ -113,108 +140,96 @@ async def run_single_agent(
     task: str,
     *,
     cwd: Path,
-    hooks: RunnerHooks,
-    env: Mapping[str, str] | None = None,
+    setup: RunSetup,
     run_id: str | None = None,
-    services: Mapping[str, Any] | None = None,
+    role: str = "general",
 ) -> SingleOutcome:
-    """Start a run with one agent on `task` and drive it to its end."""
-    environ = os.environ if env is None else env
+    """Start a run whose root agent works on `task`, and wait until the whole run is done."""
+    environ = os.environ if setup.env is None else setup.env
     run_id = run_id or new_id("run")
-    spec = build_exec_spec(config, cwd=cwd, env=environ, run_id=run_id)
-    async with AsyncExitStack() as stack:
-        store = await stack.enter_async_context(open_sqlite_store(journal_path(config)))
-        await _journal_start(store, spec, task)
-        client = _open_client(stack, spec)
-        runner = _runner(spec, store, client, hooks, services)
-        context = await anyio.to_thread.run_sync(
-            lambda: build_turn_context(spec, now=datetime.now().astimezone())
-        )
-        finish = await runner.drive(await runner.feed(UserInput(text=task, context=context)))
-        await _journal_end(store, run_id, finish)
-    return SingleOutcome(
-        run_id=run_id, agent_id=spec.agent_id, finish=finish, journal=journal_path(config)
+    spec = build_root_spec(
+        config,
+        cwd=cwd,
+        env=environ,
+        run_id=run_id,
+        role=role,
+        extra_tools=tuple(setup.tool_providers),
     )
+    async with open_run(config, run_id, setup) as runtime:
+        await _journal_run(runtime.store, spec, task)
+        root = await runtime.start(spec, task)
+        await root.ended.wait()
+        finish = _finish_of(root)
+        await _journal_end(runtime.store, run_id, finish)
+    return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
 
 
 async def resume_single(
     config: CorralConfig,
     target: str,
     *,
-    hooks: RunnerHooks,
-    env: Mapping[str, str] | None = None,
+    setup: RunSetup,
     base_url: str | None = None,
     message: str | None = None,
     cwd: Path | None = None,
-    services: Mapping[str, Any] | None = None,
 ) -> SingleOutcome:
-    """Replay the journal of `target` (an agent id or a run id) and carry it on.
+    """Rebuild the run of `target` (a run or agent id) from the journal and carry it on.
 
-    With `message`, a finished agent gets a new turn (in `cwd` if given: the environment diff
-    and a re-read AGENTS.md go with it; the permission profile stays the one it started with).
+    With `message`, the root agent gets a follow-up turn (in `cwd` if given: the environment
+    diff and a re-read AGENTS.md go with it; the permission profile stays as it started).
     """
-    environ = dict(os.environ if env is None else env)
+    environ = dict(os.environ if setup.env is None else setup.env)
     if base_url:
         environ["CORRAL_BASE_URL"] = base_url
-    async with AsyncExitStack() as stack:
-        store = await stack.enter_async_context(open_sqlite_store(journal_path(config)))
-        record = await _find_agent(store, target, journal_path(config))
-        spec = AgentSpec.from_journal(record.config, env=environ)
+    async with open_sqlite_store(journal_path(config)) as lookup:
+        run_id = await _find_run(lookup, target, journal_path(config))
+    async with open_run(config, run_id, setup) as runtime:
+        await runtime.store.update_run(run_id, status="running", updated_at=time.time())
+        records = await runtime.store.list_agents(run_id)
+        follow_up = (message, cwd) if message is not None else None
+        handles = await _restore_all(runtime, records, environ, base_url, follow_up)
+        root = handles[records[0].agent_id]
+        await root.ended.wait()
+        finish = _finish_of(root)
+        await _journal_end(runtime.store, run_id, finish)
+    return SingleOutcome(run_id, root.agent_id, finish, journal_path(config))
+
+
+async def _restore_all(
+    runtime: RunRuntime,
+    records: list[AgentRecord],
+    env: Mapping[str, str],
+    base_url: str | None,
+    follow_up: tuple[str, Path | None] | None,
+) -> dict[str, AgentHandle]:
+    """Restore every agent, parents first; the root (the first) gets the follow-up, if any."""
+    handles: dict[str, AgentHandle] = {}
+    for index, record in enumerate(records):
+        data = dict(record.config)
+        task = str(data.pop("task", ""))
+        spec = AgentSpec.from_journal(data, env=env)
         if base_url:
-            spec = spec.model_copy(
-                update={"model": spec.model.model_copy(update={"base_url": base_url})}
-            )
-        if cwd is not None:
-            spec = spec.model_copy(update={"cwd": cwd})
-        client = _open_client(stack, spec)
-        runner = _runner(spec, store, client, hooks, services)
-        runner.core = await replay_core(store, runner.core.config)
-        await store.update_run(record.run_id, status="running", updated_at=time.time())
-        if message is None:
-            finish = await continue_agent(runner)
-        else:
-            finish = await _follow_up(runner, spec, message)
-        await _journal_end(store, record.run_id, finish)
-    return SingleOutcome(
-        run_id=record.run_id, agent_id=spec.agent_id, finish=finish, journal=journal_path(config)
-    )
+            model = spec.model.model_copy(update={"base_url": base_url})
+            spec = spec.model_copy(update={"model": model})
+        inbox: list[str] = []
+        if index == 0 and follow_up is not None:
+            message, cwd = follow_up
+            inbox.append(message)
+            if cwd is not None:
+                spec = spec.model_copy(update={"cwd": cwd})
+        parent = handles.get(record.parent_id) if record.parent_id else None
+        status = AgentStatus(record.status)
+        handles[record.agent_id] = await runtime.restore(
+            spec, task, status, parent=parent, inbox=inbox
+        )
+    return handles
 
 
-async def _follow_up(runner: AgentRunner, spec: AgentSpec, message: str) -> Finish:
-    if runner.core.waiting_for != "done":
-        await continue_agent(runner)
-    context = await anyio.to_thread.run_sync(
-        lambda: build_turn_context(spec, now=datetime.now().astimezone())
-    )
-    return await runner.drive(await runner.feed(UserInput(text=message, context=context)))
+def _finish_of(root: AgentHandle) -> Finish:
+    return Finish(status=root.status, message=root.final_message, error=root.error)
 
 
-def _open_client(stack: AsyncExitStack, spec: AgentSpec) -> ModelClient:
-    client = open_model_client(spec.model)
-    stack.push_async_callback(client.aclose)
-    return client
-
-
-def _runner(
-    spec: AgentSpec,
-    store: Store,
-    client: ModelClient,
-    hooks: RunnerHooks,
-    services: Mapping[str, Any] | None,
-) -> AgentRunner:
-    registry = build_registry(spec)
-    return AgentRunner(
-        core=build_core(spec, registry),
-        model=client,
-        registry=registry,
-        tool_context=build_tool_context(spec, services),
-        store=store,
-        hooks=hooks,
-        limits=runner_limits(spec),
-    )
-
-
-async def _journal_start(store: Store, spec: AgentSpec, task: str) -> None:
+async def _journal_run(store: Store, spec: AgentSpec, task: str) -> None:
     now = time.time()
     await store.create_run(
         RunRecord(
@@ -223,21 +238,7 @@ async def _journal_start(store: Store, spec: AgentSpec, task: str) -> None:
             status="running",
             created_at=now,
             updated_at=now,
-            config={"task": task, "cwd": str(spec.cwd)},
-        )
-    )
-    await store.create_agent(
-        AgentRecord(
-            agent_id=spec.agent_id,
-            run_id=spec.run_id,
-            parent_id=None,
-            nickname=spec.nickname,
-            role=spec.role,
-            status="running",
-            created_at=now,
-            updated_at=now,
-            base_instructions=spec.instructions,
-            config=spec.to_journal(),
+            config={"task": task, "cwd": str(spec.cwd), "role": spec.role},
         )
     )
 
@@ -246,16 +247,15 @@ async def _journal_end(store: Store, run_id: str, finish: Finish) -> None:
     await store.update_run(run_id, status=str(finish.status), updated_at=time.time())
 
 
-async def _find_agent(store: Store, target: str, journal: Path) -> AgentRecord:
+async def _find_run(store: Store, target: str, journal: Path) -> str:
     agent = await store.get_agent(target)
     if agent is not None:
-        return agent
+        return agent.run_id
     run = await store.get_run(target)
     if run is None:
         raise UnknownTarget(
             f"no run or agent named {target!r} in {journal}; `corral runs` lists the runs"
         )
-    roots = [a for a in await store.list_agents(run.run_id) if a.parent_id is None]
-    if not roots:
+    if not await store.list_agents(run.run_id):
         raise UnknownTarget(f"run {target} has no agents to resume")
-    return roots[0]
+    return run.run_id

@@ -9,11 +9,16 @@ from ._errors import ModelRequestRejected as ModelRequestRejected
 from ._errors import ModelResponseIncomplete as ModelResponseIncomplete
 from ._errors import ModelUnavailable as ModelUnavailable
 from ._factory import open_model_client as open_model_client
+from ._gate import GateAttempt as GateAttempt
+from ._gate import RecordingGate as RecordingGate
+from ._gate import estimate_tokens as estimate_tokens
 from ._responses import ResponsesModelClient as ResponsesModelClient
 from ._retry import RetryPolicy as RetryPolicy
 from ._retry import Sleep as Sleep
 from ._scripted import ScriptedModelClient as ScriptedModelClient
 from ._settings import ModelSettings as ModelSettings
+from ._types import AttemptGate as AttemptGate
+from ._types import AttemptSlot as AttemptSlot
 from ._types import EventCallback as EventCallback
 from ._types import ItemDone as ItemDone
 from ._types import ModelClient as ModelClient
@@ -24,8 +29,11 @@ from ._types import StreamEvent as StreamEvent
 from ._types import TextDelta as TextDelta
 
 __all__ = [
+    "AttemptGate",
+    "AttemptSlot",
     "ChatCompletionsModelClient",
     "EventCallback",
+    "GateAttempt",
     "ItemDone",
     "ModelClient",
     "ModelConfigError",
@@ -38,6 +46,7 @@ __all__ = [
     "ModelResponseIncomplete",
     "ModelSettings",
     "ModelUnavailable",
+    "RecordingGate",
     "ResponsesModelClient",
     "RetryPolicy",
     "Retrying",
@@ -45,5 +54,6 @@ __all__ = [
     "Sleep",
     "StreamEvent",
     "TextDelta",
+    "estimate_tokens",
     "open_model_client",
 ]

@@ -15,6 +15,7 @@ from ._errors import ModelContextWindowExceeded, ModelError, ModelRequestRejecte
 from ._retry import TransientFailure, retry_after_seconds
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
+_RATE_LIMITED = "rate_limit_exceeded"
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "context_window_exceeded"})
 # Codex's list of in-stream errors that another attempt cannot fix.
 _FATAL_CODES = frozenset(
@@ -59,7 +60,11 @@ def failure_from_error_object(error: object, endpoint: str) -> TransientFailure 
             status=None,
             code=code,
         )
-    return TransientFailure(f"{code}: {message}", retry_after=_try_again_hint(message))
+    # A rate limit sent inside a 200 stream is a 429 in all but transport; a gate must see it.
+    status = 429 if code == _RATE_LIMITED else None
+    return TransientFailure(
+        f"{code}: {message}", status=status, retry_after=_try_again_hint(message)
+    )
 
 
 def _status_failure(exc: APIStatusError, endpoint: str) -> TransientFailure | ModelError:

@@ -77,9 +77,15 @@ async def run_with_retries(
 
     def announce(state: RetryCallState) -> None:
         if on_event is not None and state.next_action is not None:
-            reason = failure.reason if (failure := _failure_of(state)) else "unknown error"
+            failure = _failure_of(state)
             on_event(
-                Retrying(attempt=state.attempt_number, delay=state.next_action.sleep, reason=reason)
+                Retrying(
+                    attempt=state.attempt_number,
+                    delay=state.next_action.sleep,
+                    reason=failure.reason if failure else "unknown error",
+                    status=failure.status if failure else None,
+                    retry_after=failure.retry_after if failure else None,
+                )
             )
 
     retrying = AsyncRetrying(

@@ -3,6 +3,7 @@
 corral builds and validates its request bodies itself, so they go out through the SDK's low-level
 `post` without the request-parameter transform (about half the SDK's CPU per call); events come
 back as the plain dicts the SDK's SSE decoder parsed. Subclasses say what to send and how to read.
+With an `AttemptGate`, every attempt (retries included) waits for the gate and reports to it.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from openai import (
 )
 
 from ._failures import translate_sdk_error
+from ._gate import estimate_tokens, run_gated
 from ._retry import RetryPolicy, Sleep, TransientFailure, run_with_retries
 from ._settings import ModelSettings
-from ._types import EventCallback, ModelRequest, ModelResponse, StreamEvent
+from ._types import AttemptGate, EventCallback, ModelRequest, ModelResponse, StreamEvent
 
 CONNECT_TIMEOUT = 15.0
 CLOSE_TIMEOUT = 5.0
@@ -52,13 +54,20 @@ class SdkModelClient(ABC):
 
     path: ClassVar[str]
 
-    def __init__(self, settings: ModelSettings, *, sleep: Sleep = anyio.sleep) -> None:
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        sleep: Sleep = anyio.sleep,
+        gate: AttemptGate | None = None,
+    ) -> None:
         if settings.base_url is None or settings.api_key is None:
             settings = settings.with_endpoint(os.environ)
         assert settings.base_url is not None and settings.api_key is not None
         self.settings = settings
         self.endpoint: str = settings.base_url
         self._sleep = sleep
+        self._gate = gate
         self._policy = RetryPolicy(
             settings.max_attempts, settings.backoff_initial, settings.backoff_max
         )
@@ -83,12 +92,18 @@ class SdkModelClient(ABC):
         """Send `request`, retrying transient failures; raises a `ModelError` when it cannot."""
         body = self.build_body(request)
         emit = on_event or _discard
+        gate = self._gate
+        estimate = estimate_tokens(body) if gate is not None else 0
         attempts = 0
 
         async def attempt() -> ModelResponse:
             nonlocal attempts
             attempts += 1
-            return await self._attempt(body, stream=request.stream, emit=emit)
+            if gate is None:
+                return await self._attempt(body, stream=request.stream, emit=emit)
+            return await run_gated(
+                gate, estimate, lambda: self._attempt(body, stream=request.stream, emit=emit)
+            )
 
         response = await run_with_retries(
             attempt,

@@ -2,12 +2,14 @@
 
 `ModelRequest` is the Responses-API request corral builds; adapters translate it for their API.
 `ModelResponse` carries the normalised output items and usage. Streaming progress reaches the
-caller through an optional event callback while the final response is assembled.
+caller through an optional event callback while the final response is assembled. An optional
+`AttemptGate` (a rate limiter, say) is entered around every HTTP attempt and told how it went.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -79,11 +81,17 @@ class ItemDone:
 
 @dataclass(frozen=True)
 class Retrying:
-    """An attempt failed and will be retried after `delay` seconds; earlier deltas are void."""
+    """An attempt failed and will be retried after `delay` seconds; earlier deltas are void.
+
+    `status` is the HTTP status of the failure (None for a connection or stream failure) and
+    `retry_after` the wait the server asked for, if it asked.
+    """
 
     attempt: int
     delay: float
     reason: str
+    status: int | None = None
+    retry_after: float | None = None
     kind: Literal["retrying"] = "retrying"
 
 
@@ -99,3 +107,23 @@ class ModelClient(Protocol):
     ) -> ModelResponse: ...
 
     async def aclose(self) -> None: ...
+
+
+class AttemptSlot(Protocol):
+    """One admitted attempt; the adapter reports how it ended before leaving the gate."""
+
+    def report(
+        self, *, status: int | None, retry_after: float | None, usage_tokens: int | None
+    ) -> None:
+        """`status`: 200 on success, the HTTP status of a failure, None for a connection error;
+        `retry_after`: the server's requested wait in seconds; `usage_tokens`: the total the
+        provider billed, on success."""
+        ...
+
+
+class AttemptGate(Protocol):
+    """Admits each HTTP attempt to an endpoint, retries included; a rate limiter implements it."""
+
+    def attempt(self, estimated_tokens: int) -> AbstractAsyncContextManager[AttemptSlot]:
+        """Wait until the attempt may go out; the slot is held until the block exits."""
+        ...

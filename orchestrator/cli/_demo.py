@@ -15,7 +15,7 @@ from typing import Any
 
 from agents import AgentStatus, load_config
 
-from .._single import run_single_agent
+from .._single import RunSetup, run_single_agent
 from ..demo import BUGGY_SOURCE, fix_the_bug, write_demo_project
 from ..model_server import serve_model_server
 from ._common import ProgressHooks
@@ -37,13 +37,9 @@ async def run(args: argparse.Namespace) -> int:
             env = {"CORRAL_HOME": str(home), "CORRAL_BASE_URL": server.base_url}
             config = load_config(cwd=root, env=env, overrides={"model": "scripted-demo"}).config
             print(f"corral demo: project {root}; model server {server.base_url}")
-            outcome = await run_single_agent(
-                config,
-                "The tests fail. Find the bug and fix it.",
-                cwd=root,
-                hooks=ProgressHooks(sys.stdout),
-                env=env,
-            )
+            setup = RunSetup(hooks=ProgressHooks(sys.stdout), env=env)
+            task = "The tests fail. Find the bug and fix it."
+            outcome = await run_single_agent(config, task, cwd=root, setup=setup)
             stats = server.stats()
         _print_summary(root, outcome.finish.message or outcome.finish.error or "", stats)
     return 0 if outcome.finish.status is AgentStatus.COMPLETED else 1

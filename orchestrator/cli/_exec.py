@@ -8,7 +8,7 @@ from typing import Any
 
 from agents import AgentStatus, RunnerHooks
 
-from .._single import SingleOutcome, run_single_agent
+from .._single import RunSetup, SingleOutcome, run_single_agent
 from ._approval import TerminalApprover
 from ._common import (
     JsonLinesHooks,
@@ -36,9 +36,8 @@ async def run(args: argparse.Namespace) -> int:
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
-    outcome = await run_single_agent(
-        config, args.task, cwd=cwd, hooks=hooks, run_id=args.run_id, services=approval_services()
-    )
+    setup = RunSetup(hooks=hooks, services=approval_services())
+    outcome = await run_single_agent(config, args.task, cwd=cwd, setup=setup, run_id=args.run_id)
     return report(outcome, json_mode=args.json, command="exec")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from agents import RunnerHooks, load_config
 
-from .._single import resume_single
+from .._single import RunSetup, resume_single
 from ._common import JsonLinesHooks, ProgressHooks, resolve_cwd
 from ._exec import approval_services, report
 
@@ -35,10 +35,9 @@ async def run(args: argparse.Namespace) -> int:
     outcome = await resume_single(
         config,
         args.target,
-        hooks=hooks,
+        setup=RunSetup(hooks=hooks, services=approval_services()),
         base_url=args.base_url,
         message=args.message,
         cwd=cwd,
-        services=approval_services(),
     )
     return report(outcome, json_mode=args.json, command="resume")

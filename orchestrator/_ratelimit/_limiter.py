@@ -1,0 +1,235 @@
+"""One model endpoint's limiter: the `AttemptGate` every worker's attempts to it pass through.
+
+An attempt goes out when the endpoint is not paused by a 429's Retry-After, the AIMD window has
+room, and both the requests-per-minute and tokens-per-minute buckets can pay for it. Waiters are
+served in arrival order: only the head of the queue watches the clock, so a refill is not raced
+for. Every wait is bounded by `wait_timeout`; what the adapter reports steers the limits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+
+from agents._config import RateLimit
+from agents.model import AttemptSlot
+
+from ._bucket import TokenBucket
+from ._clock import SYSTEM_CLOCK, Clock
+from ._errors import RateLimitConfigError, RateLimitWaitTimeout
+from ._window import AimdWindow
+
+DEFAULT_MAX_CONCURRENCY = 64
+DEFAULT_BURST_SECONDS = 1.0
+"""How much of the rate a bucket saves up: one second's worth, as providers quantise limits."""
+DEFAULT_WAIT_TIMEOUT = 300.0
+# A worker that slept out the Retry-After itself may wake a hair early by the loop's clock; it
+# must not queue again for the sliver that is left.
+_PAUSE_GRACE = 0.001
+
+PAUSED = "retry_after"
+CONCURRENCY = "max_concurrency"
+REQUESTS = "requests_per_minute"
+TOKENS = "tokens_per_minute"
+_QUEUED = "queue"
+
+Hold = tuple[str, float | None]
+"""What holds the head of the queue, and for how long (None: until an attempt finishes)."""
+
+
+@dataclass(frozen=True)
+class LimiterStats:
+    """A snapshot: the AIMD window, attempts in flight, the pause left, and how often it bit."""
+
+    window: float
+    in_flight: int
+    paused_for: float
+    rate_limited: int
+    waits: dict[str, int]
+
+
+class EndpointLimiter:
+    """Rate limits shared by every worker that calls `endpoint`; implements `AttemptGate`."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        limit: RateLimit | None = None,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+        burst_seconds: float = DEFAULT_BURST_SECONDS,
+        wait_timeout: float = DEFAULT_WAIT_TIMEOUT,
+    ) -> None:
+        _check_positive(burst_seconds=burst_seconds, wait_timeout=wait_timeout)
+        limit = limit or RateLimit()
+        self.endpoint = endpoint
+        self.limit = limit
+        self._clock = clock
+        self._wait_timeout = wait_timeout
+        now = clock.now()
+        self._requests = _bucket(limit.requests_per_minute, burst_seconds, now)
+        self._tokens = _bucket(limit.tokens_per_minute, burst_seconds, now)
+        self._window = AimdWindow(limit.max_concurrency or DEFAULT_MAX_CONCURRENCY)
+        self._paused_until = float("-inf")
+        self._in_flight = 0
+        self._admitted = 0
+        self._rate_limited = 0
+        self._waits: Counter[str] = Counter()
+        self._head: Hold | None = None
+        self._queue = anyio.Lock()  # FIFO: attempts go out in the order they asked
+        self._freed = anyio.Event()
+
+    def attempt(self, estimated_tokens: int) -> AbstractAsyncContextManager[AttemptSlot]:
+        """Wait for room for an attempt of about `estimated_tokens`; hold it until the block ends.
+
+        Raises `RateLimitWaitTimeout` if no room comes within the limiter's `wait_timeout`.
+        """
+        return self._admission(max(0, estimated_tokens))
+
+    def stats(self) -> LimiterStats:
+        return LimiterStats(
+            window=self._window.size,
+            in_flight=self._in_flight,
+            paused_for=max(0.0, self._paused_until - self._clock.now()),
+            rate_limited=self._rate_limited,
+            waits=dict(self._waits),
+        )
+
+    @asynccontextmanager
+    async def _admission(self, cost: int) -> AsyncIterator[AttemptSlot]:
+        slot = await self._admit(cost)
+        try:
+            yield slot
+        finally:
+            self._in_flight -= 1
+            self._freed.set()
+            self._freed = anyio.Event()
+
+    async def _admit(self, cost: int) -> _Slot:
+        if not self._queue.locked() and self._hold(cost) is None:
+            return self._take(cost)
+        admitted: _Slot | None = None
+        held_by: Hold | None = None
+        async with anyio.create_task_group() as group:
+
+            async def alarm() -> None:
+                nonlocal held_by
+                await self._clock.sleep(self._wait_timeout)
+                held_by = self._head or (_QUEUED, None)
+                group.cancel_scope.cancel()
+
+            group.start_soon(alarm)
+            admitted = await self._wait_in_queue(cost)
+            group.cancel_scope.cancel()
+        if admitted is None:
+            raise self._timeout(held_by[0] if held_by else _QUEUED)
+        return admitted
+
+    async def _wait_in_queue(self, cost: int) -> _Slot:
+        async with self._queue:
+            counted: set[str] = set()
+            try:
+                while (hold := self._hold(cost)) is not None:
+                    self._head = hold
+                    limit, delay = hold
+                    if limit not in counted:
+                        counted.add(limit)
+                        self._waits[limit] += 1
+                    if delay is None:
+                        await self._freed.wait()
+                    else:
+                        await self._clock.sleep(delay)
+            finally:
+                self._head = None
+            return self._take(cost)
+
+    def _hold(self, cost: int) -> Hold | None:
+        now = self._clock.now()
+        if self._paused_until - now > _PAUSE_GRACE:
+            return PAUSED, self._paused_until - now
+        if self._in_flight >= self._window.limit:
+            return CONCURRENCY, None
+        for limit, bucket, units in ((REQUESTS, self._requests, 1), (TOKENS, self._tokens, cost)):
+            if bucket is not None and (delay := bucket.delay(units, now)) > 0:
+                return limit, delay
+        return None
+
+    def _take(self, cost: int) -> _Slot:
+        now = self._clock.now()
+        if self._requests is not None:
+            self._requests.charge(1, now)
+        if self._tokens is not None:
+            self._tokens.charge(cost, now)
+        self._in_flight += 1
+        self._admitted += 1
+        return _Slot(self, self._admitted, cost)
+
+    def _on_report(
+        self, slot: _Slot, status: int | None, retry_after: float | None, usage: int | None
+    ) -> None:
+        now = self._clock.now()
+        if status == 429:
+            self._rate_limited += 1
+            if retry_after:
+                self._paused_until = max(self._paused_until, now + retry_after)
+            self._window.on_rate_limited(slot.number, self._admitted)
+        elif status is not None and 200 <= status < 300:
+            self._window.on_success()
+            if usage is not None and self._tokens is not None:
+                self._tokens.refund(slot.estimate - usage, now)
+
+    def _timeout(self, limit: str) -> RateLimitWaitTimeout:
+        return RateLimitWaitTimeout(
+            endpoint=self.endpoint,
+            limit=limit,
+            detail=self._describe(limit),
+            waited=self._wait_timeout,
+        )
+
+    def _describe(self, limit: str) -> str:
+        if limit == PAUSED:
+            left = self.stats().paused_for
+            return f"the pause the endpoint asked for with a 429 Retry-After ({left:.3g} s left)"
+        if limit == CONCURRENCY:
+            return (
+                f"the concurrency window ({self._in_flight} in flight, window "
+                f"{self._window.limit} of max_concurrency {self._window.maximum})"
+            )
+        if limit == REQUESTS:
+            return f"requests_per_minute = {self.limit.requests_per_minute}"
+        if limit == TOKENS:
+            return f"tokens_per_minute = {self.limit.tokens_per_minute}"
+        return "the attempts queued before it"
+
+
+class _Slot:
+    """One admitted attempt; its report steers the limiter (the first report counts)."""
+
+    def __init__(self, limiter: EndpointLimiter, number: int, estimate: int) -> None:
+        self._limiter = limiter
+        self.number = number
+        self.estimate = estimate
+        self._reported = False
+
+    def report(
+        self, *, status: int | None, retry_after: float | None, usage_tokens: int | None
+    ) -> None:
+        if not self._reported:
+            self._reported = True
+            self._limiter._on_report(self, status, retry_after, usage_tokens)
+
+
+def _bucket(per_minute: int | None, burst_seconds: float, now: float) -> TokenBucket | None:
+    if per_minute is None:
+        return None
+    return TokenBucket(per_minute, burst_seconds=burst_seconds, now=now)
+
+
+def _check_positive(**options: float) -> None:
+    for name, value in options.items():
+        if not value > 0:
+            raise RateLimitConfigError(f"the rate limiter's {name} must be above 0, not {value}")

@@ -1,0 +1,30 @@
+"""The AIMD concurrency window: halve on a 429, grow back by one per window of successes.
+
+One burst of 429s is one congestion signal: a 429 from an attempt admitted before the last cut
+was sent under the old window and does not cut again, as TCP halves once per round trip.
+"""
+
+from __future__ import annotations
+
+
+class AimdWindow:
+    """How many attempts may be in flight: between 1 and `maximum`, starting at `maximum`."""
+
+    def __init__(self, maximum: int) -> None:
+        self.maximum = maximum
+        self.size = float(maximum)
+        self._cut_after = 0
+
+    @property
+    def limit(self) -> int:
+        return max(1, int(self.size))
+
+    def on_rate_limited(self, admitted_as: int, admitted_so_far: int) -> None:
+        """A 429 for attempt number `admitted_as`; `admitted_so_far` attempts have gone out."""
+        if admitted_as <= self._cut_after:
+            return
+        self.size = max(1.0, self.size / 2)
+        self._cut_after = admitted_so_far
+
+    def on_success(self) -> None:
+        self.size = min(float(self.maximum), self.size + 1 / self.size)

@@ -1,0 +1,78 @@
+"""Money and limits shared by every agent of a run: the price table and the run's budget.
+
+Per-agent budgets live with each agent (the core counts turns, tool calls and tokens; the runner
+counts cost and wall time). The run's budget is charged by every agent's model responses and
+answers, once exhausted, the reason that ends whichever agent charged it next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agents import BudgetConfig, ModelPrice, Usage
+
+PER_MILLION = 1_000_000
+
+
+def price_for(prices: dict[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The price of `model`: an exact entry, else the longest configured prefix of its name."""
+    if model in prices:
+        return prices[model]
+    matches = [name for name in prices if model.startswith(name)]
+    return prices[max(matches, key=len)] if matches else None
+
+
+def cost_of(usage: Usage, price: ModelPrice | None) -> float:
+    """The USD cost of `usage` at `price` (0 when the model has no price)."""
+    if price is None:
+        return 0.0
+    cached = min(usage.cached_input_tokens, usage.input_tokens)
+    cached_rate = price.cached_input_per_mtok
+    if cached_rate is None:
+        cached_rate = price.input_per_mtok
+    fresh = usage.input_tokens - cached
+    total = (
+        fresh * price.input_per_mtok
+        + cached * cached_rate
+        + usage.output_tokens * price.output_per_mtok
+    )
+    return total / PER_MILLION
+
+
+@dataclass
+class RunBudget:
+    """The run-wide totals and limits (`budgets.run_*` in config)."""
+
+    limits: BudgetConfig
+    tokens: int = 0
+    cost_usd: float = 0.0
+    tool_calls: int = 0
+    turns: int = 0
+    _exhausted: str | None = field(default=None, repr=False)
+
+    def charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
+        """Add one model response; answer why the run budget is exhausted, or None."""
+        self.tokens += usage.total_tokens
+        self.cost_usd += cost
+        self.tool_calls += tool_calls
+        self.turns += 1
+        if self._exhausted is None:
+            self._exhausted = self._check()
+        return self._exhausted
+
+    @property
+    def exhausted(self) -> str | None:
+        return self._exhausted
+
+    def _check(self) -> str | None:
+        lim = self.limits
+        checks: list[tuple[float | None, float, str]] = [
+            (lim.run_max_tokens, self.tokens, "tokens"),
+            (lim.run_max_cost_usd, self.cost_usd, "USD"),
+            (lim.run_max_tool_calls, self.tool_calls, "tool calls"),
+            (lim.run_max_turns, self.turns, "model requests"),
+        ]
+        for limit, used, what in checks:
+            if limit is not None and used >= limit:
+                return f"run budget exceeded: {used:g} of {limit:g} {what} used"
+        return None

@@ -1,0 +1,67 @@
+"""`AgentHandle`: one live agent of a run, as the run's scheduler sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import anyio
+
+from agents import AgentRunner, AgentSpec, AgentStatus, Finish
+
+FinishCallback = Callable[["AgentHandle", Finish], Awaitable[None]]
+
+
+@dataclass(eq=False)
+class AgentHandle:
+    """An agent, its runner, its place in the tree, and what it is doing now."""
+
+    spec: AgentSpec
+    runner: AgentRunner
+    task: str
+    parent: AgentHandle | None = None
+    stay_open: bool = True
+    on_finish: FinishCallback | None = None
+    children: list[AgentHandle] = field(default_factory=list)
+    status: AgentStatus = AgentStatus.PENDING
+    final_message: str | None = None
+    error: str | None = None
+    closed: bool = False
+    inbox: list[str] = field(default_factory=list)
+    turn_scope: anyio.CancelScope | None = None
+    agent_scope: anyio.CancelScope | None = None
+    ended: anyio.Event = field(default_factory=anyio.Event)
+    _wake: anyio.Event = field(default_factory=anyio.Event)
+
+    @property
+    def agent_id(self) -> str:
+        return self.spec.agent_id
+
+    @property
+    def nickname(self) -> str:
+        return self.spec.nickname
+
+    @property
+    def depth(self) -> int:
+        return self.spec.depth
+
+    @property
+    def running(self) -> bool:
+        return not self.status.is_final and not self.closed
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def wait_for_wake(self) -> None:
+        await self._wake.wait()
+        self._wake = anyio.Event()
+
+    def subtree(self) -> list[AgentHandle]:
+        """This agent and every descendant, parents before children."""
+        found = [self]
+        for child in self.children:
+            found.extend(child.subtree())
+        return found
+
+    def has_running_descendants(self) -> bool:
+        return any(a.running for a in self.subtree()[1:])

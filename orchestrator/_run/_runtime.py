@@ -1,0 +1,342 @@
+"""`RunRuntime`: many agents of one run under one task group.
+
+It starts agents (a root, fan-out workers, spawned children), drives each one's turns, routes
+messages and completion notices between parents and children, enforces the depth and thread
+limits and the run's shared budget, and cancels whole subtrees. Every agent uses the process's
+shared model clients (and through them the shared rate limiters) and the one journal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from agents import (
+    AgentRecord,
+    AgentRunner,
+    AgentSpec,
+    AgentStatus,
+    CorralConfig,
+    Finish,
+    RunnerHooks,
+    RunnerLimits,
+    Store,
+    Usage,
+    UserInput,
+    build_core,
+    build_tool_context,
+    build_turn_context,
+    continue_agent,
+    replay_core,
+)
+from tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
+
+from ._budget import RunBudget, cost_of, price_for
+from ._clients import ClientPool
+from ._fragments import render_notification
+from ._handle import AgentHandle, FinishCallback
+from ._names import nickname
+
+ToolProvider = Callable[["RunRuntime", str], Tool[Any]]
+"""Builds a run-specific tool for the agent with this id (looked up when the tool runs)."""
+SHUTDOWN_TIMEOUT = 10.0
+
+
+class SpawnRefused(InvalidInput):
+    """A spawn was refused: a limit was reached or the request was invalid."""
+
+
+@dataclass
+class RuntimeOptions:
+    """What every agent of the run shares."""
+
+    config: CorralConfig
+    store: Store
+    run_id: str
+    clients: ClientPool
+    hooks: RunnerHooks = field(default_factory=RunnerHooks)
+    services: Mapping[str, Any] = field(default_factory=dict)
+    tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time
+
+
+class RunRuntime:
+    """Owns the agents of one run. Use `open_runtime`; never outlives its task group."""
+
+    def __init__(self, options: RuntimeOptions, tg: TaskGroup) -> None:
+        self.options = options
+        self.config = options.config
+        self.store = options.store
+        self.run_id = options.run_id
+        self.budget = RunBudget(options.config.budgets)
+        self._tg = tg
+        self._agents: dict[str, AgentHandle] = {}
+        self._names = 0
+        self._changed = anyio.Event()
+
+    # -- lookup -----------------------------------------------------------------------------
+
+    def get(self, agent_id: str) -> AgentHandle | None:
+        return self._agents.get(agent_id)
+
+    @property
+    def agents(self) -> list[AgentHandle]:
+        return list(self._agents.values())
+
+    def next_nickname(self) -> str:
+        name = nickname(self._names)
+        self._names += 1
+        return name
+
+    # -- starting agents --------------------------------------------------------------------
+
+    async def start(
+        self,
+        spec: AgentSpec,
+        task: str,
+        *,
+        parent: AgentHandle | None = None,
+        stay_open: bool = True,
+        on_finish: FinishCallback | None = None,
+        subagent_context: str | None = None,
+    ) -> AgentHandle:
+        """Journal a new agent and start its first turn on `task`."""
+        handle = self._adopt(spec, task, parent, stay_open, on_finish)
+        await self._journal_agent(spec, task)
+        context = await anyio.to_thread.run_sync(
+            lambda: build_turn_context(
+                spec, now=datetime.now().astimezone(), subagent_context=subagent_context
+            )
+        )
+        first = UserInput(text=task, context=context)
+        self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
+        return handle
+
+    async def restore(
+        self,
+        spec: AgentSpec,
+        task: str,
+        status: AgentStatus,
+        *,
+        parent: AgentHandle | None = None,
+        stay_open: bool = True,
+        on_finish: FinishCallback | None = None,
+        inbox: Sequence[str] = (),
+    ) -> AgentHandle:
+        """Rebuild a journaled agent by replay and carry on whatever it had not finished.
+
+        Messages in `inbox` become its next turn once it has caught up.
+        """
+        handle = self._adopt(spec, task, parent, stay_open, on_finish)
+        handle.inbox.extend(inbox)
+        handle.runner.core = await replay_core(self.store, handle.runner.core.config)
+        handle.status = status
+        handle.final_message = handle.runner.core.final_message
+        resume = status is not AgentStatus.COMPLETED
+        self._tg.start_soon(self._agent_loop, handle, None, resume, name=f"agent {spec.agent_id}")
+        return handle
+
+    def _adopt(
+        self,
+        spec: AgentSpec,
+        task: str,
+        parent: AgentHandle | None,
+        stay_open: bool,
+        on_finish: FinishCallback | None,
+    ) -> AgentHandle:
+        handle = AgentHandle(
+            spec=spec,
+            runner=self._runner(spec),
+            task=task,
+            parent=parent,
+            stay_open=stay_open,
+            on_finish=on_finish,
+        )
+        self._agents[spec.agent_id] = handle
+        if parent is not None:
+            parent.children.append(handle)
+        return handle
+
+    def _runner(self, spec: AgentSpec) -> AgentRunner:
+        registry = self.registry_for(spec)
+        price = price_for(self.config.prices, spec.model.model)
+        return AgentRunner(
+            core=build_core(spec, registry),
+            model=self.options.clients.client_for(spec.model),
+            registry=registry,
+            tool_context=build_tool_context(spec, self.options.services),
+            store=self.store,
+            hooks=self.options.hooks,
+            limits=RunnerLimits(
+                max_wall_time_s=spec.budgets.max_wall_time_s,
+                max_cost_usd=spec.budgets.max_cost_usd,
+                cost_of=lambda usage: cost_of(usage, price),
+                shared=self._charge,
+            ),
+            clock=self.options.clock,
+        )
+
+    def registry_for(self, spec: AgentSpec) -> ToolRegistry:
+        """The core tools named in the spec, then the run's own tools, in the spec's order."""
+        core = set(core_tool_names())
+        registry = build_core_registry([n for n in spec.tools if n in core])
+        for name in spec.tools:
+            if name in core:
+                continue
+            provider = self.options.tool_providers.get(name)
+            if provider is None:
+                raise InvalidInput(f"agent {spec.agent_id} needs tool {name!r}; this run lacks it")
+            registry.register(provider(self, spec.agent_id))
+        return registry
+
+    def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
+        return self.budget.charge(usage, cost, tool_calls)
+
+    async def _journal_agent(self, spec: AgentSpec, task: str) -> None:
+        now = self.options.clock()
+        config = {**spec.to_journal(), "task": task}
+        await self.store.create_agent(
+            AgentRecord(
+                agent_id=spec.agent_id,
+                run_id=spec.run_id,
+                parent_id=spec.parent_id,
+                nickname=spec.nickname,
+                role=spec.role,
+                status=str(AgentStatus.RUNNING),
+                created_at=now,
+                updated_at=now,
+                base_instructions=spec.instructions,
+                config=config,
+                depth=spec.depth,
+            )
+        )
+
+    # -- the life of an agent ---------------------------------------------------------------
+
+    async def _agent_loop(
+        self, handle: AgentHandle, first: UserInput | None, resume: bool = False
+    ) -> None:
+        try:
+            with anyio.CancelScope() as scope:
+                handle.agent_scope = scope
+                if first is not None or resume:
+                    await self._turn(handle, first)
+                while await self._more_to_do(handle):
+                    text = "\n\n".join(handle.inbox)
+                    handle.inbox.clear()
+                    context = await anyio.to_thread.run_sync(
+                        lambda: build_turn_context(handle.spec, now=datetime.now().astimezone())
+                    )
+                    await self._turn(handle, UserInput(text=text, context=context))
+        finally:
+            handle.ended.set()
+            self._broadcast()
+
+    async def _more_to_do(self, handle: AgentHandle) -> bool:
+        while not handle.inbox:
+            if handle.closed or not handle.stay_open:
+                return False
+            if handle.parent is None and not handle.has_running_descendants():
+                return False
+            await handle.wait_for_wake()
+        return not handle.closed
+
+    async def _turn(self, handle: AgentHandle, first: UserInput | None) -> None:
+        self._set_status(handle, AgentStatus.RUNNING)
+        finish: Finish | None = None
+        with anyio.CancelScope() as scope:
+            handle.turn_scope = scope
+            if first is None:
+                finish = await continue_agent(handle.runner)
+            else:
+                finish = await handle.runner.drive(await handle.runner.feed(first))
+        handle.turn_scope = None
+        if finish is None:
+            finish = Finish(status=AgentStatus.INTERRUPTED, error="interrupted")
+        await self._finished(handle, finish)
+
+    async def _finished(self, handle: AgentHandle, finish: Finish) -> None:
+        handle.final_message = finish.message
+        handle.error = finish.error
+        self._set_status(handle, finish.status)
+        if handle.on_finish is not None:
+            await handle.on_finish(handle, finish)
+        parent = handle.parent
+        if parent is not None and not parent.closed and not parent.ended.is_set():
+            text = render_notification(
+                agent_id=handle.agent_id,
+                nickname=handle.nickname,
+                status=str(finish.status),
+                message=finish.message or finish.error,
+            )
+            if not await parent.runner.notify_if_busy(text):
+                parent.inbox.append(text)
+            parent.wake()
+
+    def _set_status(self, handle: AgentHandle, status: AgentStatus) -> None:
+        handle.status = status
+        self._broadcast()
+
+    def _broadcast(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    # -- what supervisors do to their children ------------------------------------------------
+
+    async def send_input(self, target: AgentHandle, message: str, *, interrupt: bool) -> None:
+        """Give `target` a message: now if it is working (after an interrupt, if asked)."""
+        if target.closed or target.ended.is_set():
+            raise SpawnRefused(f"agent {target.nickname} ({target.agent_id}) is closed")
+        if interrupt and target.turn_scope is not None:
+            target.turn_scope.cancel()
+        elif not interrupt and await target.runner.notify_if_busy(message):
+            return
+        target.inbox.append(message)
+        target.wake()
+
+    async def wait(
+        self, targets: Sequence[AgentHandle], within: float
+    ) -> tuple[dict[str, AgentHandle], bool]:
+        """Wait until at least one target is final (or closed); answer those that are."""
+        with anyio.move_on_after(within):
+            while True:
+                done = {t.agent_id: t for t in targets if t.status.is_final or t.closed}
+                if done:
+                    return done, False
+                changed = self._changed
+                await changed.wait()
+        return {}, True
+
+    async def close(self, target: AgentHandle) -> AgentStatus:
+        """Shut down `target` and every descendant; answer the status it had."""
+        previous = target.status
+        for agent in reversed(target.subtree()):
+            agent.closed = True
+            if agent.agent_scope is not None:
+                agent.agent_scope.cancel()
+            agent.wake()
+        for agent in target.subtree():
+            with anyio.move_on_after(SHUTDOWN_TIMEOUT, shield=True):
+                await agent.ended.wait()
+            if not agent.status.is_final:
+                agent.status = AgentStatus.INTERRUPTED
+        self._broadcast()
+        return previous
+
+
+@asynccontextmanager
+async def open_runtime(options: RuntimeOptions) -> AsyncIterator[RunRuntime]:
+    """A runtime whose agents all end (cancelled if still open) when the block exits."""
+    async with anyio.create_task_group() as tg:
+        runtime = RunRuntime(options, tg)
+        try:
+            yield runtime
+        finally:
+            tg.cancel_scope.cancel()
