@@ -162,7 +162,14 @@ class AgentRunner:
             await self.feed(ModelItem(item=item))
         actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
         calls = sum(1 for item in response.items if isinstance(item, FunctionCall))
-        return await self._check_budgets(response.usage, calls, actions)
+        actions = await self._check_budgets(response.usage, calls, actions)
+        await self.store.update_agent(
+            self.agent_id,
+            usage=self.core.total_usage.model_dump(),
+            cost_usd=self._cost,
+            updated_at=self.clock(),
+        )
+        return actions
 
     async def _check_budgets(
         self, usage: Usage, tool_calls: int, actions: list[Action]

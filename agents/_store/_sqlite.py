@@ -70,17 +70,19 @@ async def open_sqlite_store(path: Path) -> AsyncIterator[SQLiteStore]:
 async def _serve(
     conn: Sql, receive: MemoryObjectReceiveStream[Job[Any]], stopped: anyio.Event
 ) -> None:
+    # Shielded: the writer outlives a cancelled caller, so the shielded cleanup of a cancelled
+    # run (journaling the interruption) still reaches the file. It ends when the store closes
+    # its end of the channel, which `open_sqlite_store` always does on exit.
     try:
-        async with receive:
-            async for first in receive:
-                batch = [first, *_waiting(receive)]
-                # A batch that started must finish and tell its callers, even under cancellation.
-                try:
-                    with anyio.CancelScope(shield=True):
+        with anyio.CancelScope(shield=True):
+            async with receive:
+                async for first in receive:
+                    batch = [first, *_waiting(receive)]
+                    try:
                         await anyio.to_thread.run_sync(run_batch, conn, batch)
-                finally:
-                    for job in batch:
-                        job.done.set()
+                    finally:
+                        for job in batch:
+                            job.done.set()
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(conn.close)

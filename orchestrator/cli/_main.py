@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -17,9 +18,11 @@ import anyio
 
 from tools import CorralError
 
-from . import _apply_patch, _demo, _exec, _model_server, _resume
+from . import _apply_patch, _demo, _exec, _model_server, _resume, _status
 
-_COMMANDS = (_demo, _exec, _resume, _model_server, _apply_patch)
+TERMINATED = 143
+
+_COMMANDS = (_demo, _exec, _resume, _status, _model_server, _apply_patch)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,8 +70,32 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
 
 def _run(args: argparse.Namespace) -> int:
     handler: Any = args.handler
-    result = anyio.run(handler, args) if inspect.iscoroutinefunction(handler) else handler(args)
+    result = (
+        anyio.run(_until_terminated, handler, args)
+        if inspect.iscoroutinefunction(handler)
+        else handler(args)
+    )
     return int(result or 0)
+
+
+async def _until_terminated(handler: Any, args: argparse.Namespace) -> int:
+    """Run `handler`; SIGTERM cancels it like Ctrl-C does, so cleanup and journaling happen."""
+    outcome: list[int] = []
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+                async for _ in signals:
+                    outcome.append(TERMINATED)
+                    tg.cancel_scope.cancel()
+                    return
+
+        tg.start_soon(watch)
+        outcome.append(int(await handler(args) or 0))
+        tg.cancel_scope.cancel()
+    if outcome and outcome[0] == TERMINATED:
+        print(f"corral {args.command}: terminated; the journal is kept", file=sys.stderr)
+    return outcome[0] if outcome else TERMINATED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,64 @@
+"""What `corral status`, `corral runs` and `corral export` read from the journal.
+
+Plain data out of the store, shaped for people (tables) and for programs (JSON); nothing here
+changes the journal, so it is safe to run while the run it inspects is still going.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from agents import AgentRecord, ItemRecord, RunRecord, Store, UnknownRun
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    run: RunRecord
+    agents: list[AgentRecord]
+    items: list[ItemRecord]
+
+    def totals(self) -> dict[str, Any]:
+        usage: Counter[str] = Counter()
+        for agent in self.agents:
+            usage.update(agent.usage)
+        return {
+            "input_tokens": usage["input_tokens"],
+            "output_tokens": usage["output_tokens"],
+            "cached_input_tokens": usage["cached_input_tokens"],
+            "cost_usd": round(sum(a.cost_usd for a in self.agents), 6),
+            "agents": dict(Counter(a.status for a in self.agents)),
+            "items": dict(Counter(i.status for i in self.items)),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run.model_dump(mode="json"),
+            "totals": self.totals(),
+            "agents": [_agent_json(a) for a in self.agents],
+            "items": [i.model_dump(mode="json") for i in self.items],
+        }
+
+
+async def read_status(store: Store, run_id: str) -> RunStatus:
+    run = await store.get_run(run_id)
+    if run is None:
+        raise UnknownRun(run_id, store.journal)
+    return RunStatus(run, await store.list_agents(run_id), await store.items(run_id))
+
+
+def _agent_json(agent: AgentRecord) -> dict[str, Any]:
+    data = agent.model_dump(mode="json", exclude={"config", "base_instructions"})
+    data["task"] = str(agent.config.get("task", ""))
+    return data
+
+
+def run_summary(run: RunRecord) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "kind": run.kind,
+        "status": run.status,
+        "created_at": run.created_at,
+        "updated_at": run.updated_at,
+    }
