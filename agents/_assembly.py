@@ -119,7 +119,12 @@ def spec_from_config(
 
 
 def build_registry(spec: AgentSpec) -> ToolRegistry:
-    return build_core_registry(spec.tools, max_timeout_ms=spec.shell.max_timeout_ms)
+    return build_core_registry(
+        spec.tools,
+        max_timeout_ms=spec.shell.max_timeout_ms,
+        default_timeout_ms=spec.shell.default_timeout_ms,
+        output_max_tokens=spec.shell.output_max_tokens,
+    )
 
 
 def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:

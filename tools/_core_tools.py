@@ -15,18 +15,22 @@ from ._file_tools import list_dir_tool, read_file_tool
 from ._grep import grep_tool
 from ._plan import update_plan_tool
 from ._registry import Tool, ToolRegistry
-from ._shell import MAX_TIMEOUT_MS, shell_tool
+from ._shell import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, shell_tool
 
 
 def core_tool_names() -> tuple[str, ...]:
-    return tuple(_factories(MAX_TIMEOUT_MS))
+    return tuple(_factories(MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS))
 
 
 def build_core_registry(
-    names: Sequence[str], *, max_timeout_ms: int = MAX_TIMEOUT_MS
+    names: Sequence[str],
+    *,
+    max_timeout_ms: int = MAX_TIMEOUT_MS,
+    default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    output_max_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
 ) -> ToolRegistry:
     """A registry of the named core tools, in the core order; unknown names are an error."""
-    factories = _factories(max_timeout_ms)
+    factories = _factories(max_timeout_ms, default_timeout_ms, output_max_tokens)
     unknown = sorted(set(names) - set(factories))
     if unknown:
         known = ", ".join(factories)
@@ -35,9 +39,15 @@ def build_core_registry(
     return ToolRegistry(make() for name, make in factories.items() if name in wanted)
 
 
-def _factories(max_timeout_ms: int) -> dict[str, Callable[[], Tool[Any]]]:
+def _factories(
+    max_timeout_ms: int, default_timeout_ms: int, output_max_tokens: int
+) -> dict[str, Callable[[], Tool[Any]]]:
     return {
-        "shell": lambda: shell_tool(max_timeout_ms=max_timeout_ms),
+        "shell": lambda: shell_tool(
+            max_timeout_ms=max_timeout_ms,
+            default_timeout_ms=default_timeout_ms,
+            max_output_tokens=output_max_tokens,
+        ),
         "read_file": read_file_tool,
         "list_dir": list_dir_tool,
         "grep": grep_tool,

@@ -62,8 +62,8 @@ class ShellArgs(BaseModel):
     workdir: str | None = Field(
         default=None, description="Working directory, relative to the current directory."
     )
-    timeout_ms: int = Field(
-        default=DEFAULT_TIMEOUT_MS,
+    timeout_ms: int | None = Field(
+        default=None,
         ge=1,
         description="Kill the command after this many ms (default 10000).",
     )
@@ -94,6 +94,7 @@ class ShellSettings:
     """Limits of one `shell` tool instance."""
 
     max_timeout_ms: int = MAX_TIMEOUT_MS
+    default_timeout_ms: int = DEFAULT_TIMEOUT_MS
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     approval_timeout: float = APPROVAL_TIMEOUT
 
@@ -101,11 +102,17 @@ class ShellSettings:
 def shell_tool(
     *,
     max_timeout_ms: int = MAX_TIMEOUT_MS,
+    default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
     approval_timeout: float = APPROVAL_TIMEOUT,
 ) -> Tool[ShellArgs]:
-    """The `shell` tool, with its timeout cap, output budget and approval deadline."""
-    settings = ShellSettings(max_timeout_ms, max_output_tokens, approval_timeout)
+    """The `shell` tool, with its timeouts, output budget and approval deadline."""
+    settings = ShellSettings(
+        max_timeout_ms=max_timeout_ms,
+        default_timeout_ms=default_timeout_ms,
+        max_output_tokens=max_output_tokens,
+        approval_timeout=approval_timeout,
+    )
 
     async def handle(args: ShellArgs, ctx: ToolContext) -> ToolOutput:
         return await _ShellRun(args, ctx, settings).execute()
@@ -133,7 +140,8 @@ class _ShellRun:
         self.settings = settings
         self.profile = ctx.profile
         self.cwd = _workdir(args, ctx)
-        self.timeout = min(args.timeout_ms, settings.max_timeout_ms) / 1000
+        asked = settings.default_timeout_ms if args.timeout_ms is None else args.timeout_ms
+        self.timeout = min(asked, settings.max_timeout_ms) / 1000
         self.sandbox = cast(Sandbox, ctx.services.get("sandbox") or _default_sandbox())
         self.approver = cast(Approver, ctx.services.get("approver") or DenyAllApprover())
 

@@ -14,7 +14,6 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from tools import ApprovalPolicy, SandboxMode
 
-MiB = 1024 * 1024
 # Codex compacts at 90% of the window; a configured limit can only lower that.
 AUTO_COMPACT_PERCENT = 90
 DEFAULT_ROOT_MARKERS = (".git",)
@@ -29,7 +28,8 @@ class ShellConfig(_Section):
 
     default_timeout_ms: int = Field(default=10_000, ge=1)
     max_timeout_ms: int = Field(default=600_000, ge=1)
-    output_max_bytes: int = Field(default=1 * MiB, ge=1)
+    output_max_tokens: int = Field(default=10_000, ge=1)
+    """What one command's output may take in the tool answer (head and tail are kept)."""
 
     @model_validator(mode="after")
     def _default_within_max(self) -> ShellConfig:

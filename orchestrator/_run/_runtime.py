@@ -186,7 +186,12 @@ class RunRuntime:
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
         """The core tools named in the spec, then the run's own tools, in the spec's order."""
         core = set(core_tool_names())
-        registry = build_core_registry([n for n in spec.tools if n in core])
+        registry = build_core_registry(
+            [n for n in spec.tools if n in core],
+            max_timeout_ms=spec.shell.max_timeout_ms,
+            default_timeout_ms=spec.shell.default_timeout_ms,
+            output_max_tokens=spec.shell.output_max_tokens,
+        )
         for name in spec.tools:
             if name in core:
                 continue

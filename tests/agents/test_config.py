@@ -91,21 +91,21 @@ def test_tables_merge_deeply_while_scalars_and_arrays_replace(home: Path, projec
     write(
         project / ".corral" / "config.toml",
         "project_doc_fallback_filenames = ['C.md']\n"
-        "[shell]\noutput_max_bytes = 100\n"
+        "[shell]\noutput_max_tokens = 100\n"
         "[mcp_servers.docs]\nargs = ['--stdio']\n"
         "[mcp_servers.search]\nurl = 'http://127.0.0.1:9/mcp'\n",
     )
     loaded = load(project, home, cli_settings=["shell.max_timeout_ms=60000"])
     config = loaded.config
     assert (config.shell.default_timeout_ms, config.shell.max_timeout_ms) == (5000, 60_000)
-    assert config.shell.output_max_bytes == 100
+    assert config.shell.output_max_tokens == 100
     assert config.project_doc_fallback_filenames == ("C.md",)
     assert config.mcp_servers["docs"].command == "docs-server"
     assert config.mcp_servers["docs"].args == ("--stdio",)
     assert config.mcp_servers["search"].transport == "streamable_http"
     assert loaded.origin("shell.default_timeout_ms") == str(home / "config.toml")
     assert loaded.origin("shell.max_timeout_ms") == "flag -c shell.max_timeout_ms"
-    assert loaded.origin("shell.output_max_bytes") == str(project / ".corral" / "config.toml")
+    assert loaded.origin("shell.output_max_tokens") == str(project / ".corral" / "config.toml")
 
 
 def test_nearest_project_file_up_to_the_git_root_is_read(tmp_path: Path, project: Path) -> None:
