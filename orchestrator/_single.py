@@ -32,6 +32,7 @@ from agents import (
 )
 from tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
 
+from ._ratelimit import RateLimiterRegistry
 from ._run import (
     AgentHandle,
     ClientPool,
@@ -64,6 +65,8 @@ class RunSetup:
     services: Mapping[str, Any] = field(default_factory=dict)
     tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
     env: Mapping[str, str] | None = None
+    limiters: RateLimiterRegistry | None = None
+    """The process's rate limiters; one per run when not given."""
 
 
 def journal_path(config: CorralConfig) -> Path:
@@ -117,7 +120,7 @@ def build_root_spec(
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
     """The journal, the shared model clients and a runtime for run `run_id`."""
-    clients = ClientPool()
+    clients = ClientPool(setup.limiters or RateLimiterRegistry.from_config(config))
     try:
         async with open_sqlite_store(journal_path(config)) as store:
             options = RuntimeOptions(

@@ -43,7 +43,8 @@ Hold = tuple[str, float | None]
 
 @dataclass(frozen=True)
 class LimiterStats:
-    """A snapshot: the AIMD window, attempts in flight, the pause left, and how often it bit."""
+    """A snapshot: the AIMD window, attempts in flight, the pause left, 429s seen, and how many
+    attempts had to wait, by the limit that held them first."""
 
     window: float
     in_flight: int
@@ -110,42 +111,45 @@ class EndpointLimiter:
             self._freed = anyio.Event()
 
     async def _admit(self, cost: int) -> _Slot:
-        if not self._queue.locked() and self._hold(cost) is None:
+        hold = self._hold(cost)
+        if hold is None and not self._queue.locked():
             return self._take(cost)
+        self._waits[self._holder(hold)] += 1
         admitted: _Slot | None = None
-        held_by: Hold | None = None
+        held_by = _QUEUED
+        # The deadline is on the limiter's clock (not `anyio.fail_after`) so tests can reach it.
         async with anyio.create_task_group() as group:
 
             async def alarm() -> None:
                 nonlocal held_by
                 await self._clock.sleep(self._wait_timeout)
-                held_by = self._head or (_QUEUED, None)
+                held_by = self._holder(None)
                 group.cancel_scope.cancel()
 
             group.start_soon(alarm)
             admitted = await self._wait_in_queue(cost)
             group.cancel_scope.cancel()
         if admitted is None:
-            raise self._timeout(held_by[0] if held_by else _QUEUED)
+            raise self._timeout(held_by)
         return admitted
 
     async def _wait_in_queue(self, cost: int) -> _Slot:
         async with self._queue:
-            counted: set[str] = set()
             try:
                 while (hold := self._hold(cost)) is not None:
                     self._head = hold
-                    limit, delay = hold
-                    if limit not in counted:
-                        counted.add(limit)
-                        self._waits[limit] += 1
-                    if delay is None:
+                    if hold[1] is None:
                         await self._freed.wait()
                     else:
-                        await self._clock.sleep(delay)
+                        await self._clock.sleep(hold[1])
             finally:
                 self._head = None
             return self._take(cost)
+
+    def _holder(self, own: Hold | None) -> str:
+        """The limit holding an attempt: its own, else whatever holds the head of the queue."""
+        hold = own or self._head
+        return hold[0] if hold is not None else _QUEUED
 
     def _hold(self, cost: int) -> Hold | None:
         now = self._clock.now()

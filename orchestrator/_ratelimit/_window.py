@@ -6,6 +6,9 @@ was sent under the old window and does not cut again, as TCP halves once per rou
 
 from __future__ import annotations
 
+# Thirds do not add up exactly in binary; 3 + 1/3 + 1/3 + 1/3 must still allow 4.
+_EPSILON = 1e-9
+
 
 class AimdWindow:
     """How many attempts may be in flight: between 1 and `maximum`, starting at `maximum`."""
@@ -17,7 +20,7 @@ class AimdWindow:
 
     @property
     def limit(self) -> int:
-        return max(1, int(self.size))
+        return max(1, int(self.size + _EPSILON))
 
     def on_rate_limited(self, admitted_as: int, admitted_so_far: int) -> None:
         """A 429 for attempt number `admitted_as`; `admitted_so_far` attempts have gone out."""
@@ -27,4 +30,5 @@ class AimdWindow:
         self._cut_after = admitted_so_far
 
     def on_success(self) -> None:
-        self.size = min(float(self.maximum), self.size + 1 / self.size)
+        """One more in flight after as many successes as the window holds."""
+        self.size = min(float(self.maximum), self.size + 1 / self.limit)

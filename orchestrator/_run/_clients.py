@@ -12,14 +12,26 @@ from typing import Any
 
 from agents import ModelClient, ModelSettings, open_model_client
 
+from .._ratelimit import RateLimiterRegistry
+
 ClientFactory = Callable[[ModelSettings], ModelClient]
 
 
 class ClientPool:
-    """Hands out one client per (API, base URL, key); closes them all on `aclose`."""
+    """Hands out one client per (API, base URL, key); closes them all on `aclose`.
 
-    def __init__(self, factory: ClientFactory = open_model_client) -> None:
-        self._factory = factory
+    Every client is gated by its endpoint's limiter from `limiters`, so all agents that reach
+    one endpoint share its request and token budgets and its 429 pauses.
+    """
+
+    def __init__(
+        self,
+        limiters: RateLimiterRegistry | None = None,
+        *,
+        factory: ClientFactory | None = None,
+    ) -> None:
+        self.limiters = limiters or RateLimiterRegistry()
+        self._factory = factory or self._gated
         self._clients: dict[tuple[Any, ...], ModelClient] = {}
         self._stack = AsyncExitStack()
 
@@ -31,6 +43,9 @@ class ClientPool:
             self._stack.push_async_callback(client.aclose)
             self._clients[key] = client
         return client
+
+    def _gated(self, settings: ModelSettings) -> ModelClient:
+        return open_model_client(settings, gate=self.limiters.limiter_for(settings.base_url or ""))
 
     async def aclose(self) -> None:
         await self._stack.aclose()
