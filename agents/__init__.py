@@ -48,6 +48,7 @@ from ._events import Notify as Notify
 from ._events import Resume as Resume
 from ._events import RunTools as RunTools
 from ._events import ToolResult as ToolResult
+from ._events import ToolsChanged as ToolsChanged
 from ._events import TurnContext as TurnContext
 from ._events import UserInput as UserInput
 from ._events import event_from_payload as event_from_payload
@@ -177,6 +178,7 @@ __all__ = [
     "StoreError",
     "TokenCounter",
     "ToolResult",
+    "ToolsChanged",
     "TurnContext",
     "UnknownAgent",
     "UnknownRun",

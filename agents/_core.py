@@ -35,6 +35,7 @@ from ._events import (
     Resume,
     RunTools,
     ToolResult,
+    ToolsChanged,
     UserInput,
 )
 from ._fragments import turn_aborted_fragment
@@ -78,6 +79,7 @@ class AgentCore:
         self.config = config
         self._counter = counter or ByteEstimator()
         self.history: list[Item] = []
+        self.tools: tuple[dict[str, Any], ...] = config.tools
         self.status = AgentStatus.PENDING
         self._context = ContextTracker()
         self._waiting: str = "input"  # input | model | tools | compaction | done
@@ -156,6 +158,9 @@ class AgentCore:
                 return self._on_interrupt(event)
             case Resume():
                 return self._on_resume()
+            case ToolsChanged():
+                self.tools = event.tools
+                return []
 
     # -- turns ------------------------------------------------------------------------------
 
@@ -213,7 +218,7 @@ class AgentCore:
             model=self.config.model,
             instructions=self.config.instructions,
             input=tuple(self.history),
-            tools=self.config.tools,
+            tools=self.tools,
             prompt_cache_key=self.config.agent_id,
             metadata=dict(self.config.metadata),
             parallel_tool_calls=self.config.parallel_tool_calls,

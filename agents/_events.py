@@ -108,6 +108,14 @@ class Notify(_Event):
     text: str
 
 
+class ToolsChanged(_Event):
+    """The agent's tool list changed (new MCP tools, tools found by search); sent from the
+    next request on. Drivers append new tools at the end so earlier prefixes stay valid."""
+
+    kind: Literal["tools_changed"] = "tools_changed"
+    tools: tuple[dict[str, Any], ...]
+
+
 class Resume(_Event):
     """Carry on after an interruption or failure, from the journaled history."""
 
@@ -125,6 +133,7 @@ Event = Annotated[
     | BudgetExceeded
     | Interrupt
     | Notify
+    | ToolsChanged
     | Resume,
     Field(discriminator="kind"),
 ]

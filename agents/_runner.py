@@ -32,6 +32,7 @@ from ._events import (
     Notify,
     RunTools,
     ToolResult,
+    ToolsChanged,
     event_to_payload,
 )
 from ._hooks import RunnerHooks, SafeHooks
@@ -74,6 +75,7 @@ class AgentRunner:
         self._hooks = SafeHooks(self.hooks)
         self._lock = anyio.Lock()
         self._cost = 0.0
+        self._tools_version = self.registry.version
 
     @property
     def agent_id(self) -> str:
@@ -151,6 +153,8 @@ class AgentRunner:
         raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
 
     async def _call_model(self, action: CallModel) -> list[Action]:
+        if self.registry.version != self._tools_version:
+            action = await self._refresh_tools(action)
         self._hooks.call("model_call_started", self.agent_id, action.request)
         try:
             response = await self.model.complete(action.request)
@@ -170,6 +174,15 @@ class AgentRunner:
             updated_at=self.clock(),
         )
         return actions
+
+    async def _refresh_tools(self, action: CallModel) -> CallModel:
+        """The registry changed since the last request: tell the core, rebuild the request."""
+        self._tools_version = self.registry.version
+        tools = tuple(self.registry.responses_tools())
+        if tools == self.core.tools:
+            return action
+        await self.feed(ToolsChanged(tools=tools))
+        return CallModel(self.core.build_request())
 
     async def _check_budgets(
         self, usage: Usage, tool_calls: int, actions: list[Action]

@@ -80,7 +80,10 @@ class Tool(Generic[ArgsT]):
     """A tool: its name, description, argument model, handler and concurrency flags.
 
     `mutating` tools change the world; `parallel` tools may share the turn with other parallel
-    tools (a read lock), the rest run alone (the write lock).
+    tools (a read lock), the rest run alone (the write lock). `schema`, when set, is sent as the
+    parameters instead of the one rendered from `args` (for a schema no pydantic model states, such
+    as one a user supplied); it goes out without strict mode, whose rules it need not follow, and
+    `args` must accept whatever it allows.
     """
 
     name: str
@@ -89,9 +92,14 @@ class Tool(Generic[ArgsT]):
     handler: Handler[ArgsT]
     mutating: bool = False
     parallel: bool = True
+    schema: dict[str, Any] | None = None
+
+    @property
+    def strict(self) -> bool:
+        return self.schema is None
 
     def parameters_schema(self) -> dict[str, Any]:
-        return strict_json_schema(self.args)
+        return strict_json_schema(self.args) if self.schema is None else self.schema
 
     async def invoke(self, arguments: str, ctx: ToolContext) -> ToolOutput:
         try:
@@ -117,13 +125,23 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
         self._tools: dict[str, Tool[Any]] = {}
+        self.version = 0
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool[Any]) -> None:
+        """Add `tool` at the end (appending keeps every earlier request's prefix valid)."""
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        self.version += 1
+
+    def replace(self, tool: Tool[Any]) -> None:
+        """Swap the handler of a registered tool in place, keeping its position."""
+        if tool.name not in self._tools:
+            raise ValueError(f"tool {tool.name!r} is not registered")
+        self._tools[tool.name] = tool
+        self.version += 1
 
     def get(self, name: str) -> Tool[Any] | None:
         return self._tools.get(name)
@@ -146,7 +164,7 @@ class ToolRegistry:
                 "name": t.name,
                 "description": t.description,
                 "parameters": t.parameters_schema(),
-                "strict": True,
+                "strict": t.strict,
             }
             for t in self._tools.values()
         ]
@@ -160,7 +178,7 @@ class ToolRegistry:
                     "name": t.name,
                     "description": t.description,
                     "parameters": t.parameters_schema(),
-                    "strict": True,
+                    "strict": t.strict,
                 },
             }
             for t in self._tools.values()

@@ -28,6 +28,7 @@ from agents._events import (
     Resume,
     RunTools,
     ToolResult,
+    ToolsChanged,
     TurnContext,
     UserInput,
     event_from_payload,
@@ -330,9 +331,21 @@ def test_an_event_out_of_order_is_a_state_error() -> None:
         BudgetExceeded(reason="r"),
         Interrupt(),
         Notify(text="n"),
+        ToolsChanged(tools=({"type": "function", "name": "x"},)),
         Resume(),
     ],
 )
 def test_every_event_survives_the_journal_round_trip(event: Event) -> None:
     payload = json.loads(json.dumps(event_to_payload(event)))
     assert event_from_payload(payload) == event
+
+
+def test_a_tools_change_applies_from_the_next_request_and_only_appends() -> None:
+    core = make_core()
+    core.handle(task())
+    answer(core, call("a"))
+    grown = (*TOOLS, {"type": "function", "name": "mcp__time__now", "parameters": {}})
+    assert core.handle(ToolsChanged(tools=grown)) == []
+    follow = only(list(core.handle(ToolResult(call_id="a", output="ok"))))
+    assert isinstance(follow, CallModel)
+    assert list(follow.request.tools) == list(grown)

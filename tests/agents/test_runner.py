@@ -251,3 +251,26 @@ async def test_journaled_events_are_plain_json() -> None:
     await runner.drive(await runner.feed(first_input()))
     for record in await store.events(AGENT):
         assert event_from_payload(json.loads(json.dumps(record.payload))).kind == record.kind
+
+
+async def test_a_tool_registered_mid_run_is_sent_from_the_next_request() -> None:
+    store = MemoryStore()
+    registry = tools_with(anyio.Event(), anyio.Event())
+    seen: list[list[str]] = []
+
+    async def late(args: NoArgs, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput("late")
+
+    def respond(request: ModelRequest) -> list[Any]:
+        seen.append([t["name"] for t in request.tools])
+        if len(seen) == 1:
+            registry.register(Tool("late", "registered while the agent works", NoArgs, late))
+            return [call("quick", "c1")]
+        return [Message(role="assistant", text="done")]
+
+    runner = await make_runner(respond, registry, store)
+    await runner.drive(await runner.feed(first_input()))
+    assert seen == [["block", "quick"], ["block", "quick", "late"]]
+    assert "tools_changed" in [e.kind for e in await store.events(AGENT)]
+    replayed = await replay_core(store, runner.core.config)
+    assert replayed.tools == runner.core.tools
