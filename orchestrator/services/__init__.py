@@ -1,0 +1,17 @@
+"""Services every agent of a process shares: MCP, tool search, skills, compaction, embeddings."""
+
+from ._embedding import Embedder as Embedder
+from ._embedding import EmbeddingUnavailable as EmbeddingUnavailable
+from ._embedding import HashingEmbedder as HashingEmbedder
+from ._embedding import Vectors as Vectors
+from ._embedding import WordLlamaEmbedder as WordLlamaEmbedder
+from ._embedding import reciprocal_rank_fusion as reciprocal_rank_fusion
+
+__all__ = [
+    "Embedder",
+    "EmbeddingUnavailable",
+    "HashingEmbedder",
+    "Vectors",
+    "WordLlamaEmbedder",
+    "reciprocal_rank_fusion",
+]
