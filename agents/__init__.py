@@ -23,6 +23,7 @@ from ._config import McpServerConfig as McpServerConfig
 from ._config import ModelPrice as ModelPrice
 from ._config import OtelConfig as OtelConfig
 from ._config import RateLimit as RateLimit
+from ._config import RoleConfig as RoleConfig
 from ._config import ShellConfig as ShellConfig
 from ._config import corral_home as corral_home
 from ._config import load_config as load_config
@@ -169,6 +170,7 @@ __all__ = [
     "RateLimit",
     "Reasoning",
     "Resume",
+    "RoleConfig",
     "RunRecord",
     "RunTools",
     "RunnerHooks",

@@ -14,6 +14,7 @@ from ._model import McpServerConfig as McpServerConfig
 from ._model import ModelPrice as ModelPrice
 from ._model import OtelConfig as OtelConfig
 from ._model import RateLimit as RateLimit
+from ._model import RoleConfig as RoleConfig
 from ._model import ShellConfig as ShellConfig
 from ._sources import ConfigLayer as ConfigLayer
 from ._sources import corral_home as corral_home
@@ -29,6 +30,7 @@ __all__ = [
     "ModelPrice",
     "OtelConfig",
     "RateLimit",
+    "RoleConfig",
     "ShellConfig",
     "corral_home",
     "load_config",

@@ -14,6 +14,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from tools import ApprovalPolicy, SandboxMode
 
+from ._errors import ConfigError
+
 # Codex compacts at 90% of the window; a configured limit can only lower that.
 AUTO_COMPACT_PERCENT = 90
 DEFAULT_ROOT_MARKERS = (".git",)
@@ -41,12 +43,41 @@ class ShellConfig(_Section):
         return self
 
 
+class RoleConfig(_Section):
+    """`[agents.roles.NAME]`: a worker role of your own, next to the built-in ones."""
+
+    description: str = ""
+    instructions: str | None = None
+    instructions_file: Path | None = None
+    model: str | None = None
+    sandbox_mode: SandboxMode | None = None
+
+    @model_validator(mode="after")
+    def _one_source_of_instructions(self) -> RoleConfig:
+        if self.instructions is not None and self.instructions_file is not None:
+            raise ValueError("set either instructions or instructions_file, not both")
+        return self
+
+    def read_instructions(self) -> str | None:
+        """The role's base instructions: its text, or its file read now."""
+        if self.instructions_file is None:
+            return self.instructions
+        try:
+            return self.instructions_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"cannot read role instructions {self.instructions_file}: {exc}"
+            ) from exc
+
+
 class AgentsConfig(_Section):
-    """`[agents]`: how deep and how wide a run may grow (Codex's `max_depth`, `max_threads`)."""
+    """`[agents]`: how deep and how wide a run may grow (Codex's `max_depth`, `max_threads`),
+    how many fan-out workers run at once, and roles of your own."""
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
-    fanout_concurrency: int = Field(default=16, ge=1, le=64)
+    fanout_concurrency: int = Field(default=16, ge=1)
+    roles: dict[str, RoleConfig] = {}
 
 
 class BudgetConfig(_Section):

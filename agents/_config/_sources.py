@@ -180,6 +180,11 @@ def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]
     for server in servers.values() if isinstance(servers, dict) else ():
         if isinstance(server, dict) and "cwd" in server:
             server["cwd"] = _absolute(server["cwd"], base)
+    agents = values.get("agents")
+    roles = agents.get("roles") if isinstance(agents, dict) else None
+    for role in roles.values() if isinstance(roles, dict) else ():
+        if isinstance(role, dict) and "instructions_file" in role:
+            role["instructions_file"] = _absolute(role["instructions_file"], base)
 
 
 def _lift_sandbox_table(values: dict[str, Any], source: str) -> None:

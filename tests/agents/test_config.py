@@ -293,3 +293,27 @@ def test_home_cannot_be_set_from_a_file(home: Path, project: Path) -> None:
     assert load_error(project, home) == (
         f"{path}: `home` cannot be set here; set CORRAL_HOME instead"
     )
+
+
+def test_a_role_of_your_own_reads_its_instructions_file_beside_the_config(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "security.md").write_text("You audit code for injection bugs.")
+    (home / "config.toml").write_text(
+        '[agents.roles.security]\ndescription = "audits"\ninstructions_file = "security.md"\n'
+        'sandbox_mode = "read-only"\n'
+    )
+    config = load_config(cwd=tmp_path, env={"CORRAL_HOME": str(home)}).config
+    role = config.agents.roles["security"]
+    assert role.read_instructions() == "You audit code for injection bugs."
+    assert role.sandbox_mode == "read-only"
+
+
+def test_a_role_with_both_instructions_and_a_file_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[agents.roles.x]\ninstructions = "a"\ninstructions_file = "b.md"\n'
+    )
+    with pytest.raises(ConfigError, match="not both"):
+        load_config(cwd=tmp_path, env={"CORRAL_HOME": str(home)})
