@@ -35,7 +35,8 @@ async def test_status_runs_and_export_describe_a_finished_run(tmp_path: Path) ->
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.toml").write_text(
-        '[prices."gpt-5.4-mini"]\ninput_per_mtok = 1.0\ncached_input_per_mtok = 0.5\noutput_per_mtok = 10.0\n'
+        '[prices."gpt-5.4-mini"]\n'
+        "input_per_mtok = 1.0\ncached_input_per_mtok = 0.5\noutput_per_mtok = 10.0\n"
     )
     async with serve_model_server(answer_with_usage) as server:
         env = corral_env(home, server.base_url)
