@@ -34,6 +34,7 @@ from tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
 
 from ._ratelimit import RateLimiterRegistry
 from ._run import (
+    CLOSED,
     AgentHandle,
     ClientPool,
     RunRuntime,
@@ -221,9 +222,10 @@ async def _restore_all(
             if cwd is not None:
                 spec = spec.model_copy(update={"cwd": cwd})
         parent = handles.get(record.parent_id) if record.parent_id else None
-        status = AgentStatus(record.status)
+        closed = record.status == CLOSED
+        status = AgentStatus.INTERRUPTED if closed else AgentStatus(record.status)
         handles[record.agent_id] = await runtime.restore(
-            spec, task, status, parent=parent, inbox=inbox
+            spec, task, status, parent=parent, inbox=inbox, closed=closed
         )
     return handles
 

@@ -10,6 +10,7 @@ from ._fragments import render_subagent_context as render_subagent_context
 from ._handle import AgentHandle as AgentHandle
 from ._handle import FinishCallback as FinishCallback
 from ._names import nickname as nickname
+from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
 from ._runtime import RuntimeOptions as RuntimeOptions
 from ._runtime import SpawnRefused as SpawnRefused
@@ -17,6 +18,7 @@ from ._runtime import ToolProvider as ToolProvider
 from ._runtime import open_runtime as open_runtime
 
 __all__ = [
+    "CLOSED",
     "AgentHandle",
     "ClientPool",
     "FinishCallback",

@@ -28,6 +28,8 @@ class AgentHandle:
     error: str | None = None
     closed: bool = False
     inbox: list[str] = field(default_factory=list)
+    subagent_context: str | None = None
+    """Who this worker is; every turn carries it, so compaction re-injects it."""
     turn_scope: anyio.CancelScope | None = None
     agent_scope: anyio.CancelScope | None = None
     ended: anyio.Event = field(default_factory=anyio.Event)

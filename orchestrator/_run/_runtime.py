@@ -1,9 +1,10 @@
 """`RunRuntime`: many agents of one run under one task group.
 
 It starts agents (a root, fan-out workers, spawned children), drives each one's turns, routes
-messages and completion notices between parents and children, enforces the depth and thread
-limits and the run's shared budget, and cancels whole subtrees. Every agent uses the process's
-shared model clients (and through them the shared rate limiters) and the one journal.
+messages and completion notices between parents and children, charges the run's shared budget
+and cancels whole subtrees (`orchestrator.supervisor` checks the depth and thread limits).
+Every agent uses the process's shared model clients (and through them the shared rate limiters)
+and the one journal.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agents import (
     RunnerHooks,
     RunnerLimits,
     Store,
+    TurnContext,
     Usage,
     UserInput,
     build_core,
@@ -47,6 +49,8 @@ from ._names import nickname
 ToolProvider = Callable[["RunRuntime", str], Tool[Any]]
 """Builds a run-specific tool for the agent with this id (looked up when the tool runs)."""
 SHUTDOWN_TIMEOUT = 10.0
+CLOSED = "closed"
+"""The journal's status of an agent that `close` shut down (a record status, not a core one)."""
 
 
 class SpawnRefused(InvalidInput):
@@ -108,13 +112,11 @@ class RunRuntime:
         subagent_context: str | None = None,
     ) -> AgentHandle:
         """Journal a new agent and start its first turn on `task`."""
+        # The context first: an unreadable AGENTS.md must not leave a half-started agent behind.
+        context = await self._turn_context(spec, subagent_context)
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
+        handle.subagent_context = subagent_context
         await self._journal_agent(spec, task)
-        context = await anyio.to_thread.run_sync(
-            lambda: build_turn_context(
-                spec, now=datetime.now().astimezone(), subagent_context=subagent_context
-            )
-        )
         first = UserInput(text=task, context=context)
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
@@ -129,19 +131,42 @@ class RunRuntime:
         stay_open: bool = True,
         on_finish: FinishCallback | None = None,
         inbox: Sequence[str] = (),
+        closed: bool = False,
     ) -> AgentHandle:
         """Rebuild a journaled agent by replay and carry on whatever it had not finished.
 
-        Messages in `inbox` become its next turn once it has caught up.
+        Messages in `inbox` become its next turn once it has caught up. A `closed` agent is
+        rebuilt only as a place in the tree: it does not run again.
         """
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
+        if closed:
+            handle.closed = True
+            handle.status = AgentStatus.INTERRUPTED
+            handle.ended.set()
+            return handle
         handle.inbox.extend(inbox)
+        handle.subagent_context = await self._journaled_subagent_context(spec.agent_id)
         handle.runner.core = await replay_core(self.store, handle.runner.core.config)
         handle.status = status
         handle.final_message = handle.runner.core.final_message
         resume = status is not AgentStatus.COMPLETED
         self._tg.start_soon(self._agent_loop, handle, None, resume, name=f"agent {spec.agent_id}")
         return handle
+
+    async def _turn_context(self, spec: AgentSpec, subagent_context: str | None) -> TurnContext:
+        return await anyio.to_thread.run_sync(
+            lambda: build_turn_context(
+                spec, now=datetime.now().astimezone(), subagent_context=subagent_context
+            )
+        )
+
+    async def _journaled_subagent_context(self, agent_id: str) -> str | None:
+        for record in await self.store.events(agent_id):
+            if record.kind == "user_input":
+                context = record.payload.get("context") or {}
+                found = context.get("subagent_context")
+                return found if isinstance(found, str) else None
+        return None
 
     def _adopt(
         self,
@@ -231,14 +256,14 @@ class RunRuntime:
         try:
             with anyio.CancelScope() as scope:
                 handle.agent_scope = scope
+                if handle.closed:  # closed before this task got to run
+                    return
                 if first is not None or resume:
                     await self._turn(handle, first)
                 while await self._more_to_do(handle):
                     text = "\n\n".join(handle.inbox)
                     handle.inbox.clear()
-                    context = await anyio.to_thread.run_sync(
-                        lambda: build_turn_context(handle.spec, now=datetime.now().astimezone())
-                    )
+                    context = await self._turn_context(handle.spec, handle.subagent_context)
                     await self._turn(handle, UserInput(text=text, context=context))
         finally:
             handle.ended.set()
@@ -268,6 +293,8 @@ class RunRuntime:
         await self._finished(handle, finish)
 
     async def _finished(self, handle: AgentHandle, finish: Finish) -> None:
+        if finish.status is AgentStatus.INTERRUPTED and handle.inbox and not handle.closed:
+            return  # interrupted to take new input: still working, nothing to report
         handle.final_message = finish.message
         handle.error = finish.error
         self._set_status(handle, finish.status)
@@ -304,6 +331,8 @@ class RunRuntime:
         elif not interrupt and await target.runner.notify_if_busy(message):
             return
         target.inbox.append(message)
+        # Working again from now on, so a `wait` right after this sees no stale final status.
+        self._set_status(target, AgentStatus.RUNNING)
         target.wake()
 
     async def wait(
@@ -332,6 +361,10 @@ class RunRuntime:
                 await agent.ended.wait()
             if not agent.status.is_final:
                 agent.status = AgentStatus.INTERRUPTED
+            # Journaled, so a resumed run leaves closed agents closed.
+            await self.store.update_agent(
+                agent.agent_id, status=CLOSED, updated_at=self.options.clock()
+            )
         self._broadcast()
         return previous
 

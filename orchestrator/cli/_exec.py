@@ -6,9 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from agents import AgentStatus, RunnerHooks
+from agents import ROLES, AgentStatus, RunnerHooks
 
+from .._run import ToolProvider
 from .._single import RunSetup, SingleOutcome, run_single_agent
+from ..supervisor import collab_tool_providers
 from ._approval import TerminalApprover
 from ._common import (
     JsonLinesHooks,
@@ -28,6 +30,12 @@ def add_parser(sub: Any) -> None:
     add_workspace_flags(parser)
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
     parser.add_argument("--run-id", help="choose the run id (default: generated)")
+    parser.add_argument(
+        "--role",
+        choices=ROLES,
+        default="general",
+        help="the agent's role; a supervisor also gets the tools to spawn and manage workers",
+    )
     parser.add_argument("task", metavar="TASK", help="what the agent should do")
     parser.set_defaults(handler=run)
 
@@ -36,9 +44,18 @@ async def run(args: argparse.Namespace) -> int:
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
-    setup = RunSetup(hooks=hooks, services=approval_services())
-    outcome = await run_single_agent(config, args.task, cwd=cwd, setup=setup, run_id=args.run_id)
+    setup = RunSetup(
+        hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
+    )
+    outcome = await run_single_agent(
+        config, args.task, cwd=cwd, setup=setup, run_id=args.run_id, role=args.role
+    )
     return report(outcome, json_mode=args.json, command="exec")
+
+
+def providers_for(role: str) -> dict[str, ToolProvider]:
+    """Run-specific tools of the root agent: the collab tools for a supervisor, else none."""
+    return collab_tool_providers() if role == "supervisor" else {}
 
 
 def approval_services() -> dict[str, Any]:

@@ -1,0 +1,127 @@
+"""Spawning a worker: the limits that may refuse it, its spec, and its start under its parent.
+
+A worker inherits its parent's settings (model endpoint, budgets, shell, cwd, AGENTS.md) and
+gets its own id, nickname, role instructions, tools and a profile no wider than its parent's.
+Siblings of one role get byte-identical instructions and tools, so their prompts share a prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents import ROLES, AgentSpec, ModelSettings, resolve_base_instructions
+from tools import SandboxMode, core_tool_names
+
+from .._run import AgentHandle, Peer, RunRuntime, SpawnRefused, render_subagent_context
+from .._single import new_id
+from ._catalog import COLLAB_TOOL_NAMES
+from ._profile import child_profile, write_set_of
+
+
+@dataclass(frozen=True)
+class SpawnRequest:
+    """What a parent asks for: the task, and optionally a role, model, sandbox and write set."""
+
+    message: str
+    role: str = "general"
+    model: str | None = None
+    sandbox: SandboxMode | None = None
+    write_set: tuple[str, ...] = ()
+
+
+async def spawn_child(
+    runtime: RunRuntime, parent: AgentHandle, request: SpawnRequest
+) -> AgentHandle:
+    """Start a worker of `parent` on `request.message`; raises `SpawnRefused` with the reason."""
+    check_limits(runtime, parent)
+    spec = child_spec(runtime, parent, request)
+    context = render_subagent_context(
+        me=peer_of(spec),
+        parent=peer_of(parent.spec),
+        task=request.message,
+        siblings=[peer_of(c.spec) for c in parent.children if not c.closed],
+    )
+    return await runtime.start(spec, request.message, parent=parent, subagent_context=context)
+
+
+def check_limits(runtime: RunRuntime, parent: AgentHandle) -> None:
+    """Refuse when the child would nest too deep, too many run, or the run budget is spent."""
+    limits = runtime.config.agents
+    if parent.depth + 1 > limits.max_depth:
+        raise SpawnRefused(
+            f"depth limit reached (agents.max_depth = {limits.max_depth}): do this task yourself"
+        )
+    live = sum(1 for child in parent.children if child.running)
+    if live >= limits.max_threads:
+        raise SpawnRefused(
+            f"thread limit reached (agents.max_threads = {limits.max_threads}): {live} of your "
+            "workers are still running; wait for one with wait_agent or close one with "
+            "close_agent before spawning another"
+        )
+    exhausted = runtime.budget.exhausted
+    if exhausted is not None:
+        raise SpawnRefused(f"no more workers can start: {exhausted}")
+
+
+def child_spec(runtime: RunRuntime, parent: AgentHandle, request: SpawnRequest) -> AgentSpec:
+    """The worker's spec: the parent's, with its own identity, instructions, tools and profile."""
+    _check_request(request)
+    depth = parent.depth + 1
+    model = _model_for(parent.spec.model, request.model)
+    profile = child_profile(
+        parent.spec.profile,
+        cwd=parent.spec.cwd,
+        sandbox=request.sandbox,
+        write_set=request.write_set,
+    )
+    instructions = resolve_base_instructions(
+        override=None,
+        journaled=None,
+        model=model.model,
+        role=request.role,
+        personality=runtime.config.personality,
+    )
+    update = {
+        "agent_id": new_id("agent"),
+        "run_id": runtime.run_id,
+        "parent_id": parent.agent_id,
+        "nickname": runtime.next_nickname(),
+        "role": request.role,
+        "depth": depth,
+        "model": model,
+        "instructions": instructions,
+        "tools": child_tools(depth, runtime.config.agents.max_depth),
+        "profile": profile,
+    }
+    return parent.spec.model_copy(update=update)
+
+
+def child_tools(depth: int, max_depth: int) -> tuple[str, ...]:
+    """The core tools, and the collab tools only while the worker may still spawn (Codex)."""
+    if depth < max_depth:
+        return (*core_tool_names(), *COLLAB_TOOL_NAMES)
+    return core_tool_names()
+
+
+def peer_of(spec: AgentSpec) -> Peer:
+    return Peer(
+        agent_id=spec.agent_id, nickname=spec.nickname, write_set=write_set_of(spec.profile)
+    )
+
+
+def _check_request(request: SpawnRequest) -> None:
+    if not request.message.strip():
+        raise SpawnRefused("the worker's message is empty; say what it should do")
+    if request.role not in ROLES:
+        raise SpawnRefused(f"unknown role {request.role!r}; choose one of: {_join(ROLES)}")
+    if request.model is not None and not request.model.strip():
+        raise SpawnRefused("the model name is empty; leave it out to use your own model")
+
+
+def _model_for(parent: ModelSettings, name: str | None) -> ModelSettings:
+    return parent if name is None else parent.model_copy(update={"model": name.strip()})
+
+
+def _join(names: Sequence[str]) -> str:
+    return ", ".join(names)

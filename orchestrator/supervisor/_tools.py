@@ -1,0 +1,166 @@
+"""The collab tools as run-specific tool providers: spawn, message, wait for, close, list.
+
+Each provider builds one agent's tool; the handler looks the agent up in the runtime when it
+runs, so a restored agent gets the same tools. All of them run alone (never in parallel with
+another call), as in Codex. Refusals are raised and reach the model as failed outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import SandboxMode, Tool, ToolContext, ToolOutput
+
+from .._run import RunRuntime, ToolProvider
+from ._catalog import (
+    CLOSE_AGENT,
+    LIST_AGENTS,
+    SEND_INPUT,
+    SPAWN_AGENT,
+    WAIT_AGENT,
+    WAIT_DEFAULT_MS,
+    WAIT_MAX_MS,
+    close_description,
+    list_description,
+    send_input_description,
+    spawn_description,
+    wait_description,
+)
+from ._errors import CollabError
+from ._spawn import SpawnRequest, spawn_child
+from ._targets import caller_of, describe_agent, describe_status, find_descendant, find_descendants
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+Role = Literal["general", "supervisor", "reviewer", "refactorer", "triager"]
+"""The roles of `agents.ROLES`, spelled out so the schema lists them."""
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SpawnAgentArgs(_Args):
+    message: str = Field(description="The worker's task, complete in itself.")
+    role: Role | None = Field(default=None, description="The worker's role (default general).")
+    model: str | None = Field(default=None, description="A model name (default: yours).")
+    sandbox: SandboxMode | None = Field(
+        default=None, description="The worker's sandbox mode (default: yours; never wider)."
+    )
+    write_set: list[str] | None = Field(
+        default=None, description="Files or folders the worker alone may change."
+    )
+
+
+class SendInputArgs(_Args):
+    target: str = Field(description="The worker's agent id or nickname.")
+    message: str = Field(description="What to tell it.")
+    interrupt: bool = Field(default=False, description="Stop its current turn first.")
+
+
+class WaitAgentArgs(_Args):
+    targets: list[str] = Field(description="Agent ids or nicknames of workers to wait for.")
+    timeout_ms: int = Field(default=WAIT_DEFAULT_MS, description="How long to wait at most.")
+
+
+class CloseAgentArgs(_Args):
+    target: str = Field(description="The worker's agent id or nickname.")
+
+
+class ListAgentsArgs(_Args):
+    pass
+
+
+def collab_tool_providers() -> dict[str, ToolProvider]:
+    """The five collab tools by name, in the order agents are given them."""
+    return {
+        SPAWN_AGENT: spawn_agent_tool,
+        SEND_INPUT: send_input_tool,
+        WAIT_AGENT: wait_agent_tool,
+        CLOSE_AGENT: close_agent_tool,
+        LIST_AGENTS: list_agents_tool,
+    }
+
+
+def spawn_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[SpawnAgentArgs]:
+    async def spawn(args: SpawnAgentArgs, ctx: ToolContext) -> ToolOutput:
+        request = SpawnRequest(
+            message=args.message,
+            role=args.role or "general",
+            model=args.model,
+            sandbox=args.sandbox,
+            write_set=tuple(args.write_set or ()),
+        )
+        child = await spawn_child(runtime, caller_of(runtime, agent_id), request)
+        return _json({"agent_id": child.agent_id, "nickname": child.nickname})
+
+    description = spawn_description(runtime.config.agents)
+    return _tool(SPAWN_AGENT, description, SpawnAgentArgs, spawn, mutating=True)
+
+
+def send_input_tool(runtime: RunRuntime, agent_id: str) -> Tool[SendInputArgs]:
+    async def send(args: SendInputArgs, ctx: ToolContext) -> ToolOutput:
+        if not args.message.strip():
+            raise CollabError("the message is empty; say what the worker should do")
+        target = find_descendant(caller_of(runtime, agent_id), args.target)
+        await runtime.send_input(target, args.message, interrupt=args.interrupt)
+        return _json({"delivered": True})
+
+    return _tool(SEND_INPUT, send_input_description(), SendInputArgs, send, mutating=True)
+
+
+def wait_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[WaitAgentArgs]:
+    async def wait(args: WaitAgentArgs, ctx: ToolContext) -> ToolOutput:
+        if not args.targets:
+            raise CollabError("targets is empty; name at least one worker to wait for")
+        if args.timeout_ms < 0:
+            raise CollabError(f"timeout_ms must be 0 or more, not {args.timeout_ms}")
+        targets = find_descendants(caller_of(runtime, agent_id), args.targets)
+        within = min(args.timeout_ms, WAIT_MAX_MS) / 1000
+        done, timed_out = await runtime.wait(targets, within)
+        status = {agent_id: describe_status(agent) for agent_id, agent in done.items()}
+        return _json({"status": status, "timed_out": timed_out})
+
+    return _tool(WAIT_AGENT, wait_description(), WaitAgentArgs, wait)
+
+
+def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]:
+    async def close(args: CloseAgentArgs, ctx: ToolContext) -> ToolOutput:
+        target = find_descendant(caller_of(runtime, agent_id), args.target)
+        previous = "closed" if target.closed else str(await runtime.close(target))
+        return _json({"previous_status": previous})
+
+    return _tool(CLOSE_AGENT, close_description(), CloseAgentArgs, close, mutating=True)
+
+
+def list_agents_tool(runtime: RunRuntime, agent_id: str) -> Tool[ListAgentsArgs]:
+    async def list_agents(args: ListAgentsArgs, ctx: ToolContext) -> ToolOutput:
+        caller = caller_of(runtime, agent_id)
+        return _json({"agents": [describe_agent(a) for a in caller.subtree()[1:]]})
+
+    return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents)
+
+
+def _tool(
+    name: str,
+    description: str,
+    args: type[ArgsT],
+    handler: Callable[[ArgsT, ToolContext], Awaitable[ToolOutput]],
+    *,
+    mutating: bool = False,
+) -> Tool[ArgsT]:
+    return Tool(
+        name=name,
+        description=description,
+        args=args,
+        handler=handler,
+        mutating=mutating,
+        parallel=False,
+    )
+
+
+def _json(value: dict[str, Any]) -> ToolOutput:
+    return ToolOutput(json.dumps(value, ensure_ascii=False))
