@@ -156,6 +156,7 @@ def build_turn_context(
     now: datetime,
     subagents: tuple[tuple[str, str], ...] = (),
     subagent_context: str | None = None,
+    skills: str | None = None,
 ) -> TurnContext:
     """Capture the environment and read AGENTS.md as they are now (blocking file reads)."""
     settings = spec.agents_md
@@ -175,6 +176,7 @@ def build_turn_context(
         developer_instructions=DEVELOPER_INSTRUCTIONS.render(f"\n{developer}\n")
         if developer
         else None,
+        skills=skills,
         agents_md=_with_user_instructions(agents_md, spec.user_instructions),
         subagent_context=subagent_context,
     )

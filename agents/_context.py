@@ -30,6 +30,8 @@ class ContextTracker:
         items = [Message(role="developer", text=ctx.permissions)]
         if ctx.developer_instructions:
             items.append(Message(role="developer", text=ctx.developer_instructions))
+        if ctx.skills:
+            items.append(Message(role="developer", text=ctx.skills))
         if ctx.agents_md:
             items.append(Message(role="user", text=ctx.agents_md))
         items.append(Message(role="user", text=ctx.environment.render()))
@@ -44,6 +46,8 @@ def _diff_items(old: TurnContext, new: TurnContext) -> list[Message]:
         items.append(Message(role="developer", text=new.permissions))
     if new.developer_instructions and new.developer_instructions != old.developer_instructions:
         items.append(Message(role="developer", text=new.developer_instructions))
+    if new.skills and new.skills != old.skills:
+        items.append(Message(role="developer", text=new.skills))
     if new.agents_md and new.agents_md != old.agents_md:
         items.append(Message(role="user", text=new.agents_md))
     env_diff = new.environment.render_diff(old.environment)

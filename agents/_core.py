@@ -14,17 +14,26 @@ from typing import Any
 
 from tools._truncate import truncate_middle
 
-from ._compaction import build_compaction_request, rebuild_after_compaction
+from ._compaction import (
+    DroppedItems,
+    build_compaction_request,
+    closed_prefix_len,
+    describe_dropped,
+    rebuild_history,
+)
 from ._context import ContextTracker
 from ._errors import CoreStateError
 from ._events import (
     Action,
     AgentStatus,
+    AwaitPreparedCompaction,
     BudgetExceeded,
     CallModel,
     Compact,
     CompactionDone,
     CompactionFailed,
+    CompactionPrepared,
+    CompactRequested,
     Event,
     Finish,
     Interrupt,
@@ -32,6 +41,7 @@ from ._events import (
     ModelFailed,
     ModelItem,
     Notify,
+    PrepareCompaction,
     Resume,
     RunTools,
     ToolResult,
@@ -44,6 +54,7 @@ from ._tokens import ByteEstimator, TokenCounter
 from .model._types import ModelRequest
 
 AUTO_COMPACT_PERCENT = 90
+EARLY_COMPACT_PERCENT = 80
 ABORTED_OUTPUT = "aborted: the turn ended before this tool call finished"
 
 
@@ -57,6 +68,7 @@ class CoreConfig:
     tools: tuple[dict[str, Any], ...] = ()
     context_window: int = 272_000
     auto_compact_token_limit: int | None = None
+    early_compact_percent: int | None = EARLY_COMPACT_PERCENT
     tool_output_token_limit: int = 10_000
     max_turns: int | None = None
     max_tool_calls: int | None = None
@@ -70,6 +82,26 @@ class CoreConfig:
         if self.auto_compact_token_limit is None:
             return ceiling
         return min(self.auto_compact_token_limit, ceiling)
+
+    @property
+    def early_compact_limit(self) -> int | None:
+        """Where a background compaction starts: `early_compact_percent` of the window, and as
+        far below a lowered `compact_limit` as the default is below 90%. None turns it off."""
+        percent = self.early_compact_percent
+        if percent is None:
+            return None
+        by_window = self.context_window * percent // 100
+        return min(by_window, self.compact_limit * percent // AUTO_COMPACT_PERCENT)
+
+
+@dataclass
+class _Preparation:
+    """A background compaction the core asked for; `summary` is None while it runs."""
+
+    prepared_id: int
+    covered: int
+    dropped: DroppedItems
+    summary: str | None = None
 
 
 class AgentCore:
@@ -90,6 +122,13 @@ class AgentCore:
         self._last_usage: Usage | None = None
         self._usage_index = 0
         self._compacted_since_request = False
+        self._compacted_len = 0
+        self._preparation: _Preparation | None = None
+        self._preparation_seq = 0
+        self._awaiting_preparation = False
+        self._manual_covered: int | None = None
+        self.last_compaction: DroppedItems | None = None
+        self.compactions = 0
         self.total_usage = Usage()
         self.model_requests = 0
         self.tool_calls = 0
@@ -119,6 +158,9 @@ class AgentCore:
             missing = tuple(c for c in self._pending_calls if c.call_id not in self._results)
             return [RunTools(missing)] if missing else []
         if self._waiting == "compaction":
+            prep = self._preparation
+            if self._awaiting_preparation and prep is not None:
+                return [AwaitPreparedCompaction(prep.prepared_id, prep.covered)]
             return [self._compact_action()]
         return []
 
@@ -148,8 +190,11 @@ class AgentCore:
             case CompactionDone():
                 return self._on_compaction_done(event)
             case CompactionFailed():
-                self._expect("compaction", event)
-                return self._finish(AgentStatus.FAILED, error=f"compaction failed: {event.error}")
+                return self._on_compaction_failed(event)
+            case CompactionPrepared():
+                return self._on_compaction_prepared(event)
+            case CompactRequested():
+                return self._on_compact_requested()
             case BudgetExceeded():
                 if self._waiting == "done":
                     return []
@@ -169,6 +214,7 @@ class AgentCore:
             self._queued.append(event)
             return []
         self.status = AgentStatus.RUNNING
+        self._manual_covered = None
         self._append_input(event)
         return self._next_request()
 
@@ -182,6 +228,7 @@ class AgentCore:
     def _append_input(self, event: UserInput) -> None:
         self.history.extend(self._context.items_for(event.context))
         self.history.append(Message(role="user", text=event.text))
+        self.history.extend(Message(role="user", text=text) for text in event.attachments)
 
     def _drain_queue(self) -> None:
         for queued in self._queued:
@@ -196,12 +243,17 @@ class AgentCore:
         over = self._budget_problem()
         if over is not None:
             return self._finish(AgentStatus.BUDGET_EXCEEDED, error=over)
+        self._apply_preparation()
         if not self._compacted_since_request and self.context_tokens() >= self.config.compact_limit:
             self._waiting = "compaction"
+            prep = self._preparation
+            if prep is not None:  # still running: waiting for it beats starting afresh
+                self._awaiting_preparation = True
+                return [AwaitPreparedCompaction(prep.prepared_id, prep.covered)]
             return [self._compact_action()]
         self._waiting = "model"
         self._response = []
-        return [CallModel(self._request())]
+        return [*self._maybe_prepare(len(self.history)), CallModel(self._request())]
 
     def _budget_problem(self) -> str | None:
         cfg = self.config
@@ -226,6 +278,7 @@ class AgentCore:
 
     def _on_model_completed(self, event: ModelCompleted) -> list[Action]:
         self._expect("model", event)
+        response_start = len(self.history)
         self.history.extend(self._response)
         self._last_usage = event.usage
         self._usage_index = len(self.history)
@@ -241,7 +294,11 @@ class AgentCore:
             if self._queued:
                 return self._next_request()
             return self._finish(AgentStatus.COMPLETED, message=self.final_message)
-        return self._start_tools(calls)
+        actions = self._start_tools(calls)
+        if self._waiting != "tools":
+            return actions
+        covered = closed_prefix_len(self.history[:response_start])
+        return [*self._maybe_prepare(covered), *actions]
 
     def _start_tools(self, calls: list[FunctionCall]) -> list[Action]:
         limit = self.config.max_tool_calls
@@ -282,19 +339,90 @@ class AgentCore:
     # -- compaction -------------------------------------------------------------------------
 
     def _compact_action(self) -> Compact:
-        request, dropped = build_compaction_request(self._request(), self._counter)
-        return Compact(request=request, dropped_items=dropped)
+        dropped = describe_dropped(self.history, self._counter)
+        request = build_compaction_request(self._request())
+        return Compact(request=request, dropped_items=dropped.count, dropped=dropped)
 
-    def _on_compaction_done(self, event: CompactionDone) -> list[Action]:
-        self._expect("compaction", event)
-        self.total_usage = self.total_usage + event.usage
-        self.history = rebuild_after_compaction(
-            self.history, event.summary, self._context.initial_items(), self._counter
-        )
+    def _maybe_prepare(self, covered: int) -> list[Action]:
+        """Ask for a background summary of the first `covered` items once past the early limit."""
+        early = self.config.early_compact_limit
+        if early is None or self._preparation is not None or covered <= self._compacted_len:
+            return []
+        if not early <= self.context_tokens() < self.config.compact_limit:
+            return []
+        self._preparation_seq += 1
+        dropped = describe_dropped(self.history[:covered], self._counter)
+        self._preparation = _Preparation(self._preparation_seq, covered, dropped)
+        request = build_compaction_request(self._request(), covered)
+        return [PrepareCompaction(self._preparation_seq, request, covered, dropped)]
+
+    def _apply_preparation(self) -> None:
+        prep = self._preparation
+        if prep is None or prep.summary is None:
+            return
+        self._preparation = None
+        self._replace_history(prep.summary, prep.covered, prep.dropped)
+
+    def _replace_history(self, summary: str, covered: int, dropped: DroppedItems) -> None:
+        context = self._context.initial_items()
+        self.history = rebuild_history(self.history, summary, context, self._counter, covered)
         self._last_usage = None
         self._usage_index = 0
+        self._compacted_len = len(self.history)
+        self.last_compaction = dropped
+        self.compactions += 1
+
+    def _on_compaction_done(self, event: CompactionDone) -> list[Action]:
+        manual = self._manual_covered if self._waiting in ("input", "done") else None
+        if manual is None:
+            self._expect("compaction", event)
+        covered = len(self.history) if manual is None else manual
+        self.total_usage = self.total_usage + event.usage
+        dropped = event.dropped or describe_dropped(self.history[:covered], self._counter)
+        self._preparation = None  # it covered a history that is gone now
+        self._manual_covered = None
+        self._replace_history(event.summary, covered, dropped)
+        if manual is not None:
+            return []
         self._compacted_since_request = True
         return self._next_request()
+
+    def _on_compaction_failed(self, event: CompactionFailed) -> list[Action]:
+        if self._manual_covered is not None and self._waiting in ("input", "done"):
+            self._manual_covered = None  # a manual compaction leaves the history as it was
+            return []
+        self._expect("compaction", event)
+        return self._finish(AgentStatus.FAILED, error=f"compaction failed: {event.error}")
+
+    def _on_compaction_prepared(self, event: CompactionPrepared) -> list[Action]:
+        self.total_usage = self.total_usage + event.usage
+        prep = self._preparation
+        if prep is None or prep.prepared_id != event.prepared_id or prep.summary is not None:
+            return []  # stale: a compaction or the end of the turn overtook it
+        if event.covered_items != prep.covered:
+            raise CoreStateError(
+                f"preparation {prep.prepared_id} covered {prep.covered} items, "
+                f"not {event.covered_items}"
+            )
+        awaiting, self._awaiting_preparation = self._awaiting_preparation, False
+        if event.error is not None:
+            self._preparation = None
+            return [self._compact_action()] if awaiting else []
+        prep.summary = event.summary
+        return self._next_request() if awaiting else []
+
+    def _on_compact_requested(self) -> list[Action]:
+        if self._waiting not in ("input", "done"):
+            raise CoreStateError(
+                f"a manual compaction needs an idle agent; this one waits for {self._waiting}"
+            )
+        covered = closed_prefix_len(self.history)
+        if covered <= self._compacted_len:
+            return []  # nothing new since the last compaction
+        self._manual_covered = covered
+        dropped = describe_dropped(self.history[:covered], self._counter)
+        request = build_compaction_request(self._request(), covered)
+        return [Compact(request=request, dropped_items=dropped.count, dropped=dropped)]
 
     # -- endings ----------------------------------------------------------------------------
 
@@ -308,6 +436,7 @@ class AgentCore:
     def _on_resume(self) -> list[Action]:
         if self._waiting != "done" or self.status is AgentStatus.COMPLETED:
             return []
+        self._manual_covered = None
         self.status = AgentStatus.RUNNING
         return self._next_request()
 
@@ -320,6 +449,9 @@ class AgentCore:
         marker: str | None = None,
     ) -> list[Action]:
         self._response = []
+        self._awaiting_preparation = False
+        if self._preparation is not None and self._preparation.summary is None:
+            self._preparation = None  # the driver abandons background work when a turn ends
         if self._pending_calls:
             self._record_outputs()
         if marker is not None:

@@ -7,12 +7,13 @@ driver and are never stored.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ._compaction import DroppedItems
 from ._environment import EnvironmentContext
 from ._items import FunctionCall, Item, Usage
 from .model._types import ModelRequest
@@ -45,14 +46,19 @@ class TurnContext(_Event):
     environment: EnvironmentContext
     permissions: str
     developer_instructions: str | None = None
+    skills: str | None = None
     agents_md: str | None = None
     subagent_context: str | None = None
 
 
 class UserInput(_Event):
+    """A task or message. `attachments` are marked fragments sent right after it, for this turn
+    only (the bodies of skills it mentions by `$name`)."""
+
     kind: Literal["user_input"] = "user_input"
     text: str
     context: TurnContext
+    attachments: tuple[str, ...] = ()
 
 
 class ModelItem(_Event):
@@ -81,9 +87,34 @@ class ToolResult(_Event):
 
 
 class CompactionDone(_Event):
+    """The summary for the last `Compact` action; `dropped` records what it removed."""
+
     kind: Literal["compaction_done"] = "compaction_done"
     summary: str
     usage: Usage = Usage()
+    dropped: DroppedItems | None = None
+
+
+class CompactionPrepared(_Event):
+    """The outcome of a background `PrepareCompaction`: its summary, or why there is none.
+
+    It may arrive in any state; the core applies it at its next request if it is still current
+    and ignores it if a compaction or the end of the turn made it stale.
+    """
+
+    kind: Literal["compaction_prepared"] = "compaction_prepared"
+    prepared_id: int
+    covered_items: int
+    summary: str = ""
+    usage: Usage = Usage()
+    dropped: DroppedItems | None = None
+    error: str | None = None
+
+
+class CompactRequested(_Event):
+    """Compact an idle agent's history now (manual compaction)."""
+
+    kind: Literal["compact_requested"] = "compact_requested"
 
 
 class CompactionFailed(_Event):
@@ -130,6 +161,8 @@ Event = Annotated[
     | ToolResult
     | CompactionDone
     | CompactionFailed
+    | CompactionPrepared
+    | CompactRequested
     | BudgetExceeded
     | Interrupt
     | Notify
@@ -164,10 +197,37 @@ class RunTools:
 
 @dataclass(frozen=True)
 class Compact:
-    """Summarise the history: call the model with `request`, answer `CompactionDone`."""
+    """Summarise the history: call the model with `request`, answer `CompactionDone` carrying
+    `dropped` (or `CompactionFailed`). The agent stalls until then."""
 
     request: ModelRequest
     dropped_items: int
+    dropped: DroppedItems = field(default_factory=DroppedItems)
+
+
+@dataclass(frozen=True)
+class PrepareCompaction:
+    """Summarise the first `covered_items` items in the background, alongside the actions that
+    follow, and answer `CompactionPrepared` with `prepared_id` and `dropped` when done.
+
+    A driver that cannot run it in the background may drop it: the core then compacts in the
+    foreground when it must. A driver abandons it when the agent finishes.
+    """
+
+    prepared_id: int
+    request: ModelRequest
+    covered_items: int
+    dropped: DroppedItems
+
+
+@dataclass(frozen=True)
+class AwaitPreparedCompaction:
+    """The context is full and background preparation `prepared_id` is still running: wait for
+    it and answer its `CompactionPrepared`. A driver that no longer runs it (after a restart)
+    answers `CompactionPrepared` with an `error`, and the core compacts in the foreground."""
+
+    prepared_id: int
+    covered_items: int
 
 
 @dataclass(frozen=True)
@@ -177,4 +237,4 @@ class Finish:
     error: str | None = None
 
 
-Action = CallModel | RunTools | Compact | Finish
+Action = CallModel | RunTools | Compact | PrepareCompaction | AwaitPreparedCompaction | Finish

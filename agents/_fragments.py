@@ -60,6 +60,7 @@ ENVIRONMENT_CONTEXT = _tagged("environment_context", "user", "environment_contex
 SUBAGENT_CONTEXT = _tagged("subagent_context", "user", "subagent_context")
 SUBAGENT_NOTIFICATION = _tagged("subagent_notification", "user", "subagent_notification")
 SKILL = _tagged("skill", "user", "skill")
+SKILLS_INSTRUCTIONS = _tagged("skills_instructions", "developer", "skills_instructions")
 TURN_ABORTED = _tagged("turn_aborted", "user", "turn_aborted")
 TOOL_CALL_INTERRUPTED = _tagged("tool_call_interrupted", "user", "tool_call_interrupted")
 COMPACTION_SUMMARY = _tagged("compaction_summary", "user", "compaction_summary")
@@ -72,6 +73,7 @@ ALL_KINDS: tuple[FragmentKind, ...] = (
     SUBAGENT_CONTEXT,
     SUBAGENT_NOTIFICATION,
     SKILL,
+    SKILLS_INSTRUCTIONS,
     TURN_ABORTED,
     TOOL_CALL_INTERRUPTED,
     COMPACTION_SUMMARY,

@@ -15,14 +15,19 @@ import anyio
 
 from tools import ToolCall, ToolContext, ToolOutput, ToolRegistry, run_tool_calls
 
+from ._compaction import DroppedItems
 from ._core import AgentCore
+from ._errors import CoreStateError
 from ._events import (
     Action,
+    AwaitPreparedCompaction,
     BudgetExceeded,
     CallModel,
     Compact,
     CompactionDone,
     CompactionFailed,
+    CompactionPrepared,
+    CompactRequested,
     Event,
     Finish,
     Interrupt,
@@ -30,6 +35,7 @@ from ._events import (
     ModelFailed,
     ModelItem,
     Notify,
+    PrepareCompaction,
     RunTools,
     ToolResult,
     ToolsChanged,
@@ -37,8 +43,9 @@ from ._events import (
 )
 from ._hooks import RunnerHooks, SafeHooks
 from ._items import FunctionCall, Message, Usage
+from ._preparations import CompactionGate, Preparations, open_preparations
 from ._store import LedgerEntry, Store
-from .model import ModelClient, ModelError
+from .model import ModelClient, ModelError, ModelRequest, ModelResponse
 
 CLEANUP_TIMEOUT = 10.0
 
@@ -70,10 +77,12 @@ class AgentRunner:
     hooks: RunnerHooks = field(default_factory=RunnerHooks)
     limits: RunnerLimits = field(default_factory=RunnerLimits)
     clock: Callable[[], float] = time.time
+    compaction_gate: CompactionGate | None = None
 
     def __post_init__(self) -> None:
         self._hooks = SafeHooks(self.hooks)
         self._lock = anyio.Lock()
+        self._preparations: Preparations | None = None
         self._cost = 0.0
         self._tools_version = self.registry.version
 
@@ -88,12 +97,13 @@ class AgentRunner:
     async def feed(self, event: Event) -> list[Action]:
         """Journal `event`, then hand it to the core."""
         async with self._lock:
-            payload = event_to_payload(event)
-            record = await self.store.append_event(
-                self.agent_id, event.kind, payload, at=self.clock()
-            )
-            self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
-            return self.core.handle(event)
+            return await self._feed_locked(event)
+
+    async def _feed_locked(self, event: Event) -> list[Action]:
+        payload = event_to_payload(event)
+        record = await self.store.append_event(self.agent_id, event.kind, payload, at=self.clock())
+        self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+        return self.core.handle(event)
 
     async def notify_if_busy(self, text: str) -> bool:
         """Queue `text` for the model's next request if a turn is under way; else do nothing.
@@ -116,7 +126,8 @@ class AgentRunner:
         """Execute `actions` and all that follow until the core finishes."""
         try:
             with anyio.fail_after(self.limits.max_wall_time_s):
-                return await self._loop(actions)
+                async with open_preparations() as self._preparations:
+                    return await self._loop(actions)
         except TimeoutError:
             reason = f"wall-time budget exceeded: {self.limits.max_wall_time_s:g} s"
             return await self._finish_now(BudgetExceeded(reason=reason))
@@ -150,6 +161,12 @@ class AgentRunner:
             return await self._run_tools(action)
         if isinstance(action, Compact):
             return await self._compact(action)
+        if isinstance(action, PrepareCompaction):
+            if self._preparations is not None:
+                self._preparations.start(action, self._prepare)
+            return []
+        if isinstance(action, AwaitPreparedCompaction):
+            return await self._await_preparation(action)
         raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
 
     async def _call_model(self, action: CallModel) -> list[Action]:
@@ -248,15 +265,86 @@ class AgentRunner:
         return actions
 
     async def _compact(self, action: Compact) -> list[Action]:
+        try:
+            done = await self._summarise(action)
+        except ModelError as exc:
+            return await self.feed(CompactionFailed(error=str(exc)))
+        return await self.feed(done)
+
+    async def _summarise(self, action: Compact) -> CompactionDone:
         self._hooks.call("compaction_started", self.agent_id, action.dropped_items)
         try:
-            response = await self.model.complete(action.request)
+            response = await self._gated_summary(action.request, background=False)
         except ModelError as exc:
             self._hooks.call("compaction_ended", self.agent_id, str(exc))
-            return await self.feed(CompactionFailed(error=str(exc)))
-        summary = _last_assistant_text(response.items)
+            raise
         self._hooks.call("compaction_ended", self.agent_id, None)
-        return await self.feed(CompactionDone(summary=summary, usage=response.usage))
+        summary = _last_assistant_text(response.items)
+        return CompactionDone(summary=summary, usage=response.usage, dropped=action.dropped)
+
+    async def _prepare(self, action: PrepareCompaction) -> list[Action]:
+        """A background summary, fed back whenever it is ready (the core takes it in any state)."""
+        result = CompactionPrepared(
+            prepared_id=action.prepared_id,
+            covered_items=action.covered_items,
+            dropped=action.dropped,
+        )
+        self._hooks.call("compaction_started", self.agent_id, action.dropped.count)
+        try:
+            response = await self._gated_summary(action.request, background=True)
+        except ModelError as exc:
+            self._hooks.call("compaction_ended", self.agent_id, str(exc))
+            return await self.feed(result.model_copy(update={"error": str(exc)}))
+        self._hooks.call("compaction_ended", self.agent_id, None)
+        summary = _last_assistant_text(response.items)
+        return await self.feed(
+            result.model_copy(update={"summary": summary, "usage": response.usage})
+        )
+
+    async def _await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
+        if self.compaction_gate is not None:
+            self.compaction_gate.hurry(self.agent_id)
+        running = self._preparations
+        actions = await running.wait(action.prepared_id) if running is not None else None
+        if actions is not None:
+            return actions
+        lost = CompactionPrepared(
+            prepared_id=action.prepared_id,
+            covered_items=action.covered_items,
+            error="the background summary was lost when the agent was resumed",
+        )
+        return await self.feed(lost)
+
+    async def _gated_summary(self, request: ModelRequest, *, background: bool) -> ModelResponse:
+        if self.compaction_gate is None:
+            return await self.model.complete(request)
+        async with self.compaction_gate.slot(self.agent_id, background=background):
+            return await self.model.complete(request)
+
+    async def compact_now(self) -> DroppedItems | None:
+        """Compact this idle agent's history now, journaled so a replay reaches the same history.
+
+        Answers what was dropped, or None when nothing is new since the last compaction. Other
+        events wait until it is done. Raises `CoreStateError` while the agent is running, and
+        `ModelError` when no summary could be made (the history is then left as it was).
+        """
+        async with self._lock:
+            if self.core.waiting_for not in ("input", "done"):
+                raise CoreStateError(
+                    f"agent {self.agent_id} is busy (waiting for {self.core.waiting_for}); "
+                    "compact it once its turn has ended"
+                )
+            actions = await self._feed_locked(CompactRequested())
+            compact = next((a for a in actions if isinstance(a, Compact)), None)
+            if compact is None:
+                return None
+            try:
+                done = await self._summarise(compact)
+            except ModelError as exc:
+                await self._feed_locked(CompactionFailed(error=str(exc)))
+                raise
+            await self._feed_locked(done)
+            return compact.dropped
 
     async def _record_finish(self, finish: Finish) -> Finish:
         usage = self.core.total_usage

@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,8 @@ from ._run import (
     ToolProvider,
     open_runtime,
 )
+from .services._mcp_tooling import open_mcp_tooling
+from .services._skills_service import SkillsService
 
 JOURNAL_NAME = "journal.sqlite"
 
@@ -68,6 +70,8 @@ class RunSetup:
     env: Mapping[str, str] | None = None
     limiters: RateLimiterRegistry | None = None
     """The process's rate limiters; one per run when not given."""
+    skills: SkillsService | None = None
+    """Skills matched to each agent's task; discovered from the run's folder when not given."""
 
 
 def journal_path(config: CorralConfig) -> Path:
@@ -123,7 +127,10 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
     """The journal, the shared model clients and a runtime for run `run_id`."""
     clients = ClientPool(setup.limiters or RateLimiterRegistry.from_config(config))
     try:
-        async with open_sqlite_store(journal_path(config)) as store:
+        async with (
+            open_sqlite_store(journal_path(config)) as store,
+            open_mcp_tooling(config) as mcp,
+        ):
             options = RuntimeOptions(
                 config=config,
                 store=store,
@@ -132,6 +139,8 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
                 hooks=setup.hooks,
                 services=setup.services,
                 tool_providers=setup.tool_providers,
+                skills=setup.skills,
+                equip=mcp.equip if mcp is not None else None,
             )
             async with open_runtime(options) as runtime:
                 yield runtime
@@ -151,6 +160,7 @@ async def run_single_agent(
     """Start a run whose root agent works on `task`, and wait until the whole run is done."""
     environ = os.environ if setup.env is None else setup.env
     run_id = run_id or new_id("run")
+    setup = await with_skills(setup, config, cwd)
     spec = build_root_spec(
         config,
         cwd=cwd,
@@ -166,6 +176,13 @@ async def run_single_agent(
         finish = _finish_of(root)
         await _journal_end(runtime.store, run_id, finish)
     return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
+
+
+async def with_skills(setup: RunSetup, config: CorralConfig, cwd: Path) -> RunSetup:
+    """`setup` with the skills that apply in `cwd`, unless it has some or skills are off."""
+    if setup.skills is not None or not config.skills.enabled:
+        return setup
+    return replace(setup, skills=await SkillsService.discover(config, cwd))
 
 
 async def resume_single(

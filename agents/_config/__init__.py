@@ -16,6 +16,7 @@ from ._model import OtelConfig as OtelConfig
 from ._model import RateLimit as RateLimit
 from ._model import RoleConfig as RoleConfig
 from ._model import ShellConfig as ShellConfig
+from ._model import SkillsConfig as SkillsConfig
 from ._sources import ConfigLayer as ConfigLayer
 from ._sources import corral_home as corral_home
 
@@ -32,6 +33,7 @@ __all__ = [
     "RateLimit",
     "RoleConfig",
     "ShellConfig",
+    "SkillsConfig",
     "corral_home",
     "load_config",
 ]

@@ -152,6 +152,13 @@ class McpServerConfig(_Section):
         return "stdio" if self.command is not None else "streamable_http"
 
 
+class SkillsConfig(_Section):
+    """`[skills]`: whether agents get a listing of matching skills, and extra skill folders."""
+
+    enabled: bool = True
+    dirs: tuple[Path, ...] = ()
+
+
 class OtelConfig(_Section):
     """`[otel]`: where traces and metrics go."""
 
@@ -202,6 +209,9 @@ class CorralConfig(_Section):
     prices: dict[str, ModelPrice] = {}
     rate_limits: dict[str, RateLimit] = {}
     mcp_servers: dict[str, McpServerConfig] = {}
+    tool_search_threshold: int = Field(default=100, ge=0)
+    """From this many MCP tools on, agents find them with `tool_search` (0: always)."""
+    skills: SkillsConfig = SkillsConfig()
     otel: OtelConfig = OtelConfig()
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")

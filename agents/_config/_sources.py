@@ -180,6 +180,9 @@ def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]
     for server in servers.values() if isinstance(servers, dict) else ():
         if isinstance(server, dict) and "cwd" in server:
             server["cwd"] = _absolute(server["cwd"], base)
+    skills = values.get("skills")
+    if isinstance(skills, dict) and isinstance(skills.get("dirs"), list):
+        skills["dirs"] = [_absolute(d, base) for d in skills["dirs"]]
     agents = values.get("agents")
     roles = agents.get("roles") if isinstance(agents, dict) else None
     for role in roles.values() if isinstance(roles, dict) else ():

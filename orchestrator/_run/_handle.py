@@ -29,6 +29,7 @@ class AgentHandle:
     closed: bool = False
     inbox: list[str] = field(default_factory=list)
     subagent_context: str | None = None
+    skills: str | None = None
     """Who this worker is; every turn carries it, so compaction re-injects it."""
     turn_scope: anyio.CancelScope | None = None
     agent_scope: anyio.CancelScope | None = None

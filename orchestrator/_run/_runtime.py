@@ -40,6 +40,7 @@ from agents import (
 )
 from tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
 
+from ..services._skills_service import SkillsService
 from ._budget import RunBudget, cost_of, price_for
 from ._clients import ClientPool
 from ._fragments import render_notification
@@ -68,6 +69,9 @@ class RuntimeOptions:
     hooks: RunnerHooks = field(default_factory=RunnerHooks)
     services: Mapping[str, Any] = field(default_factory=dict)
     tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
+    skills: SkillsService | None = None
+    equip: Callable[[ToolRegistry], None] | None = None
+    """Adds the process's shared tools (MCP, `tool_search`) to each agent's registry."""
     clock: Callable[[], float] = time.time
 
 
@@ -112,12 +116,17 @@ class RunRuntime:
         subagent_context: str | None = None,
     ) -> AgentHandle:
         """Journal a new agent and start its first turn on `task`."""
+        skills = self.options.skills
+        found = await skills.for_task(task) if skills is not None else None
+        listing = found.listing if found is not None else None
         # The context first: an unreadable AGENTS.md must not leave a half-started agent behind.
-        context = await self._turn_context(spec, subagent_context)
+        context = await self._turn_context(spec, subagent_context, listing)
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
         handle.subagent_context = subagent_context
+        handle.skills = listing
         await self._journal_agent(spec, task)
-        first = UserInput(text=task, context=context)
+        attachments = found.attachments if found is not None else ()
+        first = UserInput(text=task, context=context, attachments=attachments)
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
 
@@ -145,7 +154,9 @@ class RunRuntime:
             handle.ended.set()
             return handle
         handle.inbox.extend(inbox)
-        handle.subagent_context = await self._journaled_subagent_context(spec.agent_id)
+        pinned = await self._journaled_context(spec.agent_id)
+        handle.subagent_context = pinned.get("subagent_context")
+        handle.skills = pinned.get("skills")
         handle.runner.core = await replay_core(self.store, handle.runner.core.config)
         handle.status = status
         handle.final_message = handle.runner.core.final_message
@@ -153,20 +164,26 @@ class RunRuntime:
         self._tg.start_soon(self._agent_loop, handle, None, resume, name=f"agent {spec.agent_id}")
         return handle
 
-    async def _turn_context(self, spec: AgentSpec, subagent_context: str | None) -> TurnContext:
+    async def _turn_context(
+        self, spec: AgentSpec, subagent_context: str | None, skills: str | None
+    ) -> TurnContext:
         return await anyio.to_thread.run_sync(
             lambda: build_turn_context(
-                spec, now=datetime.now().astimezone(), subagent_context=subagent_context
+                spec,
+                now=datetime.now().astimezone(),
+                subagent_context=subagent_context,
+                skills=skills,
             )
         )
 
-    async def _journaled_subagent_context(self, agent_id: str) -> str | None:
+    async def _journaled_context(self, agent_id: str) -> dict[str, str]:
+        """The fragments fixed at the agent's start (who it is, its skills), from its journal."""
         for record in await self.store.events(agent_id):
             if record.kind == "user_input":
                 context = record.payload.get("context") or {}
-                found = context.get("subagent_context")
-                return found if isinstance(found, str) else None
-        return None
+                keys = ("subagent_context", "skills")
+                return {k: v for k in keys if isinstance(v := context.get(k), str)}
+        return {}
 
     def _adopt(
         self,
@@ -191,6 +208,8 @@ class RunRuntime:
 
     def _runner(self, spec: AgentSpec) -> AgentRunner:
         registry = self.registry_for(spec)
+        if self.options.equip is not None:
+            self.options.equip(registry)
         price = price_for(self.config.prices, spec.model.model)
         return AgentRunner(
             core=build_core(spec, registry),
@@ -263,8 +282,13 @@ class RunRuntime:
                 while await self._more_to_do(handle):
                     text = "\n\n".join(handle.inbox)
                     handle.inbox.clear()
-                    context = await self._turn_context(handle.spec, handle.subagent_context)
-                    await self._turn(handle, UserInput(text=text, context=context))
+                    context = await self._turn_context(
+                        handle.spec, handle.subagent_context, handle.skills
+                    )
+                    skills = self.options.skills
+                    attachments = skills.mentioned(text) if skills is not None else ()
+                    message = UserInput(text=text, context=context, attachments=attachments)
+                    await self._turn(handle, message)
         finally:
             handle.ended.set()
             self._broadcast()

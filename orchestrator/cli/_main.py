@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import logging
 import signal
 import sys
 from collections.abc import Sequence
@@ -18,11 +19,33 @@ import anyio
 
 from tools import CorralError
 
-from . import _apply_patch, _demo, _exec, _model_server, _resume, _status
+from . import (
+    _apply_patch,
+    _demo,
+    _exec,
+    _fanout,
+    _mcp,
+    _model_server,
+    _resume,
+    _skills,
+    _status,
+    _tools,
+)
 
 TERMINATED = 143
 
-_COMMANDS = (_demo, _exec, _resume, _status, _model_server, _apply_patch)
+_COMMANDS = (
+    _demo,
+    _exec,
+    _fanout,
+    _resume,
+    _status,
+    _model_server,
+    _apply_patch,
+    _tools,
+    _skills,
+    _mcp,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Set before any library can: wordllama calls basicConfig(level=INFO) when imported.
+    logging.basicConfig(level=logging.WARNING, format="corral: %(levelname)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -9,6 +9,9 @@ from typing import Any
 from agents import RunnerHooks, load_config
 
 from .._single import RunSetup, resume_single
+from ..fanout import find_fanout_run
+from ..supervisor import collab_tool_providers
+from . import _fanout
 from ._common import JsonLinesHooks, ProgressHooks, resolve_cwd
 from ._exec import approval_services, report
 
@@ -30,12 +33,18 @@ def add_parser(sub: Any) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
+    fanout_run = await find_fanout_run(config, args.target)
+    if fanout_run is not None:
+        return await _fanout.resume(args, config, fanout_run)
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     cwd = resolve_cwd(args.cd) if args.cd is not None else None
     outcome = await resume_single(
         config,
         args.target,
-        setup=RunSetup(hooks=hooks, services=approval_services()),
+        # Every run may hold workers; a tool is built only for agents whose spec names it.
+        setup=RunSetup(
+            hooks=hooks, services=approval_services(), tool_providers=collab_tool_providers()
+        ),
         base_url=args.base_url,
         message=args.message,
         cwd=cwd,

@@ -1,0 +1,171 @@
+"""`corral fanout`: one worker per line of a JSONL file, each reporting a schema-checked result.
+
+The template's `{field}` placeholders are filled from each item; the workers run at most
+`--concurrency` at once, and the results go to `--out` as JSON lines in item order. Ctrl-C or
+SIGTERM (handled in `_main`) stops every worker and leaves the run resumable with `corral resume`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agents import CorralConfig, RunnerHooks
+from tools import InvalidInput
+
+from .._single import RunSetup
+from ..fanout import (
+    DEFAULT_MAX_RESULT_TRIES,
+    FanoutOutcome,
+    ResultSchema,
+    TemplateError,
+    read_items,
+    resume_fanout,
+    run_fanout,
+)
+from ._common import (
+    JsonLinesHooks,
+    add_model_flags,
+    add_workspace_flags,
+    load_cli_config,
+    resolve_cwd,
+)
+from ._exec import approval_services
+
+_DESCRIPTION = (
+    "Run one worker per line of a JSONL file on the template, its {field} placeholders filled "
+    "from the line ({{ and }} for braces). Each worker hands in its result through the "
+    "report_result tool, checked against the JSON Schema; results go to --out in item order. "
+    "Ctrl-C or SIGTERM stops the run; `corral resume RUN` carries it on."
+)
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "fanout", help="run one worker per item of a JSONL file", description=_DESCRIPTION
+    )
+    add_model_flags(parser)
+    add_workspace_flags(parser)
+    parser.add_argument("--items", type=Path, required=True, metavar="FILE.jsonl")
+    parser.add_argument(
+        "--template", required=True, metavar="TEXT_OR_@FILE", help="the task; {field} is filled"
+    )
+    parser.add_argument("--schema", type=Path, required=True, metavar="SCHEMA.json")
+    parser.add_argument(
+        "--concurrency", type=_positive, metavar="N", help="workers at once (config: 16)"
+    )
+    parser.add_argument(
+        "--max-result-tries",
+        type=_positive,
+        default=DEFAULT_MAX_RESULT_TRIES,
+        metavar="N",
+        help="invalid results a worker may send before its item fails",
+    )
+    parser.add_argument(
+        "--out", default="results.jsonl", metavar="FILE", help="results file, or - for stdout"
+    )
+    parser.add_argument("--run-id", help="choose the run id (default: generated)")
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    cwd = resolve_cwd(args.cd)
+    config = load_cli_config(args, cwd)
+    items = read_items(args.items)
+    template = read_template(args.template)
+    schema = ResultSchema.load(args.schema)
+    console = Console("fanout")
+    setup = RunSetup(services=approval_services())
+    outcome = await console.cancellable(
+        lambda: run_fanout(
+            config,
+            items,
+            template,
+            schema,
+            cwd=cwd,
+            setup=setup,
+            concurrency=args.concurrency,
+            run_id=args.run_id,
+            out=args.out,
+            max_result_tries=args.max_result_tries,
+            on_start=console.started,
+        )
+    )
+    return console.report(outcome)
+
+
+async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) -> int:
+    """`corral resume RUN` for a fan-out run (called by the resume command)."""
+    if args.message is not None:
+        raise InvalidInput(f"run {run_id} is a fan-out: it takes no follow-up message; drop it")
+    hooks: RunnerHooks = JsonLinesHooks() if args.json else RunnerHooks()
+    console = Console("resume")
+    setup = RunSetup(hooks=hooks, services=approval_services())
+    outcome = await console.cancellable(
+        lambda: resume_fanout(
+            config, run_id, setup=setup, base_url=args.base_url, on_start=console.started
+        )
+    )
+    return console.report(outcome)
+
+
+def read_template(raw: str) -> str:
+    """`--template`: the text itself, or `@FILE` for a file's contents."""
+    if not raw.startswith("@"):
+        return raw
+    path = Path(raw[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TemplateError(f"cannot read template file {path}: {exc}") from exc
+
+
+@dataclass
+class Console:
+    """What a person sees on stderr: the run id at the start, one summary line at the end."""
+
+    command: str
+    run_id: str | None = None
+
+    def started(self, run_id: str, total: int, left: int) -> None:
+        self.run_id = run_id
+        todo = "" if left == total else f", {left} to go"
+        print(f"corral {self.command}: run {run_id} ({total} items{todo})", file=sys.stderr)
+        sys.stderr.flush()
+
+    async def cancellable(self, work: Callable[[], Awaitable[FanoutOutcome]]) -> FanoutOutcome:
+        """Run `work`; if Ctrl-C or SIGTERM cancels it (see `_main`), say how to resume."""
+        try:
+            return await work()
+        except anyio.get_cancelled_exc_class():
+            if self.run_id is not None:
+                print(
+                    f"corral {self.command}: stopped; resume with `corral resume {self.run_id}`",
+                    file=sys.stderr,
+                )
+            raise
+
+    def report(self, outcome: FanoutOutcome) -> int:
+        if outcome.to_stdout:
+            for line in outcome.lines():
+                print(line)
+            sys.stdout.flush()
+        where = f"; results in {outcome.out}" if outcome.out is not None else ""
+        print(f"corral {self.command}: {outcome.summary_line()}{where}", file=sys.stderr)
+        return 0 if outcome.ok else 1
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

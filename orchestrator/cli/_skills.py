@@ -1,0 +1,133 @@
+"""`corral skills list` and `corral skills match TEXT`: the skills found here, and how they rank.
+
+Skills are discovered from the working folder and the home folders, plus any `--dir` roots.
+Skipped skills are reported on stderr, one line each, and never stop the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents import load_config
+from orchestrator.services import WordLlamaEmbedder
+from orchestrator.services.skills import (
+    EmptySkillQuery,
+    Match,
+    Skill,
+    SkillCatalog,
+    SkillInputError,
+    SkillMatcher,
+    SkillsFolderMissing,
+    discover_skills,
+)
+
+_DESCRIPTION_WIDTH = 60
+_NAME_WIDTH = 40
+
+
+def add_parser(sub: Any) -> None:
+    skills = sub.add_parser("skills", help="list the skills found here, or rank them for a task")
+    actions = skills.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="list the skills found, by name")
+    _add_common_flags(listing)
+    listing.set_defaults(handler=list_skills)
+    match = actions.add_parser("match", help="rank the skills for a task text, best first")
+    match.add_argument("text", metavar="TEXT", help="the task to find skills for")
+    match.add_argument("--limit", type=int, default=5, help="how many to show (default 5)")
+    _add_common_flags(match)
+    match.set_defaults(handler=match_skills)
+
+
+def _add_common_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print a JSON array")
+    parser.add_argument(
+        "--dir",
+        dest="dirs",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="also search this folder for skills (repeatable)",
+    )
+
+
+def list_skills(args: argparse.Namespace) -> int:
+    catalog = _discover(args.dirs)
+    if args.json:
+        print(json.dumps([_skill_json(skill) for skill in catalog], ensure_ascii=False))
+    elif not catalog.skills:
+        print("no skills found; add SKILL.md folders under .corral/skills or ~/.corral/skills")
+    else:
+        print(_table([(None, skill) for skill in catalog]))
+    return 0
+
+
+def match_skills(args: argparse.Namespace) -> int:
+    if not args.text.strip():
+        raise EmptySkillQuery('give the task to match, e.g. corral skills match "fill in a form"')
+    if args.limit < 1:
+        raise SkillInputError(f"--limit {args.limit}: give a number of skills of 1 or more")
+    catalog = _discover(args.dirs)
+    matches = SkillMatcher(catalog, WordLlamaEmbedder()).match(args.text, args.limit)
+    if args.json:
+        print(json.dumps([_match_json(match) for match in matches], ensure_ascii=False))
+    elif not matches:
+        print("no skills found to match")
+    else:
+        print(_table([(match.score, match.skill) for match in matches]))
+    return 0
+
+
+def _discover(dirs: Sequence[Path]) -> SkillCatalog:
+    for folder in dirs:
+        if not folder.is_dir():
+            raise SkillsFolderMissing(f"--dir {folder}: no such folder; give one that holds skills")
+    cwd = Path.cwd()
+    config = load_config(cwd=cwd).config
+    catalog = discover_skills(
+        cwd,
+        home=Path.home(),
+        corral_home=config.home,
+        skills_dirs=[folder.resolve() for folder in dirs],
+        root_markers=config.project_root_markers,
+    )
+    for warning in catalog.warnings:
+        print(f"corral skills: warning: {warning}", file=sys.stderr)
+    return catalog
+
+
+def _skill_json(skill: Skill) -> dict[str, Any]:
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "path": str(skill.path),
+        "scope": skill.scope,
+    }
+
+
+def _match_json(match: Match) -> dict[str, Any]:
+    return {**_skill_json(match.skill), "score": round(match.score, 6)}
+
+
+def _table(rows: Sequence[tuple[float | None, Skill]]) -> str:
+    width = min(max(len(skill.name) for _, skill in rows), _NAME_WIDTH)
+    scored = rows[0][0] is not None
+    lines = [("SCORE   " if scored else "") + _row("NAME", width, "DESCRIPTION", "PATH")]
+    for score, skill in rows:
+        prefix = f"{score:.4f}  " if score is not None else ""
+        description = _shorten(skill.description, _DESCRIPTION_WIDTH)
+        lines.append(prefix + _row(skill.name, width, description, str(skill.path)))
+    return "\n".join(lines)
+
+
+def _row(name: str, width: int, description: str, path: str) -> str:
+    return f"{name:<{width}}  {description:<{_DESCRIPTION_WIDTH}}  {path}"
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3].rstrip() + "..."

@@ -1,0 +1,242 @@
+"""Running a fan-out, and resuming one: the journal's run and items around a `WorkerPool`.
+
+`run_fanout` checks every input first (`plan_fanout`), then journals the run with its settings
+and all its items, and runs the workers; `resume_fanout` needs only the run's id. Both read the
+outcomes back from the journal, record the run's summary, and write the results file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from pydantic import ValidationError
+
+from agents import (
+    AgentSpec,
+    CorralConfig,
+    ItemRecord,
+    RunRecord,
+    Store,
+    UnknownRun,
+    open_sqlite_store,
+)
+
+from .._run import price_for
+from .._single import RunSetup, journal_path, new_id, open_run
+from ._errors import FanoutInputError, NotAFanoutRun
+from ._items import FanoutItem
+from ._outcome import FINAL_STATUSES, FanoutOutcome, ItemOutcome, write_results
+from ._plan import (
+    DEFAULT_MAX_RESULT_TRIES,
+    FanoutSettings,
+    check_counts,
+    plan_fanout,
+    worker_prototype,
+)
+from ._pool import SlotBook, WorkerPool, item_owners
+from ._report import REPORT_RESULT
+from ._schema import ResultSchema
+from ._template import Template
+
+FANOUT = "fanout"
+STDOUT = "-"
+CLEANUP_TIMEOUT = 10.0
+
+StartCallback = Callable[[str, int, int], None]
+"""Told the run id, the number of items and how many are still to do, once journaled."""
+_Begin = Callable[[Store], Awaitable[list[ItemRecord]]]
+
+
+async def run_fanout(
+    config: CorralConfig,
+    items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
+    template: str,
+    schema: Any,
+    *,
+    cwd: Path,
+    setup: RunSetup,
+    concurrency: int | None = None,
+    run_id: str | None = None,
+    out: Path | str | None = None,
+    max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
+    tools: Sequence[str] | None = None,
+    on_start: StartCallback | None = None,
+) -> FanoutOutcome:
+    """One worker per item on `template` filled from it, each reporting a `schema` result.
+
+    `concurrency` defaults to `config.agents.fanout_concurrency`; `tools` are the workers' core
+    tools (default: all); `out` is a results file, or "-" for the caller to print them.
+    """
+    check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
+    plan = plan_fanout(items, template, schema)
+    env = _environ(setup)
+    run_id = run_id or new_id("run")
+    prototype = worker_prototype(config, cwd=cwd, env=env, run_id=run_id, tools=tools)
+    settings = FanoutSettings(
+        template=template,
+        result_schema=plan.schema.schema,
+        concurrency=config.agents.fanout_concurrency if concurrency is None else concurrency,
+        max_result_tries=max_result_tries,
+        out=_out_setting(out),
+        cwd=str(cwd),
+        sandbox=str(prototype.profile.sandbox),
+        items_source=plan.items[0].source,
+        worker=prototype.to_journal(),
+    )
+
+    async def begin(store: Store) -> list[ItemRecord]:
+        now = time.time()
+        config_json = settings.model_dump(mode="json")
+        await store.create_run(
+            RunRecord(
+                run_id=run_id,
+                kind=FANOUT,
+                status="running",
+                created_at=now,
+                updated_at=now,
+                config=config_json,
+            )
+        )
+        records = [ItemRecord(run_id=run_id, index=i.index, input=i.data) for i in plan.items]
+        await store.put_items(run_id, records)
+        return records
+
+    return await _carry_out(
+        config,
+        run_id=run_id,
+        settings=settings,
+        prototype=prototype,
+        setup=setup,
+        env=env,
+        base_url=None,
+        begin=begin,
+        on_start=on_start,
+    )
+
+
+async def resume_fanout(
+    config: CorralConfig,
+    run_id: str,
+    *,
+    setup: RunSetup,
+    base_url: str | None = None,
+    on_start: StartCallback | None = None,
+) -> FanoutOutcome:
+    """Carry on fan-out run `run_id`: finished items are kept, the others carried to their end."""
+    env = _environ(setup)
+    async with open_sqlite_store(journal_path(config)) as lookup:
+        run = await lookup.get_run(run_id)
+    if run is None:
+        raise UnknownRun(run_id, str(journal_path(config)))
+    if run.kind != FANOUT:
+        raise NotAFanoutRun(f"run {run_id} is a {run.kind} run, not a fan-out")
+    try:
+        settings = FanoutSettings.model_validate(run.config)
+    except ValidationError as exc:
+        raise NotAFanoutRun(f"run {run_id}'s fan-out settings cannot be read: {exc}") from exc
+    prototype = settings.prototype(env, base_url)
+
+    async def begin(store: Store) -> list[ItemRecord]:
+        await store.update_run(run_id, status="running", updated_at=time.time())
+        records = await store.items(run_id)
+        if not records:
+            raise FanoutInputError(
+                f"run {run_id} has no items: it stopped before they were journaled; start it again"
+            )
+        return records
+
+    return await _carry_out(
+        config,
+        run_id=run_id,
+        settings=settings,
+        prototype=prototype,
+        setup=setup,
+        env=env,
+        base_url=base_url,
+        begin=begin,
+        on_start=on_start,
+    )
+
+
+async def find_fanout_run(config: CorralConfig, target: str) -> str | None:
+    """The fan-out run that `target` (a run or agent id) names, or None if it names no fan-out."""
+    async with open_sqlite_store(journal_path(config)) as store:
+        agent = await store.get_agent(target)
+        run = await store.get_run(agent.run_id if agent is not None else target)
+    return run.run_id if run is not None and run.kind == FANOUT else None
+
+
+async def _carry_out(
+    config: CorralConfig,
+    *,
+    run_id: str,
+    settings: FanoutSettings,
+    prototype: AgentSpec,
+    setup: RunSetup,
+    env: Mapping[str, str],
+    base_url: str | None,
+    begin: _Begin,
+    on_start: StartCallback | None,
+) -> FanoutOutcome:
+    schema = ResultSchema(settings.result_schema)
+    book = SlotBook(schema, settings.max_result_tries)
+    providers = {**setup.tool_providers, REPORT_RESULT: book.provide}
+    async with open_run(config, run_id, replace(setup, tool_providers=providers)) as runtime:
+        store = runtime.store
+        records = await begin(store)
+        if on_start is not None:
+            left = sum(1 for r in records if r.status not in FINAL_STATUSES)
+            on_start(run_id, len(records), left)
+        pool = WorkerPool(
+            runtime=runtime,
+            book=book,
+            template=Template(settings.template),
+            prototype=prototype,
+            price=price_for(config.prices, prototype.model.model),
+            env=env,
+            base_url=base_url,
+            owners=item_owners(await store.list_agents(run_id)),
+        )
+        try:
+            await pool.run(records, settings.concurrency)
+        except anyio.get_cancelled_exc_class():
+            with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
+                await store.update_run(run_id, status="interrupted", updated_at=time.time())
+            raise
+        outcome = await _outcome(store, run_id, journal_path(config), settings.out)
+    if outcome.out is not None:
+        await anyio.to_thread.run_sync(write_results, outcome.lines(), outcome.out)
+    return outcome
+
+
+async def _outcome(store: Store, run_id: str, journal: Path, out: str | None) -> FanoutOutcome:
+    records = await store.items(run_id)
+    path = Path(out) if out is not None and out != STDOUT else None
+    outcome = FanoutOutcome(
+        run_id=run_id,
+        items=tuple(ItemOutcome.from_record(r) for r in records),
+        journal=journal,
+        out=path,
+        to_stdout=out == STDOUT,
+    )
+    status = "done" if outcome.ok else "failed"
+    await store.update_run(run_id, status=status, updated_at=time.time(), summary=outcome.totals())
+    return outcome
+
+
+def _out_setting(out: Path | str | None) -> str | None:
+    """What the run record keeps of `out`: an absolute path, so a resume writes the same file."""
+    if out is None or str(out) == STDOUT:
+        return None if out is None else STDOUT
+    return str(Path(out).expanduser().resolve())
+
+
+def _environ(setup: RunSetup) -> Mapping[str, str]:
+    return os.environ if setup.env is None else setup.env

@@ -1,0 +1,151 @@
+"""The workers of a fan-out: at most `concurrency` at once, one per unfinished item.
+
+A worker's agent is named after its item (`item 7`), so a resumed run finds each item's agent
+in the journal even if it stopped before the item pointed at it. An item whose agent had begun
+is restored by replay (its journaled tool calls are not run again); one whose agent never got its
+task is started afresh. When a worker ends, its item becomes `done` (a valid result was reported)
+or `failed` with the reason; a worker cancelled with the run leaves its item to be resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, ModelPrice, Store
+from tools import Tool
+
+from .._run import AgentHandle, RunRuntime, cost_of
+from .._single import new_id
+from ._items import FanoutItem
+from ._outcome import DONE, FAILED, FINAL_STATUSES, RUNNING, usage_json
+from ._plan import item_of, worker_spec
+from ._report import ResultSlot, report_result_tool
+from ._schema import ResultSchema
+from ._template import Template
+
+
+class SlotBook:
+    """The result slot of every worker, by agent id; its `provide` is the run's tool provider."""
+
+    def __init__(self, schema: ResultSchema, max_tries: int) -> None:
+        self.schema = schema
+        self.max_tries = max_tries
+        self._slots: dict[str, ResultSlot] = {}
+
+    def open(self, agent_id: str, index: int) -> ResultSlot:
+        slot = ResultSlot(index=index, schema=self.schema, max_tries=self.max_tries)
+        self._slots[agent_id] = slot
+        return slot
+
+    def provide(self, runtime: RunRuntime, agent_id: str) -> Tool[Any]:
+        del runtime
+        return report_result_tool(self._slots[agent_id])
+
+
+@dataclass
+class WorkerPool:
+    """Runs the unfinished items of one fan-out run in `runtime`."""
+
+    runtime: RunRuntime
+    book: SlotBook
+    template: Template
+    prototype: AgentSpec
+    price: ModelPrice | None
+    env: Mapping[str, str]
+    base_url: str | None = None
+    owners: dict[int, AgentRecord] = field(default_factory=dict)
+    """Each item's latest agent, found in the journal when a run is resumed."""
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
+
+    async def run(self, records: list[ItemRecord], concurrency: int) -> None:
+        """Carry every unfinished item in `records` to `done` or `failed`."""
+        todo = [record for record in records if record.status not in FINAL_STATUSES]
+        queue = iter(todo)
+        async with anyio.create_task_group() as tg:
+            for _ in range(min(concurrency, len(todo))):
+                tg.start_soon(self._work, queue)
+
+    async def _work(self, queue: Iterator[ItemRecord]) -> None:
+        for record in queue:
+            exhausted = self.runtime.budget.exhausted
+            if exhausted is not None and record.agent_id is None:
+                # Starting it would only spend one more model request to learn the same.
+                await self.store.update_item(
+                    self.runtime.run_id, record.index, status=FAILED, error=exhausted
+                )
+                continue
+            await self._run_item(record)
+
+    async def _run_item(self, record: ItemRecord) -> None:
+        restored = await self._restore(record)
+        handle, slot = restored if restored is not None else await self._start(record)
+        await handle.ended.wait()
+        usage = handle.runner.core.total_usage
+        fields: dict[str, Any] = {
+            "usage": usage_json(usage),
+            "cost_usd": cost_of(usage, self.price),
+        }
+        if slot.has_result:
+            fields.update(status=DONE, result=slot.result, error=None)
+        else:
+            fields.update(status=FAILED, error=slot.failure(str(handle.status), handle.error))
+        await self.store.update_item(self.runtime.run_id, record.index, **fields)
+
+    async def _start(self, record: ItemRecord) -> tuple[AgentHandle, ResultSlot]:
+        agent_id = new_id("agent")
+        slot = self.book.open(agent_id, record.index)
+        spec = worker_spec(self.prototype, agent_id, record.index)
+        task = self.template.fill(FanoutItem(record.index, record.index + 1, record.input))
+        handle = await self.runtime.start(spec, task, stay_open=False)
+        await self.store.update_item(
+            self.runtime.run_id, record.index, status=RUNNING, agent_id=agent_id
+        )
+        return handle, slot
+
+    async def _restore(self, record: ItemRecord) -> tuple[AgentHandle, ResultSlot] | None:
+        """The item's agent carried on by replay, or None if it has none that got its task."""
+        agent = self.owners.get(record.index)
+        if agent is None:
+            return None
+        if not await self.store.events(agent.agent_id):
+            # Journaled, then stopped before its task was: `restore` would fail it, so a new
+            # agent takes the item and this one is marked as replaced.
+            await self.store.update_agent(
+                agent.agent_id, status=str(AgentStatus.INTERRUPTED), error=_NEVER_STARTED
+            )
+            return None
+        data = dict(agent.config)
+        task = str(data.pop("task", ""))
+        spec = AgentSpec.from_journal(data, env=self.env)
+        if self.base_url:
+            model = spec.model.model_copy(update={"base_url": self.base_url})
+            spec = spec.model_copy(update={"model": model})
+        slot = self.book.open(agent.agent_id, record.index)
+        slot.replay(await self.store.ledger(agent.agent_id))
+        status = AgentStatus(agent.status)
+        handle = await self.runtime.restore(spec, task, status, stay_open=False)
+        if record.agent_id != agent.agent_id:
+            await self.store.update_item(
+                self.runtime.run_id, record.index, status=RUNNING, agent_id=agent.agent_id
+            )
+        return handle, slot
+
+
+def item_owners(agents: Iterable[AgentRecord]) -> dict[int, AgentRecord]:
+    """Each item's latest agent, from a run's agents (oldest first)."""
+    owners: dict[int, AgentRecord] = {}
+    for agent in agents:
+        index = item_of(agent.nickname)
+        if index is not None:
+            owners[index] = agent
+    return owners
+
+
+_NEVER_STARTED = "stopped before it received its task; a new agent took over its item"

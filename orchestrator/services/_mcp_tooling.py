@@ -1,0 +1,75 @@
+"""MCP tools in every agent's tool list: offered directly, or behind `tool_search`.
+
+Below the threshold (100 tools, as Codex) each agent's registry is attached to the MCP manager
+and follows its list as servers come, go and change. At or above it the MCP tools are deferred:
+agents get `tool_search`, and what it finds joins their registry for the next turn. The search
+index is rebuilt whenever an MCP list changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+from anyio.abc import TaskStatus
+
+from agents import CorralConfig
+from tools import ToolRegistry
+
+from ._embedding import Embedder, WordLlamaEmbedder
+from .mcp import McpManager, open_mcp_manager
+from .toolsearch import DeferredTool, DeferredTools
+
+
+class McpTooling:
+    """Equips agents' registries with the process's MCP tools."""
+
+    def __init__(
+        self, mcp: McpManager, *, threshold: int, embedder: Embedder | None = None
+    ) -> None:
+        self.mcp = mcp
+        self.threshold = threshold
+        self._embedder = embedder
+        self._deferred: DeferredTools | None = None
+
+    @property
+    def defers(self) -> bool:
+        return self._deferred is not None
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Keep the search index in step with the servers' lists until cancelled."""
+        await self._refresh()
+        task_status.started()
+        while True:
+            changed = self.mcp.changed
+            await changed.wait()
+            await self._refresh()
+
+    async def _refresh(self) -> None:
+        offered = self.mcp.offered()
+        if len(offered) < self.threshold and self._deferred is None:
+            return
+        if self._deferred is None:
+            self._deferred = DeferredTools(self._embedder or WordLlamaEmbedder())
+        await self._deferred.rebuild(DeferredTool(o.tool, o.server, o.raw_name) for o in offered)
+
+    def equip(self, registry: ToolRegistry) -> None:
+        """Give one agent's registry the MCP tools, or `tool_search` when they are deferred."""
+        if self._deferred is None:
+            self.mcp.attach(registry)
+        else:
+            registry.register(self._deferred.tool_search_tool(registry))
+
+
+@asynccontextmanager
+async def open_mcp_tooling(config: CorralConfig) -> AsyncIterator[McpTooling | None]:
+    """The MCP servers of `config` started, with their tooling; None when none is configured."""
+    if not any(server.enabled for server in config.mcp_servers.values()):
+        yield None
+        return
+    async with open_mcp_manager(config) as mcp, anyio.create_task_group() as tg:
+        tooling = McpTooling(mcp, threshold=config.tool_search_threshold)
+        await tg.start(tooling.run)
+        yield tooling
+        tg.cancel_scope.cancel()

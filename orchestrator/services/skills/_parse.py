@@ -1,0 +1,104 @@
+"""Reads one SKILL.md and turns it into a `Skill`, or into a warning that says what is wrong.
+
+The file must open with YAML frontmatter between `---` lines, as Codex and Claude Code require.
+Nothing here raises for a bad file: unreadable, binary, oversized or invalid skills come back as
+a `SkillWarning` naming the file and the fault, so one broken skill never stops a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ._model import Scope, Skill, SkillFrontmatter, SkillWarning
+
+SKILL_FILE = "SKILL.md"
+MAX_SKILL_BYTES = 1024 * 1024
+_FENCE = "---"
+# YAML reports 0-based lines within the header, which starts on the file's second line.
+_YAML_FIRST_LINE = 2
+
+
+class _Fault(Exception):
+    """Why a file is not a usable skill; turned into a warning by `parse_skill_file`."""
+
+
+def parse_skill_file(path: Path, scope: Scope) -> Skill | SkillWarning:
+    """The skill in `path`, or a warning "skipped PATH: FAULT" when it cannot be used."""
+    try:
+        content = _read_text(path)
+        fields = _validate(_load_yaml(_frontmatter(content)))
+    except _Fault as fault:
+        return SkillWarning(path, f"skipped {path}: {fault}")
+    return Skill(
+        name=fields.name,
+        description=fields.description,
+        path=path,
+        scope=scope,
+        content=content,
+        metadata=fields.extras,
+    )
+
+
+def _read_text(path: Path) -> str:
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SKILL_BYTES + 1)
+    except OSError as exc:
+        raise _Fault(f"cannot read the file: {exc.strerror or exc}") from exc
+    if len(data) > MAX_SKILL_BYTES:
+        raise _Fault(f"the file is larger than {MAX_SKILL_BYTES:,} bytes")
+    if b"\0" in data:
+        raise _Fault("the file is binary, not Markdown text")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise _Fault(f"the file is not UTF-8 text (byte {exc.start})") from exc
+
+
+def _frontmatter(content: str) -> str:
+    """The YAML between the opening and closing `---` lines."""
+    lines = content.splitlines()
+    if not lines or lines[0].rstrip() != _FENCE:
+        raise _Fault("no frontmatter: the file must start with a `---` line, then YAML")
+    for index, line in enumerate(lines[1:], start=1):
+        if line.rstrip() == _FENCE:
+            return "\n".join(lines[1:index])
+    raise _Fault("the frontmatter has no closing `---` line")
+
+
+def _load_yaml(header: str) -> Any:
+    try:
+        return yaml.safe_load(header)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + _YAML_FIRST_LINE}" if mark is not None else ""
+        problem = exc.problem or exc.context or "cannot be parsed"
+        raise _Fault(f"invalid YAML in the frontmatter{where}: {problem}") from exc
+    except yaml.YAMLError as exc:
+        raise _Fault(f"invalid YAML in the frontmatter: {exc}") from exc
+
+
+def _validate(data: Any) -> SkillFrontmatter:
+    if not isinstance(data, dict):
+        raise _Fault("the frontmatter must be YAML keys and values, with `name` and `description`")
+    try:
+        return SkillFrontmatter.model_validate(data)
+    except ValidationError as exc:
+        raise _Fault("; ".join(_describe(error) for error in exc.errors())) from exc
+
+
+def _describe(error: Any) -> str:
+    field = ".".join(str(part) for part in error["loc"]) or "frontmatter"
+    kind = error["type"]
+    if kind == "missing":
+        return f"`{field}` is missing from the frontmatter"
+    if kind == "string_too_long":
+        limit = error["ctx"]["max_length"]
+        return f"`{field}` is {len(error['input'])} characters long; the limit is {limit}"
+    if kind == "string_too_short":
+        return f"`{field}` is empty"
+    return f"`{field}`: {error['msg']}"

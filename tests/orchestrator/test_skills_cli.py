@@ -1,0 +1,98 @@
+"""`corral skills list|match` run as a real subprocess over the real skills in shared/."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SKILLS_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "skills"
+CLI_TIMEOUT = 50
+
+
+@pytest.fixture
+def data() -> Path:
+    if not SKILLS_DATA.is_dir():
+        pytest.fail(f"the real skills data set is missing: expected it at {SKILLS_DATA}")
+    return SKILLS_DATA
+
+
+def corral(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `corral ARGS` from an empty folder, with a home that has no skills of its own."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "HOME": str(home), "CORRAL_HOME": str(home / ".corral")}
+    return subprocess.run(
+        [sys.executable, "-m", "orchestrator", *args],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT,
+        check=False,
+    )
+
+
+def test_match_json_prints_ranked_skills_best_first(tmp_path: Path, data: Path) -> None:
+    done = corral(
+        tmp_path,
+        "skills",
+        "match",
+        "turn a PDF into Markdown",
+        "--json",
+        "--limit",
+        "3",
+        "--dir",
+        str(data),
+    )
+
+    assert done.returncode == 0, done.stderr
+    matches = json.loads(done.stdout)
+    assert len(matches) == 3
+    assert matches[0]["name"] == "markitdown"
+    assert (
+        Path(matches[0]["path"])
+        == data / "K-Dense-AI__claude-scientific-skills/markitdown/SKILL.md"
+    )
+    scores = [m["score"] for m in matches]
+    assert scores == sorted(scores, reverse=True)
+    assert all(Path(m["path"]).name == "SKILL.md" and m["description"] for m in matches)
+
+
+def test_list_json_prints_every_valid_skill_and_warns_about_broken_yaml_on_stderr(
+    tmp_path: Path, data: Path
+) -> None:
+    broken = tmp_path / "mine" / "broken" / "SKILL.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("---\nname: broken\ndescription: one: two\n---\n")
+
+    done = corral(
+        tmp_path, "skills", "list", "--json", "--dir", str(data), "--dir", str(tmp_path / "mine")
+    )
+
+    assert done.returncode == 0, done.stderr
+    skills = json.loads(done.stdout)
+    assert len(skills) == 144
+    assert {"name", "path", "description"} <= skills[0].keys()
+    assert [s["name"] for s in skills] == sorted(s["name"] for s in skills)
+    assert "broken" not in {s["name"] for s in skills}
+    assert (
+        f"corral skills: warning: skipped {broken}: invalid YAML in the frontmatter at line 3: "
+        "mapping values are not allowed here"
+    ) in done.stderr.splitlines()
+    over_limit = data / "anthropics__skills/claude-api/SKILL.md"
+    assert f"skipped {over_limit}: `description` is 1068 characters long" in done.stderr
+
+
+def test_a_missing_dir_is_a_usage_error(tmp_path: Path) -> None:
+    done = corral(tmp_path, "skills", "list", "--dir", str(tmp_path / "nowhere"))
+
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"corral skills: error: --dir {tmp_path / 'nowhere'}: no such folder; "
+        "give one that holds skills"
+    )

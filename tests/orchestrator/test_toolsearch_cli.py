@@ -1,0 +1,80 @@
+"""`corral tools search` as a user runs it: its output and exit code, the JSON from a real
+subprocess, the refusals from the CLI entry point in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from orchestrator.cli._main import main
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+DEADLINE = 45.0
+
+
+def shared_tools() -> Path:
+    tools = SHARED / "data" / "tools"
+    if not tools.is_dir():
+        pytest.fail(f"the real MCP tool catalogs are missing: expected them at {tools}")
+    return tools
+
+
+async def corral(*args: str, home: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "CORRAL_HOME": str(home)}
+    with anyio.fail_after(DEADLINE):
+        return await anyio.run_process(
+            [sys.executable, "-m", "orchestrator", "tools", "search", *args],
+            cwd=home,
+            env=env,
+            check=False,
+        )
+
+
+@pytest.mark.anyio
+async def test_json_lists_ranked_tools_with_name_server_tool_and_score(tmp_path: Path) -> None:
+    query = "create a pull request on github"
+
+    done = await corral(
+        query, "--json", "--limit", "5", "--catalog", str(shared_tools()), home=tmp_path
+    )
+
+    assert done.returncode == 0, done.stderr.decode()
+    hits = json.loads(done.stdout)
+    assert len(hits) == 5
+    assert all({"name", "server", "tool", "score"} <= hit.keys() for hit in hits)
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    pr = next(h for h in hits if h["name"] == "mcp__github__create_pull_request")
+    assert (pr["server"], pr["tool"]) == ("github", "create_pull_request")
+
+
+def test_a_blank_query_exits_2_and_says_what_to_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+
+    code = main(["tools", "search", "   ", "--catalog", str(shared_tools())])
+
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "corral tools: error: tool_search needs a query: describe what you want to do"
+    )
+
+
+def test_without_servers_or_catalog_it_says_there_is_nothing_to_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+
+    code = main(["tools", "search", "send a slack message"])
+
+    out = capsys.readouterr()
+    assert code == 2
+    assert "no MCP servers are configured and no --catalog was given" in out.err
+    assert out.out == ""
