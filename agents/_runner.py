@@ -94,6 +94,15 @@ class AgentRunner:
     def cost_usd(self) -> float:
         return self._cost
 
+    @property
+    def spent_usd(self) -> float:
+        return self._cost
+
+    @spent_usd.setter
+    def spent_usd(self, value: float) -> None:
+        """What the agent spent before this runner took over (a resumed agent keeps it)."""
+        self._cost = value
+
     async def feed(self, event: Event) -> list[Action]:
         """Journal `event`, then hand it to the core."""
         async with self._lock:

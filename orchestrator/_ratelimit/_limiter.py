@@ -23,7 +23,9 @@ from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import RateLimitConfigError, RateLimitWaitTimeout
 from ._window import AimdWindow
 
-DEFAULT_MAX_CONCURRENCY = 64
+DEFAULT_MAX_CONCURRENCY = 256
+"""Requests in flight to one endpoint when `rate_limits` sets no `max_concurrency`; it halves on
+a 429 and grows back by one per window of successes."""
 DEFAULT_BURST_SECONDS = 1.0
 """How much of the rate a bucket saves up: one second's worth, as providers quantise limits."""
 DEFAULT_WAIT_TIMEOUT = 300.0

@@ -60,6 +60,13 @@ class RunBudget:
             self._exhausted = self._check()
         return self._exhausted
 
+    def add_prior(self, usage: Usage, cost: float, tool_calls: int, turns: int) -> None:
+        """Count what a resumed agent had spent before the run stopped."""
+        self.tokens += usage.total_tokens
+        self.cost_usd += cost
+        self.tool_calls += tool_calls
+        self.turns += turns
+
     @property
     def exhausted(self) -> str | None:
         return self._exhausted

@@ -116,19 +116,25 @@ class RunRuntime:
         subagent_context: str | None = None,
     ) -> AgentHandle:
         """Journal a new agent and start its first turn on `task`."""
-        skills = self.options.skills
-        found = await skills.for_task(task) if skills is not None else None
-        listing = found.listing if found is not None else None
         # The context first: an unreadable AGENTS.md must not leave a half-started agent behind.
-        context = await self._turn_context(spec, subagent_context, listing)
+        first, listing = await self._first_input(spec, task, subagent_context)
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
         handle.subagent_context = subagent_context
         handle.skills = listing
         await self._journal_agent(spec, task)
-        attachments = found.attachments if found is not None else ()
-        first = UserInput(text=task, context=context, attachments=attachments)
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
+
+    async def _first_input(
+        self, spec: AgentSpec, task: str, subagent_context: str | None
+    ) -> tuple[UserInput, str | None]:
+        """The task with its full context, and the skills listing chosen for it."""
+        skills = self.options.skills
+        found = await skills.for_task(task) if skills is not None else None
+        listing = found.listing if found is not None else None
+        context = await self._turn_context(spec, subagent_context, listing)
+        attachments = found.attachments if found is not None else ()
+        return UserInput(text=task, context=context, attachments=attachments), listing
 
     async def restore(
         self,
@@ -157,12 +163,25 @@ class RunRuntime:
         pinned = await self._journaled_context(spec.agent_id)
         handle.subagent_context = pinned.get("subagent_context")
         handle.skills = pinned.get("skills")
-        handle.runner.core = await replay_core(self.store, handle.runner.core.config)
+        handle.runner.core = core = await replay_core(self.store, handle.runner.core.config)
+        await self._carry_over_spending(handle)
         handle.status = status
-        handle.final_message = handle.runner.core.final_message
-        resume = status is not AgentStatus.COMPLETED
-        self._tg.start_soon(self._agent_loop, handle, None, resume, name=f"agent {spec.agent_id}")
+        handle.final_message = core.final_message
+        first: UserInput | None = None
+        if core.waiting_for == "input":  # journaled, but stopped before its task was
+            first, handle.skills = await self._first_input(spec, task, handle.subagent_context)
+        resume = first is None and status is not AgentStatus.COMPLETED
+        name = f"agent {spec.agent_id}"
+        self._tg.start_soon(self._agent_loop, handle, first, resume, name=name)
         return handle
+
+    async def _carry_over_spending(self, handle: AgentHandle) -> None:
+        """A restored agent keeps what it spent: in its own cost and in the run's budget."""
+        record = await self.store.get_agent(handle.agent_id)
+        spent = record.cost_usd if record is not None else 0.0
+        handle.runner.spent_usd = spent
+        core = handle.runner.core
+        self.budget.add_prior(core.total_usage, spent, core.tool_calls, core.model_requests)
 
     async def _turn_context(
         self, spec: AgentSpec, subagent_context: str | None, skills: str | None

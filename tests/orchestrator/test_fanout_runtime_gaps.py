@@ -1,8 +1,5 @@
-"""Gaps found in `orchestrator._run` while building the fan-out, kept as failing tests.
-
-The fan-out works around each one; when `_run` is fixed, the xfail turns into a pass and strict
-mode fails the test, as a reminder to drop the workaround (see `fanout/_pool.py`).
-"""
+"""Restoring agents: one journaled before its task began starts it; a resumed one keeps what it
+spent, in its own cost and in the run's budget."""
 
 from __future__ import annotations
 
@@ -37,11 +34,6 @@ pytestmark = pytest.mark.anyio
 WAIT = 20.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="RunRuntime.restore fails an agent that was journaled but stopped before its task "
-    "was (no events): it knows the task, so it should start it",
-)
 async def test_restoring_an_agent_that_never_received_its_task_starts_the_task(
     tmp_path: Path,
 ) -> None:
@@ -82,11 +74,6 @@ async def test_restoring_an_agent_that_never_received_its_task_starts_the_task(
     assert handle.final_message == "started after all"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a restored agent's runner starts its cost at 0, so the agent's journaled cost_usd "
-    "(and the run budget) forget what it spent before the resume",
-)
 async def test_a_resumed_agent_keeps_the_cost_it_had_spent(tmp_path: Path) -> None:
     prices = {"gpt-5.4-mini": ModelPrice(input_per_mtok=1000.0, output_per_mtok=1000.0)}
     async with serve_model_server(lambda request: "ok") as server:
