@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agents import CorralConfig, RateLimit
+from agents import CorralConfig
 from orchestrator._single import RunSetup
 from orchestrator.fanout import run_fanout
 from orchestrator.model_server import ModelServerOptions, serve_model_server
@@ -39,12 +39,7 @@ async def test_a_thousand_items_at_concurrency_256_all_report_within_the_bound(
 ) -> None:
     options = ModelServerOptions(latency_ms=200)
     async with serve_model_server(report_then_answer, options) as server:
-        config = CorralConfig(
-            home=tmp_path / "home",
-            base_url=server.base_url,
-            # The endpoint's limiter would hold the window at its default of 64.
-            rate_limits={"default": RateLimit(max_concurrency=CONCURRENCY)},
-        )
+        config = CorralConfig(home=tmp_path / "home", base_url=server.base_url)
         outcome = await run_fanout(
             config,
             [{"n": n} for n in range(ITEMS)],

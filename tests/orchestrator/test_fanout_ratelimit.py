@@ -1,0 +1,69 @@
+"""A 429 storm during a fan-out is absorbed: every item finishes and the rate stays in bounds."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import CorralConfig, RateLimit
+from orchestrator._single import RunSetup
+from orchestrator.fanout import run_fanout
+from orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+
+pytestmark = pytest.mark.anyio
+
+ITEMS = 40
+RPM = 3000  # 50 requests a second, a bucket of one second's worth
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+_ITEM = re.compile(r"Item (\d+):")
+
+
+def report_then_answer(request: dict[str, Any]) -> Any:
+    if any(i.get("type") == "function_call_output" for i in request["input"]):
+        return "reported"
+    arguments = json.dumps({"n": int(_ITEM.findall(json.dumps(request["input"]))[-1])})
+    return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
+
+
+def busiest_second(times: list[float]) -> int:
+    times = sorted(times)
+    best, start = 0, 0
+    for end, at in enumerate(times):
+        while at - times[start] >= 1.0:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+async def test_a_429_storm_is_absorbed_by_the_shared_limiter(tmp_path: Path) -> None:
+    options = ModelServerOptions(
+        latency_ms=10, faults=FaultRates(ratelimit=0.3), retry_after=0.05, seed=7
+    )
+    async with serve_model_server(report_then_answer, options) as server:
+        config = CorralConfig(
+            home=tmp_path / "home",
+            base_url=server.base_url,
+            rate_limits={"default": RateLimit(requests_per_minute=RPM)},
+            request_max_retries=20,
+        )
+        outcome = await run_fanout(
+            config,
+            [{"n": n} for n in range(ITEMS)],
+            "Item {n}: report it.",
+            SCHEMA,
+            cwd=tmp_path,
+            setup=RunSetup(env={}),
+            concurrency=16,
+            tools=(),
+        )
+        stats = server.stats()
+        times = [r["time"] for r in server.requests]
+    assert stats["faults"]["rate_limited"] > 5, "the storm happened"
+    assert outcome.done == ITEMS and outcome.failed == 0
+    assert [item.result for item in outcome.items] == [{"n": n} for n in range(ITEMS)]
+    per_second = RPM // 60
+    assert busiest_second(times) <= 2 * per_second + 2, "bucket plus one second of refill"
