@@ -14,8 +14,10 @@ from ._assembly import build_tool_context as build_tool_context
 from ._assembly import build_turn_context as build_turn_context
 from ._assembly import model_settings_from_config as model_settings_from_config
 from ._assembly import spec_from_config as spec_from_config
+from ._compaction import DroppedItems as DroppedItems
 from ._config import AgentsConfig as AgentsConfig
 from ._config import BudgetConfig as BudgetConfig
+from ._config import CompactionConfig as CompactionConfig
 from ._config import ConfigError as ConfigError
 from ._config import CorralConfig as CorralConfig
 from ._config import LoadedConfig as LoadedConfig
@@ -25,6 +27,7 @@ from ._config import OtelConfig as OtelConfig
 from ._config import RateLimit as RateLimit
 from ._config import RoleConfig as RoleConfig
 from ._config import ShellConfig as ShellConfig
+from ._config import SkillsConfig as SkillsConfig
 from ._config import corral_home as corral_home
 from ._config import load_config as load_config
 from ._core import AgentCore as AgentCore
@@ -34,11 +37,14 @@ from ._environment import capture_environment as capture_environment
 from ._errors import CoreStateError as CoreStateError
 from ._events import Action as Action
 from ._events import AgentStatus as AgentStatus
+from ._events import AwaitPreparedCompaction as AwaitPreparedCompaction
 from ._events import BudgetExceeded as BudgetExceeded
 from ._events import CallModel as CallModel
 from ._events import Compact as Compact
 from ._events import CompactionDone as CompactionDone
 from ._events import CompactionFailed as CompactionFailed
+from ._events import CompactionPrepared as CompactionPrepared
+from ._events import CompactRequested as CompactRequested
 from ._events import Event as Event
 from ._events import Finish as Finish
 from ._events import Interrupt as Interrupt
@@ -46,6 +52,7 @@ from ._events import ModelCompleted as ModelCompleted
 from ._events import ModelFailed as ModelFailed
 from ._events import ModelItem as ModelItem
 from ._events import Notify as Notify
+from ._events import PrepareCompaction as PrepareCompaction
 from ._events import Resume as Resume
 from ._events import RunTools as RunTools
 from ._events import ToolResult as ToolResult
@@ -82,6 +89,7 @@ from ._items import Reasoning as Reasoning
 from ._items import Usage as Usage
 from ._items import item_from_wire as item_from_wire
 from ._permissions_fragment import render_permissions as render_permissions
+from ._preparations import CompactionGate as CompactionGate
 from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
 from ._runner import AgentRunner as AgentRunner
@@ -132,17 +140,23 @@ __all__ = [
     "AgentsMd",
     "AgentsMdError",
     "AgentsMdSettings",
+    "AwaitPreparedCompaction",
     "BudgetConfig",
     "BudgetExceeded",
     "ByteEstimator",
     "CallModel",
     "Compact",
+    "CompactRequested",
+    "CompactionConfig",
     "CompactionDone",
     "CompactionFailed",
+    "CompactionGate",
+    "CompactionPrepared",
     "ConfigError",
     "CoreConfig",
     "CoreStateError",
     "CorralConfig",
+    "DroppedItems",
     "EnvironmentContext",
     "Event",
     "Finish",
@@ -169,6 +183,7 @@ __all__ = [
     "ModelSettings",
     "Notify",
     "OtelConfig",
+    "PrepareCompaction",
     "RateLimit",
     "Reasoning",
     "Resume",
@@ -178,6 +193,7 @@ __all__ = [
     "RunnerHooks",
     "RunnerLimits",
     "ShellConfig",
+    "SkillsConfig",
     "Store",
     "StoreError",
     "TokenCounter",

@@ -54,6 +54,7 @@ class AgentSpec(BaseModel):
     context_window: int = 272_000
     auto_compact_token_limit: int | None = None
     tool_output_token_limit: int = 10_000
+    early_compact_percent: int | None = 80
     budgets: BudgetConfig = BudgetConfig()
     shell: ShellConfig = ShellConfig()
     developer_instructions: str | None = None
@@ -105,6 +106,7 @@ def spec_from_config(
         context_window=config.model_context_window,
         auto_compact_token_limit=config.model_auto_compact_token_limit,
         tool_output_token_limit=config.tool_output_token_limit,
+        early_compact_percent=config.compaction.early_percent,
         budgets=config.budgets,
         shell=config.shell,
         developer_instructions=config.developer_instructions,
@@ -138,6 +140,7 @@ def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
             context_window=spec.context_window,
             auto_compact_token_limit=spec.auto_compact_token_limit,
             tool_output_token_limit=spec.tool_output_token_limit,
+            early_compact_percent=spec.early_compact_percent,
             max_turns=budgets.max_turns,
             max_tool_calls=budgets.max_tool_calls,
             max_tokens=budgets.max_tokens,

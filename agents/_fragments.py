@@ -38,10 +38,11 @@ class FragmentKind:
         """Whether `text`, trimmed, opens with this kind's start marker and closes with its end."""
         if not self.start or not self.end:
             return False
-        trimmed = _ascii_lower(text.strip())
-        return trimmed.startswith(_ascii_lower(self.start)) and trimmed.endswith(
-            _ascii_lower(self.end)
-        )
+        trimmed = text.strip()
+        # Fold only the ends: a long message must not be copied once per fragment kind.
+        head = _ascii_lower(trimmed[: len(self.start)])
+        tail = _ascii_lower(trimmed[-len(self.end) :])
+        return head == _ascii_lower(self.start) and tail == _ascii_lower(self.end)
 
 
 def _tagged(name: str, role: Literal["user", "developer"], tag: str) -> FragmentKind:

@@ -44,6 +44,7 @@ from ._run import (
 )
 from .services._mcp_tooling import open_mcp_tooling
 from .services._skills_service import SkillsService
+from .services.compaction import Compactor
 
 JOURNAL_NAME = "journal.sqlite"
 
@@ -70,8 +71,15 @@ class RunSetup:
     env: Mapping[str, str] | None = None
     limiters: RateLimiterRegistry | None = None
     """The process's rate limiters; one per run when not given."""
+    compactor: Compactor | None = None
+    """The process's compaction limiter; one per run when not given."""
     skills: SkillsService | None = None
     """Skills matched to each agent's task; discovered from the run's folder when not given."""
+
+
+def _compactor(config: CorralConfig) -> Compactor:
+    settings = config.compaction
+    return Compactor(settings.max_concurrent, wait_timeout=settings.slot_wait_timeout_sec)
 
 
 def journal_path(config: CorralConfig) -> Path:
@@ -141,6 +149,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
                 tool_providers=setup.tool_providers,
                 skills=setup.skills,
                 equip=mcp.equip if mcp is not None else None,
+                compactor=setup.compactor or _compactor(config),
             )
             async with open_runtime(options) as runtime:
                 yield runtime

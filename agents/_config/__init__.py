@@ -9,6 +9,7 @@ from ._load import LoadedConfig as LoadedConfig
 from ._load import load_config as load_config
 from ._model import AgentsConfig as AgentsConfig
 from ._model import BudgetConfig as BudgetConfig
+from ._model import CompactionConfig as CompactionConfig
 from ._model import CorralConfig as CorralConfig
 from ._model import McpServerConfig as McpServerConfig
 from ._model import ModelPrice as ModelPrice
@@ -23,6 +24,7 @@ from ._sources import corral_home as corral_home
 __all__ = [
     "AgentsConfig",
     "BudgetConfig",
+    "CompactionConfig",
     "ConfigError",
     "ConfigLayer",
     "CorralConfig",

@@ -152,6 +152,15 @@ class McpServerConfig(_Section):
         return "stdio" if self.command is not None else "streamable_http"
 
 
+class CompactionConfig(_Section):
+    """`[compaction]`: when agents summarise their history, and how many at once."""
+
+    early_percent: int | None = Field(default=80, ge=1, le=100)
+    """Start a summary in the background from this share of the window (unset: never early)."""
+    max_concurrent: int = Field(default=4, ge=1)
+    slot_wait_timeout_sec: float = Field(default=600.0, gt=0)
+
+
 class SkillsConfig(_Section):
     """`[skills]`: whether agents get a listing of matching skills, and extra skill folders."""
 
@@ -211,6 +220,7 @@ class CorralConfig(_Section):
     mcp_servers: dict[str, McpServerConfig] = {}
     tool_search_threshold: int = Field(default=100, ge=0)
     """From this many MCP tools on, agents find them with `tool_search` (0: always)."""
+    compaction: CompactionConfig = CompactionConfig()
     skills: SkillsConfig = SkillsConfig()
     otel: OtelConfig = OtelConfig()
 

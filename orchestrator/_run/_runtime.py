@@ -24,6 +24,7 @@ from agents import (
     AgentRunner,
     AgentSpec,
     AgentStatus,
+    CompactionGate,
     CorralConfig,
     Finish,
     RunnerHooks,
@@ -70,6 +71,8 @@ class RuntimeOptions:
     services: Mapping[str, Any] = field(default_factory=dict)
     tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
     skills: SkillsService | None = None
+    compactor: CompactionGate | None = None
+    """Bounds how many agents of the process summarise at once."""
     equip: Callable[[ToolRegistry], None] | None = None
     """Adds the process's shared tools (MCP, `tool_search`) to each agent's registry."""
     clock: Callable[[], float] = time.time
@@ -244,6 +247,7 @@ class RunRuntime:
                 shared=self._charge,
             ),
             clock=self.options.clock,
+            compaction_gate=self.options.compactor,
         )
 
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
