@@ -68,17 +68,19 @@ async def run_fanout(
     max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
     tools: Sequence[str] | None = None,
     on_start: StartCallback | None = None,
+    role: str = "general",
 ) -> FanoutOutcome:
     """One worker per item on `template` filled from it, each reporting a `schema` result.
 
     `concurrency` defaults to `config.agents.fanout_concurrency`; `tools` are the workers' core
-    tools (default: all); `out` is a results file, or "-" for the caller to print them.
+    tools (default: all); `role` picks their base instructions (reviewer, triager, ...); `out`
+    is a results file, or "-" for the caller to print them.
     """
     check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
     plan = plan_fanout(items, template, schema)
     env = _environ(setup)
     run_id = run_id or new_id("run")
-    prototype = worker_prototype(config, cwd=cwd, env=env, run_id=run_id, tools=tools)
+    prototype = worker_prototype(config, cwd=cwd, env=env, run_id=run_id, tools=tools, role=role)
     settings = FanoutSettings(
         template=template,
         result_schema=plan.schema.schema,

@@ -118,9 +118,10 @@ def worker_prototype(
     env: Mapping[str, str],
     run_id: str,
     tools: Sequence[str] | None,
+    role: str = "general",
 ) -> AgentSpec:
     """The spec every worker of the run shares, but for its agent id and nickname."""
-    spec = build_root_spec(config, cwd=cwd, env=env, run_id=run_id)
+    spec = build_root_spec(config, cwd=cwd, env=env, run_id=run_id, role=role)
     extra = config.developer_instructions
     developer = f"{extra.strip()}\n\n{WORKER_INSTRUCTIONS}" if extra else WORKER_INSTRUCTIONS
     budgets = config.budgets
