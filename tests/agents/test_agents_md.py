@@ -201,3 +201,11 @@ def test_loading_again_after_a_cwd_change_picks_up_the_new_folder(repo: Path, ho
 
     assert before != after
     assert after.sources[-1] == repo / "pkg" / "AGENTS.md"
+
+
+def test_file_that_cannot_be_read_is_refused_with_what_to_do(repo: Path, home: Path) -> None:
+    # Root reads any file whatever its mode; a link to /proc/self/mem fails to read for anyone.
+    (repo / "AGENTS.md").symlink_to("/proc/self/mem")
+
+    with pytest.raises(AgentsMdError, match=r"cannot read .*make it readable or remove it"):
+        load_agents_md(repo, home=home)

@@ -216,3 +216,22 @@ async def test_a_missing_working_directory_is_a_usage_error(home: Path, tmp_path
         ["exec", "--cd", str(tmp_path / "nope"), "go"], env=corral_env(home), cwd=tmp_path
     )
     assert result.code == 2 and "not a directory" in result.stderr
+
+
+async def test_exec_over_chat_completions_keeps_the_layout_and_the_prefix(
+    workspace: Path, home: Path
+) -> None:
+    async with serve_model_server(two_steps) as server:
+        env = corral_env(home, server.base_url)
+        result = await run_corral(
+            ["exec", "--api", "chat", "run two commands"], env=env, cwd=workspace
+        )
+        assert result.code == 0, result.stderr
+        assert result.stdout.strip() == "finished after two commands"
+        requests = list(server.requests)
+    assert {r["endpoint"] for r in requests} == {"/v1/chat/completions"}
+    roles = texts(requests[0])
+    assert roles[0][0] == "developer" and roles[0][1].startswith("<permissions instructions>")
+    assert roles[-1] == ("user", "run two commands")
+    for before, after in itertools.pairwise(requests):
+        assert after["prefix_bytes"] == len(canonical_bytes(before["normalised"]))
