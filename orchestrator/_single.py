@@ -11,10 +11,10 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import (
     AgentRecord,
@@ -42,15 +42,25 @@ from ._run import (
     ToolProvider,
     open_runtime,
 )
-from .services._mcp_tooling import open_mcp_tooling
 from .services._skills_service import SkillsService
 from .services.compaction import Compactor
+
+if TYPE_CHECKING:
+    from .services._mcp_tooling import McpTooling
 
 JOURNAL_NAME = "journal.sqlite"
 
 
 class UnknownTarget(InvalidInput):
     """`corral resume` was given an id that names neither a run nor an agent."""
+
+
+class NotResumable(InvalidInput):
+    """`corral resume` was given a run of a kind that cannot be carried on."""
+
+
+RESUMABLE_KINDS = frozenset({"exec"})
+"""Run kinds `resume_single` carries on (fan-outs have their own resume)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,14 @@ class RunSetup:
     """The process's compaction limiter; one per run when not given."""
     skills: SkillsService | None = None
     """Skills matched to each agent's task; discovered from the run's folder when not given."""
+
+
+def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
+    # Imported here: the MCP SDK and the search index cost a second at start-up, and most runs
+    # configure no MCP server.
+    from .services._mcp_tooling import open_mcp_tooling
+
+    return open_mcp_tooling(config)
 
 
 def _compactor(config: CorralConfig) -> Compactor:
@@ -137,7 +155,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
     try:
         async with (
             open_sqlite_store(journal_path(config)) as store,
-            open_mcp_tooling(config) as mcp,
+            _open_mcp_tooling(config) as mcp,
         ):
             options = RuntimeOptions(
                 config=config,
@@ -286,6 +304,11 @@ async def _find_run(store: Store, target: str, journal: Path) -> str:
     if run is None:
         raise UnknownTarget(
             f"no run or agent named {target!r} in {journal}; `corral runs` lists the runs"
+        )
+    if run.kind not in RESUMABLE_KINDS:
+        raise NotResumable(
+            f"run {run.run_id} is a {run.kind} run, which `corral resume` cannot carry on: "
+            f"its workers are tied to git worktrees that were removed; start it again"
         )
     if not await store.list_agents(run.run_id):
         raise UnknownTarget(f"run {target} has no agents to resume")

@@ -1,64 +1,102 @@
-"""`corral demo`: one agent fixes a bug in a small project, offline, against the scripted model.
+"""`corral demo`: triage 40 bundled issues and review a sample change, offline, in under a minute.
 
-Everything is real except the model: the openai SDK talks HTTP to corral's scripted model
-server, tools run in the bubblewrap sandbox, the journal is SQLite. Nothing leaves the machine.
+Everything is real but the model: the openai SDK talks HTTP to corral's scripted model server,
+workers run in parallel with their tools in the bubblewrap sandbox, the journal is SQLite. The
+"model" is a pair of rule-based stand-ins, and the output says so.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-from agents import AgentStatus, load_config
+import anyio
 
-from .._single import RunSetup, run_single_agent
-from ..demo import BUGGY_SOURCE, fix_the_bug, write_demo_project
+from agents import load_config
+
+from .._single import RunSetup
+from ..demo import DemoProgress, demo_policy, write_shop_repo
 from ..model_server import serve_model_server
-from ._common import ProgressHooks
+from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
+from ..pipelines.triage import read_issues, read_labels, run_triage
+from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
 
 
 def add_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "demo", help="run one agent offline against the scripted model server", description=__doc__
+        "demo", help="triage issues and review a change offline", description=__doc__
     )
-    parser.add_argument("--keep", type=Path, help="write the demo project here and keep it")
+    parser.add_argument(
+        "--out", type=Path, help="where to write the reports (default: a new temp folder)"
+    )
     parser.set_defaults(handler=run)
 
 
 async def run(args: argparse.Namespace) -> int:
-    with tempfile.TemporaryDirectory(prefix="corral-demo-") as tmp:
-        root = write_demo_project((args.keep or Path(tmp) / "shop").resolve())
-        home = Path(tmp) / "home"
-        async with serve_model_server(fix_the_bug) as server:
-            env = {"CORRAL_HOME": str(home), "CORRAL_BASE_URL": server.base_url}
-            config = load_config(cwd=root, env=env, overrides={"model": "scripted-demo"}).config
-            print(f"corral demo: project {root}; model server {server.base_url}")
-            setup = RunSetup(hooks=ProgressHooks(sys.stdout), env=env)
-            task = "The tests fail. Find the bug and fix it."
-            outcome = await run_single_agent(config, task, cwd=root, setup=setup)
-            stats = server.stats()
-        _print_summary(root, outcome.finish.message or outcome.finish.error or "", stats)
-    return 0 if outcome.finish.status is AgentStatus.COMPLETED else 1
-
-
-def _print_summary(root: Path, message: str, stats: dict[str, Any]) -> None:
-    after = (root / "shop.py").read_text()
-    diff = difflib.unified_diff(
-        BUGGY_SOURCE.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        "a/shop.py",
-        "b/shop.py",
-    )
-    print("\nchange made:")
-    print("".join(diff).rstrip())
-    print(f"\nagent: {message}")
-    shared = stats["prefix_shared_bytes"]
-    total = stats["input_bytes"]
+    out = (args.out or Path(tempfile.mkdtemp(prefix="corral-demo-"))).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
     print(
-        f"\nmodel requests: {stats['requests']['total']}; "
-        f"{shared} of {total} request bytes were a cached prefix of the one before"
+        "corral demo: the model is a rule-based stand-in (keyword and pattern rules), not an LLM;"
     )
+    print(
+        "everything else is real: HTTP, the openai SDK, parallel workers, the sandbox, the journal."
+    )
+    async with serve_model_server(demo_policy) as server:
+        env = {"CORRAL_HOME": str(out / "home"), "CORRAL_BASE_URL": server.base_url}
+        config = load_config(cwd=out, env=env, overrides={"model": "demo-rules"}).config
+        triaged = await _triage(config, env, out)
+        reviewed = await _review(config, env, out)
+        requests = server.stats()["requests"]["total"]
+    _summary(out, triaged, reviewed, requests, time.monotonic() - started)
+    return 0 if triaged and reviewed else 1
+
+
+async def _triage(config: Any, env: dict[str, str], out: Path) -> bool:
+    issues = read_issues(DEMO_ISSUES)
+    labels = read_labels(DEMO_LABELS)
+    print(f"\ntriage: {len(issues)} issues, {len(labels.names)} labels, one worker per issue")
+    setup = RunSetup(hooks=DemoProgress("triage", len(issues)), env=env)
+    outcome = await run_triage(config, issues, labels, cwd=out, setup=setup, out=out / "triage")
+    print(f"triage: {outcome.report.summary_line()}")
+    for issue in outcome.report.duplicates:
+        print(f"  #{issue.number} duplicates #{issue.duplicate_of}")
+    return outcome.ok
+
+
+async def _review(config: Any, env: dict[str, str], out: Path) -> bool:
+    repo = await anyio.to_thread.run_sync(write_shop_repo, out / "shop")
+    print(f"\nreview: main..feature of {repo}, one read-only reviewer per changed file")
+    setup = RunSetup(hooks=DemoProgress("review", 3), env=env)
+    report = await run_review(config, ReviewRequest(repo=repo, range="main..feature"), setup=setup)
+    await anyio.to_thread.run_sync(
+        write_reports, report, out / "review", ["md", "json", "sarif"], Severity.HIGH
+    )
+    print(f"review: {len(report.findings)} findings kept, {len(report.dropped)} dropped")
+    for finding in report.findings:
+        where = f"{finding.path}:{finding.start_line}"
+        print(f"  [{finding.severity}] {where} {finding.title}")
+    return report.complete
+
+
+def _summary(out: Path, triaged: bool, reviewed: bool, requests: int, seconds: float) -> None:
+    print(f"\n{requests} model requests in {seconds:.1f} s. Reports are in {out}:")
+    for name in (
+        "triage/triage.md",
+        "triage/triage.json",
+        "review/review.md",
+        "review/review.sarif",
+    ):
+        print(f"  {out / name}")
+    print(
+        "\nTo run the same pipelines against a real model, set OPENAI_API_KEY and run:\n"
+        f"  corral triage --issues {DEMO_ISSUES} --labels {DEMO_LABELS} --model gpt-5.4-mini\n"
+        f"  corral review --repo {out / 'shop'} --range main..feature --model gpt-5.4-mini\n"
+        "(any OpenAI-compatible endpoint works: add --base-url URL, and --api chat if it only "
+        "speaks Chat Completions)"
+    )
+    if not (triaged and reviewed):
+        print("\nsome workers did not finish: `corral runs` and `corral status RUN` say which")

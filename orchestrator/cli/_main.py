@@ -8,6 +8,7 @@ the user's mistake print one clear line and exit non-zero; no traceback reaches 
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import logging
 import signal
@@ -19,51 +20,55 @@ import anyio
 
 from tools import CorralError
 
-from . import (
-    _apply_patch,
-    _demo,
-    _exec,
-    _fanout,
-    _mcp,
-    _model_server,
-    _resume,
-    _skills,
-    _status,
-    _tools,
-)
-
 TERMINATED = 143
 
-_COMMANDS = (
-    _demo,
-    _exec,
-    _fanout,
-    _resume,
-    _status,
-    _model_server,
-    _apply_patch,
-    _tools,
-    _skills,
-    _mcp,
-)
+# Command name -> the module that defines it. Only the module of the command being run is
+# imported: the others pull in heavy libraries (the MCP SDK, embeddings, HTTP servers) that
+# would slow every invocation down.
+_MODULES = {
+    "demo": "_demo",
+    "exec": "_exec",
+    "fanout": "_fanout",
+    "resume": "_resume",
+    "review": "_review",
+    "refactor": "_refactor",
+    "triage": "_triage",
+    "status": "_status",
+    "runs": "_status",
+    "export": "_status",
+    "model-server": "_model_server",
+    "apply-patch": "_apply_patch",
+    "mcp": "_mcp",
+    "tools": "_tools",
+    "skills": "_skills",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with `argv`, only the module of the command it names is loaded."""
     parser = argparse.ArgumentParser(
         prog="corral",
         description="Asynchronous multi-agent orchestration against any OpenAI-compatible model.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in _COMMANDS:
-        module.add_parser(sub)
+    for name in _modules_for(argv):
+        importlib.import_module(f"{__package__}.{name}").add_parser(sub)
     return parser
+
+
+def _modules_for(argv: Sequence[str] | None) -> list[str]:
+    words = [a for a in (argv or ()) if not a.startswith("-")]
+    if words and words[0] in _MODULES:
+        return [_MODULES[words[0]]]
+    return list(dict.fromkeys(_MODULES.values()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     # Set before any library can: wordllama calls basicConfig(level=INFO) when imported.
     logging.basicConfig(level=logging.WARNING, format="corral: %(levelname)s: %(message)s")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     try:
         return _run(args)
     except (CorralError, BaseExceptionGroup) as exc:

@@ -1,7 +1,8 @@
-"""The offline demo: a small project with a bug, and a scripted model that fixes it."""
+"""The offline demo: bundled issues and a sample repository, and rule-based stand-ins for models."""
 
-from ._policy import fix_the_bug as fix_the_bug
-from ._workspace import BUGGY_SOURCE as BUGGY_SOURCE
-from ._workspace import write_demo_project as write_demo_project
+from ._policy import demo_policy as demo_policy
+from ._progress import DemoProgress as DemoProgress
+from ._review_policy import review_the_change as review_the_change
+from ._shop import write_shop_repo as write_shop_repo
 
-__all__ = ["BUGGY_SOURCE", "fix_the_bug", "write_demo_project"]
+__all__ = ["DemoProgress", "demo_policy", "review_the_change", "write_shop_repo"]

@@ -60,7 +60,7 @@ class SkillsService:
             )
             for warning in catalog.warnings:
                 logger.warning("%s", warning.message)
-            # No skills, no model to load: a run without skills starts as fast as before.
+            # No skills, no model to load: a run without skills starts as fast as it would.
             matcher = (
                 SkillMatcher(catalog, embedder or WordLlamaEmbedder()) if len(catalog) else None
             )

@@ -1,0 +1,165 @@
+"""`corral review`: a git range or a patch reviewed by parallel read-only agents.
+
+The reports (Markdown, JSON, SARIF 2.1.0) go to `--out`; each kept finding is printed on stdout,
+progress and the summary on stderr. Exit 0 when no finding is at or above `--fail-on`, 1 when
+some are or when part of the change could not be reviewed, 2 for a usage mistake (then nothing
+is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from tools import InvalidInput
+
+from .._single import RunSetup
+from ..pipelines.review import (
+    DEFAULT_MAX_UNIT_LINES,
+    ReviewInputError,
+    ReviewReport,
+    ReviewRequest,
+    Severity,
+    parse_formats,
+    run_review,
+    write_reports,
+)
+from ._common import ProgressHooks, add_model_flags, load_cli_config
+
+NEVER = "none"
+_DESCRIPTION = (
+    "Review a git range (BASE..HEAD, or BASE...HEAD from their merge base) or a patch file. "
+    "The change is cut per file (and a large file per group of hunks); one read-only reviewer "
+    "per part reports findings, which are kept only on the changed lines, merged when they are "
+    "near-duplicates, and sorted by severity. Writes review.md, review.json and review.sarif."
+)
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "review",
+        help="review a git range or a patch with parallel agents",
+        description=_DESCRIPTION,
+    )
+    add_model_flags(parser)
+    parser.add_argument("--repo", type=Path, metavar="DIR", help="the repository (default: here)")
+    change = parser.add_mutually_exclusive_group(required=True)
+    change.add_argument("--range", metavar="BASE..HEAD", help="a git range, e.g. main..HEAD")
+    change.add_argument("--patch", type=Path, metavar="FILE", help="a unified diff to review")
+    parser.add_argument(
+        "--out", type=Path, default=Path("corral-review"), metavar="DIR", help="report folder"
+    )
+    parser.add_argument(
+        "--format",
+        type=_formats,
+        default=("md", "json", "sarif"),
+        metavar="md,json,sarif",
+        help="which reports to write (default: all three)",
+    )
+    parser.add_argument(
+        "--concurrency", type=_positive, metavar="N", help="reviewers at once (config: 16)"
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=(*(s.value for s in Severity), NEVER),
+        default=Severity.HIGH.value,
+        help="exit 1 when a finding is at or above this severity (default: high)",
+    )
+    parser.add_argument(
+        "--max-unit-lines",
+        type=_positive,
+        default=DEFAULT_MAX_UNIT_LINES,
+        metavar="N",
+        help="changed lines per reviewer before a file is split by hunks",
+    )
+    parser.add_argument("--run-id", help="choose the run id (default: generated)")
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    repo = (args.repo or Path.cwd()).expanduser()
+    if not repo.is_dir():
+        raise InvalidInput(f"--repo {repo}: not a directory; give the repository to review")
+    config = load_cli_config(args, repo.resolve())
+    fail_on = None if args.fail_on == NEVER else Severity(args.fail_on)
+    request = ReviewRequest(
+        repo=repo,
+        range=args.range,
+        patch=args.patch,
+        concurrency=args.concurrency,
+        max_unit_lines=args.max_unit_lines,
+        run_id=args.run_id,
+    )
+    console = _Console()
+    report = await console.cancellable(
+        run_review(config, request, setup=RunSetup(hooks=ProgressHooks()), on_start=console.started)
+    )
+    written = await anyio.to_thread.run_sync(write_reports, report, args.out, args.format, fail_on)
+    return console.finish(report, written, fail_on)
+
+
+class _Console:
+    """What a person sees: the run at the start, each finding, the summary and the verdict."""
+
+    def __init__(self) -> None:
+        self.run_id: str | None = None
+
+    def started(self, run_id: str, total: int, left: int) -> None:
+        del left
+        self.run_id = run_id
+        noun = "reviewer" if total == 1 else "reviewers"
+        _say(f"run {run_id}: {total} {noun}")
+
+    async def cancellable(self, work: Awaitable[ReviewReport]) -> ReviewReport:
+        try:
+            return await work
+        except anyio.get_cancelled_exc_class():
+            _say("stopped; no report was written")
+            raise
+
+    def finish(self, report: ReviewReport, written: list[Path], fail_on: Severity | None) -> int:
+        for f in report.findings:
+            print(f"{f.severity.value:<8} {f.path}:{f.lines}  {f.title}")
+        sys.stdout.flush()
+        if not report.units:
+            _say(f"nothing to review in {report.source.label}")
+        names = ", ".join(p.name for p in written)
+        folder = written[0].parent if written else None
+        _say(f"{report.summary_line()}; reports in {folder}/ ({names})")
+        code = 0
+        failing = report.at_or_above(fail_on)
+        if failing:
+            _say(f"{len(failing)} at or above {fail_on}")
+            code = 1
+        for unit in report.failed_units:
+            _say(f"not reviewed: {unit.label}: {unit.error or unit.status}")
+            code = 1
+        return code
+
+
+def _say(text: str) -> None:
+    print(f"corral review: {text}", file=sys.stderr)
+    sys.stderr.flush()
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    try:
+        return parse_formats(text)
+    except ReviewInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

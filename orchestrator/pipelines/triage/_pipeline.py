@@ -1,0 +1,122 @@
+"""`run_triage`: issues and a label set in, a checked triage report (and its files) out.
+
+It embeds every issue once to find each one's candidate duplicates, then runs one read-only
+`triager` worker per issue through the fan-out, each reporting against a schema whose label
+`enum` is the label set. What the fan-out does not own (the index, the report) is done here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import anyio.to_thread
+
+from agents import CorralConfig
+from tools import SandboxMode
+
+from ..._single import RunSetup
+from ...fanout import DEFAULT_MAX_RESULT_TRIES, FanoutOutcome, StartCallback, run_fanout
+from ...services import Embedder, WordLlamaEmbedder
+from ._index import SIMILARITY_FLOOR, TOP_CANDIDATES, DuplicateIndex
+from ._issues import Issue
+from ._labels import LabelSet
+from ._render import render_markdown
+from ._report import (
+    JSON_NAME,
+    MARKDOWN_NAME,
+    TriageReport,
+    build_report,
+    report_json_text,
+    write_text_atomically,
+)
+from ._schema import report_schema
+from ._task import issue_task, triage_guide
+
+TRIAGER = "triager"
+READ_ONLY_TOOLS = ("read_file", "grep", "list_dir")
+"""The tools a worker gets when it may look at the project's code (`corral triage --repo`)."""
+_TEMPLATE = "{task}"
+
+
+@dataclass(frozen=True)
+class TriageOutcome:
+    """A finished triage: the report, where its files went (if written), and the fan-out."""
+
+    report: TriageReport
+    fanout: FanoutOutcome
+    json_path: Path | None = None
+    markdown_path: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok
+
+
+async def run_triage(
+    config: CorralConfig,
+    issues: Sequence[Issue],
+    labels: LabelSet,
+    *,
+    cwd: Path,
+    setup: RunSetup,
+    out: Path | None = None,
+    concurrency: int | None = None,
+    run_id: str | None = None,
+    embedder: Embedder | None = None,
+    similarity_floor: float = SIMILARITY_FLOOR,
+    tools: Sequence[str] = (),
+    max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
+    on_start: StartCallback | None = None,
+) -> TriageOutcome:
+    """Triage `issues` with `labels`; with `out`, write `triage.json` and `triage.md` there.
+
+    Workers run read-only with `tools` (none by default: the issue is in the task; give
+    `READ_ONLY_TOOLS` to let them look at the code in `cwd`). `embedder` defaults to the
+    bundled WordLlama model.
+    """
+    build = partial(
+        DuplicateIndex.build,
+        issues,
+        embedder or WordLlamaEmbedder(),
+        floor=similarity_floor,
+        top=TOP_CANDIDATES,
+    )
+    index = await anyio.to_thread.run_sync(build)
+    items = [
+        {"number": issue.number, "task": issue_task(issue, index.candidates(issue.number))}
+        for issue in issues
+    ]
+    fanout = await run_fanout(
+        triage_config(config, labels),
+        items,
+        _TEMPLATE,
+        report_schema(labels),
+        cwd=cwd,
+        setup=setup,
+        concurrency=concurrency,
+        run_id=run_id,
+        max_result_tries=max_result_tries,
+        tools=tools,
+        on_start=on_start,
+        role=TRIAGER,
+    )
+    report = build_report(issues, labels.names, index, fanout)
+    if out is None:
+        return TriageOutcome(report, fanout)
+    json_path, markdown_path = out / JSON_NAME, out / MARKDOWN_NAME
+    await anyio.to_thread.run_sync(write_text_atomically, json_path, report_json_text(report))
+    await anyio.to_thread.run_sync(write_text_atomically, markdown_path, render_markdown(report))
+    return TriageOutcome(report, fanout, json_path, markdown_path)
+
+
+def triage_config(config: CorralConfig, labels: LabelSet) -> CorralConfig:
+    """`config` for the workers: read-only, with the triage guide after any instructions."""
+    guide = triage_guide(labels)
+    extra = config.developer_instructions
+    developer = f"{extra.strip()}\n\n{guide}" if extra else guide
+    return config.model_copy(
+        update={"sandbox_mode": SandboxMode.READ_ONLY, "developer_instructions": developer}
+    )
