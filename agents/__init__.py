@@ -9,7 +9,6 @@ from ._agents_md import load_agents_md as load_agents_md
 from ._assembly import AgentsMdSettings as AgentsMdSettings
 from ._assembly import AgentSpec as AgentSpec
 from ._assembly import build_core as build_core
-from ._assembly import build_registry as build_registry
 from ._assembly import build_tool_context as build_tool_context
 from ._assembly import build_turn_context as build_turn_context
 from ._assembly import model_settings_from_config as model_settings_from_config
@@ -76,7 +75,9 @@ from ._fragments import USER_INSTRUCTIONS as USER_INSTRUCTIONS
 from ._fragments import FragmentKind as FragmentKind
 from ._fragments import fragment_kind_of as fragment_kind_of
 from ._fragments import is_contextual as is_contextual
+from ._hooks import CompositeHooks as CompositeHooks
 from ._hooks import RunnerHooks as RunnerHooks
+from ._hooks import SafeHooks as SafeHooks
 from ._instructions import PERSONALITIES as PERSONALITIES
 from ._instructions import ROLES as ROLES
 from ._instructions import base_instructions as base_instructions
@@ -152,6 +153,7 @@ __all__ = [
     "CompactionFailed",
     "CompactionGate",
     "CompactionPrepared",
+    "CompositeHooks",
     "ConfigError",
     "CoreConfig",
     "CoreStateError",
@@ -192,6 +194,7 @@ __all__ = [
     "RunTools",
     "RunnerHooks",
     "RunnerLimits",
+    "SafeHooks",
     "ShellConfig",
     "SkillsConfig",
     "Store",
@@ -206,7 +209,6 @@ __all__ = [
     "UserInput",
     "base_instructions",
     "build_core",
-    "build_registry",
     "build_tool_context",
     "build_turn_context",
     "capture_environment",

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tools import PermissionProfile, ToolContext, ToolRegistry, build_core_registry
+from tools import PermissionProfile, ToolContext, ToolRegistry
 
 from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
 from ._config import BudgetConfig, CorralConfig, ShellConfig
@@ -117,15 +117,6 @@ def spec_from_config(
             fallback_names=config.project_doc_fallback_filenames,
             root_markers=config.project_root_markers,
         ),
-    )
-
-
-def build_registry(spec: AgentSpec) -> ToolRegistry:
-    return build_core_registry(
-        spec.tools,
-        max_timeout_ms=spec.shell.max_timeout_ms,
-        default_timeout_ms=spec.shell.default_timeout_ms,
-        output_max_tokens=spec.shell.output_max_tokens,
     )
 
 

@@ -1,5 +1,47 @@
 """OpenTelemetry tracing, metrics and cost for corral.
 
-Empty until the observability work lands: it will wrap the model client and the tool registry
-and plug into `agents.RunnerHooks` from outside, so `agents` and `tools` never import it.
+It plugs into `agents.RunnerHooks` from outside, so `agents` and `tools` never import it. Tracer
+and meter providers are passed in, never set globally.
 """
+
+from ._content import CAPTURE_ENV as CAPTURE_ENV
+from ._content import Redactor as Redactor
+from ._content import capture_enabled as capture_enabled
+from ._metrics import RunMetrics as RunMetrics
+from ._prices import DEFAULT_PRICES as DEFAULT_PRICES
+from ._prices import missing_price as missing_price
+from ._prices import price_table as price_table
+from ._setup import Telemetry as Telemetry
+from ._setup import TelemetrySettings as TelemetrySettings
+from ._setup import build_telemetry as build_telemetry
+from ._setup import open_observability as open_observability
+from ._setup import telemetry_settings as telemetry_settings
+from ._trace_tree import TURN_KIND as TURN_KIND
+from ._trace_tree import TraceNode as TraceNode
+from ._trace_tree import build_trace_tree as build_trace_tree
+from ._trace_tree import format_trace_tree as format_trace_tree
+from ._tracing import CostFn as CostFn
+from ._tracing import TracingHooks as TracingHooks
+from ._tracing import current_trace_context as current_trace_context
+
+__all__ = [
+    "CAPTURE_ENV",
+    "DEFAULT_PRICES",
+    "TURN_KIND",
+    "CostFn",
+    "Redactor",
+    "RunMetrics",
+    "Telemetry",
+    "TelemetrySettings",
+    "TraceNode",
+    "TracingHooks",
+    "build_telemetry",
+    "build_trace_tree",
+    "capture_enabled",
+    "current_trace_context",
+    "format_trace_tree",
+    "missing_price",
+    "open_observability",
+    "price_table",
+    "telemetry_settings",
+]

@@ -40,7 +40,9 @@ from ._run import (
     RunRuntime,
     RuntimeOptions,
     ToolProvider,
+    cost_of,
     open_runtime,
+    price_for,
 )
 from .services._skills_service import SkillsService
 from .services.compaction import Compactor
@@ -90,9 +92,11 @@ class RunSetup:
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
     # Imported here: the MCP SDK and the search index cost a second at start-up, and most runs
     # configure no MCP server.
+    from observability import current_trace_context
+
     from .services._mcp_tooling import open_mcp_tooling
 
-    return open_mcp_tooling(config)
+    return open_mcp_tooling(config, trace_context=current_trace_context)
 
 
 def _compactor(config: CorralConfig) -> Compactor:
@@ -148,6 +152,22 @@ def build_root_spec(
     return spec.model_copy(update={"role": role, "nickname": "root"})
 
 
+def _observed(
+    config: CorralConfig, run_id: str, setup: RunSetup
+) -> AbstractAsyncContextManager[RunnerHooks]:
+    """The run's hooks, plus tracing when `[otel]` or the OTEL_* variables ask for it."""
+    from observability import open_observability  # the OpenTelemetry SDK costs start-up time
+
+    env = os.environ if setup.env is None else setup.env
+    return open_observability(
+        config.otel,
+        env,
+        run_id=run_id,
+        hooks=setup.hooks,
+        cost_of=lambda model, usage: cost_of(usage, price_for(config.prices, model)),
+    )
+
+
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
     """The journal, the shared model clients and a runtime for run `run_id`."""
@@ -156,13 +176,14 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
         async with (
             open_sqlite_store(journal_path(config)) as store,
             _open_mcp_tooling(config) as mcp,
+            _observed(config, run_id, setup) as hooks,
         ):
             options = RuntimeOptions(
                 config=config,
                 store=store,
                 run_id=run_id,
                 clients=clients,
-                hooks=setup.hooks,
+                hooks=hooks,
                 services=setup.services,
                 tool_providers=setup.tool_providers,
                 skills=setup.skills,

@@ -7,19 +7,25 @@ answers, once exhausted, the reason that ends whichever agent charged it next.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agents import BudgetConfig, ModelPrice, Usage
+from observability import missing_price, price_table
 
 PER_MILLION = 1_000_000
 
 
-def price_for(prices: dict[str, ModelPrice], model: str) -> ModelPrice | None:
-    """The price of `model`: an exact entry, else the longest configured prefix of its name."""
-    if model in prices:
-        return prices[model]
-    matches = [name for name in prices if model.startswith(name)]
-    return prices[max(matches, key=len)] if matches else None
+def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The price of `model` from the configured prices over the built-in table: an exact
+    entry, else the longest name that prefixes it. A model with none is warned about once."""
+    table = price_table(prices)
+    if missing_price(model, table):
+        return None
+    if model in table:
+        return table[model]
+    matches = [name for name in table if model.startswith(name)]
+    return table[max(matches, key=len)]
 
 
 def cost_of(usage: Usage, price: ModelPrice | None) -> float:

@@ -29,6 +29,7 @@ from agents import (
     Finish,
     RunnerHooks,
     RunnerLimits,
+    SafeHooks,
     Store,
     TurnContext,
     Usage,
@@ -224,6 +225,9 @@ class RunRuntime:
             on_finish=on_finish,
         )
         self._agents[spec.agent_id] = handle
+        SafeHooks(self.options.hooks).call(
+            "agent_started", spec.agent_id, spec.parent_id, spec.nickname
+        )
         if parent is not None:
             parent.children.append(handle)
         return handle

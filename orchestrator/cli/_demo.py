@@ -24,6 +24,8 @@ from ..pipelines.review import ReviewRequest, Severity, run_review, write_report
 from ..pipelines.triage import read_issues, read_labels, run_triage
 from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
 
+DEMO_MODEL = "demo-rules"
+
 
 def add_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
@@ -47,7 +49,9 @@ async def run(args: argparse.Namespace) -> int:
     )
     async with serve_model_server(demo_policy) as server:
         env = {"CORRAL_HOME": str(out / "home"), "CORRAL_BASE_URL": server.base_url}
-        config = load_config(cwd=out, env=env, overrides={"model": "demo-rules"}).config
+        free = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}  # rules cost nothing
+        overrides = {"model": DEMO_MODEL, "prices": {DEMO_MODEL: free}}
+        config = load_config(cwd=out, env=env, overrides=overrides).config
         triaged = await _triage(config, env, out)
         reviewed = await _review(config, env, out)
         requests = server.stats()["requests"]["total"]

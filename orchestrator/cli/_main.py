@@ -34,6 +34,7 @@ _MODULES = {
     "refactor": "_refactor",
     "triage": "_triage",
     "status": "_status",
+    "trace": "_trace",
     "runs": "_status",
     "export": "_status",
     "model-server": "_model_server",

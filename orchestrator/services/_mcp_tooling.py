@@ -18,7 +18,7 @@ from agents import CorralConfig
 from tools import ToolRegistry
 
 from ._embedding import Embedder, WordLlamaEmbedder
-from .mcp import McpManager, open_mcp_manager
+from .mcp import McpManager, TraceContext, no_trace_context, open_mcp_manager
 from .toolsearch import DeferredTool, DeferredTools
 
 
@@ -63,12 +63,19 @@ class McpTooling:
 
 
 @asynccontextmanager
-async def open_mcp_tooling(config: CorralConfig) -> AsyncIterator[McpTooling | None]:
-    """The MCP servers of `config` started, with their tooling; None when none is configured."""
+async def open_mcp_tooling(
+    config: CorralConfig, *, trace_context: TraceContext = no_trace_context
+) -> AsyncIterator[McpTooling | None]:
+    """The MCP servers of `config` started, with their tooling; None when none is configured.
+
+    `trace_context` gives the W3C trace headers of the tool call under way, for each request's
+    `_meta`, so the servers' spans join the run's trace.
+    """
     if not any(server.enabled for server in config.mcp_servers.values()):
         yield None
         return
-    async with open_mcp_manager(config) as mcp, anyio.create_task_group() as tg:
+    manager = open_mcp_manager(config, trace_context=trace_context)
+    async with manager as mcp, anyio.create_task_group() as tg:
         tooling = McpTooling(mcp, threshold=config.tool_search_threshold)
         await tg.start(tooling.run)
         yield tooling

@@ -14,6 +14,7 @@ from ._manager import McpManager as McpManager
 from ._manager import McpServerStatus as McpServerStatus
 from ._manager import OfferedTool as OfferedTool
 from ._manager import TraceContext as TraceContext
+from ._manager import no_trace_context as no_trace_context
 from ._manager import open_mcp_manager as open_mcp_manager
 from ._names import MAX_NAME_BYTES as MAX_NAME_BYTES
 from ._names import NameBook as NameBook
@@ -39,6 +40,7 @@ __all__ = [
     "RestartPolicy",
     "ServerState",
     "TraceContext",
+    "no_trace_context",
     "open_mcp_manager",
     "qualify",
     "result_to_output",

@@ -1,0 +1,45 @@
+"""`corral trace RUN`: the run's agent tree from the journal, with time, turns, tokens and cost.
+
+It reads only the journal, so it works without any tracing backend; its totals are the ones
+`corral status` shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from agents import Store, load_config, open_sqlite_store
+from observability import TURN_KIND, build_trace_tree, format_trace_tree
+
+from .._inspect import read_status
+from .._single import journal_path
+from ._status import format_status
+
+
+def add_parser(sub: Any) -> None:
+    trace = sub.add_parser("trace", help="print a run's agent tree with time, tokens and cost")
+    trace.add_argument("run_id", metavar="RUN")
+    trace.add_argument("--json", action="store_true", help="print one JSON object")
+    trace.set_defaults(handler=show_trace)
+
+
+async def show_trace(args: argparse.Namespace) -> int:
+    journal = journal_path(load_config(cwd=Path.cwd()).config)
+    async with open_sqlite_store(journal) as store:
+        status = await read_status(store, args.run_id)
+        turns = {a.agent_id: await _turns(store, a.agent_id) for a in status.agents}
+    roots = build_trace_tree(status.agents, turns)
+    if args.json:
+        data = {"run_id": status.run.run_id, "totals": status.totals()}
+        print(json.dumps({**data, "agents": [r.to_json() for r in roots]}, ensure_ascii=False))
+        return 0
+    header = format_status(status).splitlines()[:2]
+    print("\n".join([*header, *format_trace_tree(roots)]))
+    return 0
+
+
+async def _turns(store: Store, agent_id: str) -> int:
+    return sum(1 for event in await store.events(agent_id) if event.kind == TURN_KIND)
