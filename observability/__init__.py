@@ -7,6 +7,8 @@ and meter providers are passed in, never set globally.
 from ._content import CAPTURE_ENV as CAPTURE_ENV
 from ._content import Redactor as Redactor
 from ._content import capture_enabled as capture_enabled
+from ._logging import TraceIdsFilter as TraceIdsFilter
+from ._logging import trace_ids_on_logs as trace_ids_on_logs
 from ._metrics import RunMetrics as RunMetrics
 from ._prices import DEFAULT_PRICES as DEFAULT_PRICES
 from ._prices import missing_price as missing_price
@@ -23,6 +25,11 @@ from ._trace_tree import format_trace_tree as format_trace_tree
 from ._tracing import CostFn as CostFn
 from ._tracing import TracingHooks as TracingHooks
 from ._tracing import current_trace_context as current_trace_context
+from ._waits import WaitRecorder as WaitRecorder
+from ._waits import record_approval_wait as record_approval_wait
+from ._waits import record_queue_wait as record_queue_wait
+from ._waits import record_rate_limit_wait as record_rate_limit_wait
+from ._waits import recording_waits as recording_waits
 
 __all__ = [
     "CAPTURE_ENV",
@@ -33,8 +40,10 @@ __all__ = [
     "RunMetrics",
     "Telemetry",
     "TelemetrySettings",
+    "TraceIdsFilter",
     "TraceNode",
     "TracingHooks",
+    "WaitRecorder",
     "build_telemetry",
     "build_trace_tree",
     "capture_enabled",
@@ -43,5 +52,10 @@ __all__ = [
     "missing_price",
     "open_observability",
     "price_table",
+    "record_approval_wait",
+    "record_queue_wait",
+    "record_rate_limit_wait",
+    "recording_waits",
     "telemetry_settings",
+    "trace_ids_on_logs",
 ]

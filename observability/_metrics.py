@@ -1,5 +1,5 @@
 """corral's metric instruments: GenAI client durations and token usage, agent and tool durations,
-and cost, all with the bucket boundaries the semantic conventions advise.
+waits, and cost, all with the bucket boundaries the semantic conventions advise.
 
 Built from a meter provider passed in (never the global one), so tests read their own reader.
 """
@@ -44,6 +44,18 @@ class RunMetrics:
             description="Duration of one tool call",
             explicit_bucket_boundaries_advisory=list(sc.DURATION_BUCKETS),
         )
+        self._rate_limit_wait = meter.create_histogram(
+            sc.METRIC_RATE_LIMIT_WAIT,
+            unit="s",
+            description="Time an attempt waited for the endpoint's rate limits",
+            explicit_bucket_boundaries_advisory=list(sc.AGENT_DURATION_BUCKETS),
+        )
+        self._queue_wait = meter.create_histogram(
+            sc.METRIC_QUEUE_WAIT,
+            unit="s",
+            description="Time a fan-out item waited for a worker",
+            explicit_bucket_boundaries_advisory=list(sc.AGENT_DURATION_BUCKETS),
+        )
         self._cost = meter.create_counter(sc.METRIC_COST, unit="{USD}", description="Model cost")
 
     def model_call(
@@ -64,3 +76,9 @@ class RunMetrics:
 
     def tool_call(self, seconds: float, attributes: Attributes) -> None:
         self._tool.record(seconds, dict(attributes))
+
+    def rate_limit_wait(self, seconds: float, attributes: Attributes) -> None:
+        self._rate_limit_wait.record(seconds, dict(attributes))
+
+    def queue_wait(self, seconds: float, attributes: Attributes) -> None:
+        self._queue_wait.record(seconds, dict(attributes))

@@ -18,6 +18,8 @@ OP_EXECUTE_TOOL = "execute_tool"
 WORKFLOW_NAME = "corral"
 SPAN_FANOUT_ITEM = "corral.fanout_item"
 SPAN_COMPACTION = "corral.compaction"
+SPAN_RATE_LIMIT_WAIT = "corral.rate_limit.wait"
+SPAN_APPROVAL_WAIT = "corral.approval.wait"
 PROVIDER_OPENAI = "openai"
 
 # -- GenAI attributes ------------------------------------------------------------------------
@@ -59,6 +61,10 @@ CORRAL_STATUS = "corral.agent.status"
 CORRAL_RETRIES = "corral.model.retry_count"
 CORRAL_COST = "corral.cost_usd"
 CORRAL_DROPPED_ITEMS = "corral.compaction.dropped_items"
+CORRAL_ENDPOINT = "corral.rate_limit.endpoint"
+CORRAL_WAIT_SECONDS = "corral.wait.seconds"
+CORRAL_APPROVAL_KIND = "corral.approval.kind"
+CORRAL_APPROVAL_APPROVED = "corral.approval.approved"
 # Per-turn totals on `invoke_agent` spans: not `gen_ai.usage.*`, so no backend adds them to the
 # `chat` spans they sum.
 CORRAL_TOTAL_INPUT_TOKENS = "corral.agent.total.input_tokens"
@@ -75,6 +81,8 @@ METRIC_TOKEN_USAGE = "gen_ai.client.token.usage"
 METRIC_AGENT_DURATION = "gen_ai.invoke_agent.duration"
 METRIC_TOOL_DURATION = "gen_ai.execute_tool.duration"
 METRIC_COST = "corral.cost"
+METRIC_RATE_LIMIT_WAIT = "corral.rate_limit.wait.duration"
+METRIC_QUEUE_WAIT = "corral.queue.wait.duration"
 DURATION_BUCKETS = (
     0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
 )  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +38,10 @@ from opentelemetry.trace import NoOpTracerProvider
 from agents import CompositeHooks, OtelConfig, RunnerHooks
 
 from ._content import Redactor, capture_enabled
+from ._logging import trace_ids_on_logs
 from ._metrics import RunMetrics
 from ._tracing import CostFn, TracingHooks
+from ._waits import WaitRecorder, recording_waits
 
 logger = logging.getLogger(__name__)
 SHUTDOWN_GRACE = 15.0
@@ -187,14 +189,11 @@ def _span_exporter(settings: TelemetrySettings) -> SpanExporter | None:
     if settings.traces != "otlp":
         return None
     where = _endpoint(settings, "traces")
-    if settings.protocol == "grpc":
-        try:
-            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found,unused-ignore]
-                OTLPSpanExporter as GrpcSpanExporter,
-            )
-        except ImportError:
-            _missing_grpc()
-            return None
+    if settings.protocol == "grpc":  # imported only when asked for: grpcio is slow to load
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+            OTLPSpanExporter as GrpcSpanExporter,
+        )
+
         return _WarningSpanExporter(GrpcSpanExporter(endpoint=where), where)
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
@@ -208,13 +207,10 @@ def _metric_exporter(settings: TelemetrySettings) -> MetricExporter | None:
         return None
     where = _endpoint(settings, "metrics")
     if settings.protocol == "grpc":
-        try:
-            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (  # type: ignore[import-not-found,unused-ignore]
-                OTLPMetricExporter as GrpcMetricExporter,
-            )
-        except ImportError:
-            _missing_grpc()
-            return None
+        from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
+            OTLPMetricExporter as GrpcMetricExporter,
+        )
+
         return _WarningMetricExporter(GrpcMetricExporter(endpoint=where), where)
     from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 
@@ -227,10 +223,6 @@ def _endpoint(settings: TelemetrySettings, signal: str) -> str:
     return base if grpc else f"{base.rstrip('/')}/v1/{signal}"
 
 
-def _missing_grpc() -> None:
-    _WARNER.failed("telemetry over grpc", "grpc (install opentelemetry-exporter-otlp-proto-grpc)")
-
-
 @asynccontextmanager
 async def open_observability(
     config: OtelConfig,
@@ -240,7 +232,11 @@ async def open_observability(
     hooks: RunnerHooks,
     cost_of: CostFn | None = None,
 ) -> AsyncIterator[RunnerHooks]:
-    """`hooks`, plus tracing hooks when config or environment ask for telemetry; flushed after."""
+    """`hooks`, plus tracing hooks when config or environment ask for telemetry; flushed after.
+
+    While it is open, the `record_*` wait observers report to this run, and with tracing on the
+    root logger's handlers put trace and span ids on every record.
+    """
     settings = telemetry_settings(config, env)
     if not settings.enabled:
         yield hooks
@@ -253,7 +249,13 @@ async def open_observability(
         tracer_provider, run_id=run_id, cost_of=cost_of, metrics=metrics, content=content
     )
     try:
-        yield CompositeHooks(hooks, tracing)
+        with ExitStack() as stack:
+            stack.enter_context(
+                recording_waits(WaitRecorder(tracer_provider, tracing.root, metrics))
+            )
+            if telemetry.tracer_provider is not None:
+                stack.enter_context(trace_ids_on_logs())
+            yield CompositeHooks(hooks, tracing)
     finally:
         tracing.close()
         with anyio.move_on_after(SHUTDOWN_GRACE, shield=True):

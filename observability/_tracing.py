@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
@@ -65,6 +66,7 @@ class _Agent:
     item: Span | None = None
     turn: _Turn | None = None
     chat: tuple[Span, float] | None = None
+    chat_token: Token[Context] | None = None
     tools: dict[str, tuple[Span, float]] = field(default_factory=dict)
     spawns: list[Span] = field(default_factory=list)
     compactions: list[Span] = field(default_factory=list)
@@ -210,6 +212,8 @@ class TracingHooks(RunnerHooks):
             span.set_attribute(sc.GEN_AI_SYSTEM_INSTRUCTIONS, self._content(request.instructions))
             span.set_attribute(sc.GEN_AI_INPUT_MESSAGES, self._content(json.dumps(messages)))
         agent.chat = (span, time.monotonic())
+        # Current in the agent's task while the call lasts: rate-limit waits and logs find it.
+        agent.chat_token = otel_context.attach(self._in(span))
 
     def model_call_ended(
         self,
@@ -223,6 +227,9 @@ class TracingHooks(RunnerHooks):
             return
         span, started = agent.chat
         agent.chat = None
+        token, agent.chat_token = agent.chat_token, None
+        if token is not None and trace.get_current_span() is span:
+            otel_context.detach(token)
         metric: dict[str, str | int | float | bool] = {
             sc.GEN_AI_OPERATION_NAME: sc.OP_CHAT,
             sc.GEN_AI_PROVIDER_NAME: self._provider,
@@ -288,6 +295,9 @@ class TracingHooks(RunnerHooks):
             span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, self._content(call.arguments))
         agent.tools[call.call_id] = (span, time.monotonic())
         _TOOL_SPAN.set(span)
+        # The call's own task ends with it, so the span stays current there without a detach:
+        # logs and waits inside the tool find it.
+        otel_context.attach(self._in(span))
         if call.name == SPAWN_TOOL:
             agent.spawns.append(span)
         if agent.turn is not None:

@@ -168,10 +168,21 @@ def _observed(
     )
 
 
+def _wait_observers(
+    services: Mapping[str, Any], limiters: RateLimiterRegistry
+) -> Mapping[str, Any]:
+    """`services` with an approval observer; rate-limit waits are reported to the traced run."""
+    from observability import record_approval_wait, record_rate_limit_wait
+
+    limiters.on_wait = record_rate_limit_wait  # routes by context, so a shared registry is fine
+    return {"approval_observer": record_approval_wait, **services}
+
+
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
     """The journal, the shared model clients and a runtime for run `run_id`."""
-    clients = ClientPool(setup.limiters or RateLimiterRegistry.from_config(config))
+    limiters = setup.limiters or RateLimiterRegistry.from_config(config)
+    clients = ClientPool(limiters)
     try:
         async with (
             open_sqlite_store(journal_path(config)) as store,
@@ -184,7 +195,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
                 run_id=run_id,
                 clients=clients,
                 hooks=hooks,
-                services=setup.services,
+                services=_wait_observers(setup.services, limiters),
                 tool_providers=setup.tool_providers,
                 skills=setup.skills,
                 equip=mcp.equip if mcp is not None else None,

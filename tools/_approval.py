@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -90,10 +91,29 @@ class CallbackApprover:
         return answer
 
 
+ApprovalObserver = Callable[[ApprovalRequest, ApprovalDecision, float, float], None]
+"""Told (request, decision, wall-clock time the wait began, seconds waited) after each ask."""
+
+
 async def request_approval(
-    approver: Approver, req: ApprovalRequest, *, answer_within: float = APPROVAL_TIMEOUT
+    approver: Approver,
+    req: ApprovalRequest,
+    *,
+    answer_within: float = APPROVAL_TIMEOUT,
+    on_wait: ApprovalObserver | None = None,
 ) -> ApprovalDecision:
     """Ask `approver`; silence past `answer_within` s and approver failures count as denials."""
+    began_wall, began = time.time(), time.monotonic()
+    decision = await _ask(approver, req, answer_within)
+    if on_wait is not None:
+        try:
+            on_wait(req, decision, began_wall, time.monotonic() - began)
+        except Exception:  # an observer's bug must not change the answer
+            logger.exception("approval wait observer failed")
+    return decision
+
+
+async def _ask(approver: Approver, req: ApprovalRequest, answer_within: float) -> ApprovalDecision:
     try:
         with anyio.fail_after(answer_within):
             decision = await approver.request(req)

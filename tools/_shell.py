@@ -19,6 +19,7 @@ from ._approval import (
     APPROVAL_TIMEOUT,
     ApprovalDecision,
     ApprovalKind,
+    ApprovalObserver,
     ApprovalRequest,
     Approver,
     DenyAllApprover,
@@ -144,6 +145,7 @@ class _ShellRun:
         self.timeout = min(asked, settings.max_timeout_ms) / 1000
         self.sandbox = cast(Sandbox, ctx.services.get("sandbox") or _default_sandbox())
         self.approver = cast(Approver, ctx.services.get("approver") or DenyAllApprover())
+        self.on_wait = cast(ApprovalObserver | None, ctx.services.get("approval_observer"))
 
     async def execute(self) -> ToolOutput:
         confined = self.profile.sandbox is not SandboxMode.FULL_ACCESS
@@ -191,7 +193,7 @@ class _ShellRun:
             kind=kind,
         )
         limit = self.settings.approval_timeout
-        return await request_approval(self.approver, req, answer_within=limit)
+        return await request_approval(self.approver, req, answer_within=limit, on_wait=self.on_wait)
 
     async def _run(self, profile: PermissionProfile) -> CommandResult:
         budget_tokens = max(self.settings.max_output_tokens - _HEADER_RESERVE_TOKENS, 0)

@@ -17,6 +17,7 @@ from ._limiter import DEFAULT_MAX_CONCURRENCY as DEFAULT_MAX_CONCURRENCY
 from ._limiter import DEFAULT_WAIT_TIMEOUT as DEFAULT_WAIT_TIMEOUT
 from ._limiter import EndpointLimiter as EndpointLimiter
 from ._limiter import LimiterStats as LimiterStats
+from ._limiter import WaitObserver as WaitObserver
 from ._registry import RateLimiterRegistry as RateLimiterRegistry
 from ._registry import normalise_base_url as normalise_base_url
 
@@ -34,5 +35,6 @@ __all__ = [
     "RateLimiterRegistry",
     "SystemClock",
     "TokenBucket",
+    "WaitObserver",
     "normalise_base_url",
 ]

@@ -8,8 +8,10 @@ for. Every wait is bounded by `wait_timeout`; what the adapter reports steers th
 
 from __future__ import annotations
 
+import logging
+import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
@@ -39,6 +41,9 @@ REQUESTS = "requests_per_minute"
 TOKENS = "tokens_per_minute"
 _QUEUED = "queue"
 
+logger = logging.getLogger(__name__)
+WaitObserver = Callable[[str, float, float], None]
+"""Told (endpoint, wall-clock time the wait began, seconds waited) after an attempt waited."""
 Hold = tuple[str, float | None]
 """What holds the head of the queue, and for how long (None: until an attempt finishes)."""
 
@@ -66,6 +71,7 @@ class EndpointLimiter:
         clock: Clock = SYSTEM_CLOCK,
         burst_seconds: float = DEFAULT_BURST_SECONDS,
         wait_timeout: float = DEFAULT_WAIT_TIMEOUT,
+        on_wait: WaitObserver | None = None,
     ) -> None:
         _check_positive(burst_seconds=burst_seconds, wait_timeout=wait_timeout)
         limit = limit or RateLimit()
@@ -73,6 +79,7 @@ class EndpointLimiter:
         self.limit = limit
         self._clock = clock
         self._wait_timeout = wait_timeout
+        self._on_wait = on_wait
         now = clock.now()
         self._requests = _bucket(limit.requests_per_minute, burst_seconds, now)
         self._tokens = _bucket(limit.tokens_per_minute, burst_seconds, now)
@@ -117,6 +124,7 @@ class EndpointLimiter:
         if hold is None and not self._queue.locked():
             return self._take(cost)
         self._waits[self._holder(hold)] += 1
+        began, began_wall = self._clock.now(), time.time()
         admitted: _Slot | None = None
         held_by = _QUEUED
         # The deadline is on the limiter's clock (not `anyio.fail_after`) so tests can reach it.
@@ -131,9 +139,18 @@ class EndpointLimiter:
             group.start_soon(alarm)
             admitted = await self._wait_in_queue(cost)
             group.cancel_scope.cancel()
+        self._report_wait(began_wall, self._clock.now() - began)
         if admitted is None:
             raise self._timeout(held_by)
         return admitted
+
+    def _report_wait(self, began_wall: float, waited: float) -> None:
+        if self._on_wait is None:
+            return
+        try:
+            self._on_wait(self.endpoint, began_wall, waited)
+        except Exception:  # an observer's bug must not hold up or fail an attempt
+            logger.exception("rate-limit wait observer failed")
 
     async def _wait_in_queue(self, cost: int) -> _Slot:
         async with self._queue:

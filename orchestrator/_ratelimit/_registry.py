@@ -13,7 +13,7 @@ from agents._config import CorralConfig, RateLimit
 
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import RateLimitConfigError
-from ._limiter import DEFAULT_BURST_SECONDS, DEFAULT_WAIT_TIMEOUT, EndpointLimiter
+from ._limiter import DEFAULT_BURST_SECONDS, DEFAULT_WAIT_TIMEOUT, EndpointLimiter, WaitObserver
 
 DEFAULT_KEY = "default"
 
@@ -28,12 +28,15 @@ class RateLimiterRegistry:
         clock: Clock = SYSTEM_CLOCK,
         burst_seconds: float = DEFAULT_BURST_SECONDS,
         wait_timeout: float = DEFAULT_WAIT_TIMEOUT,
+        on_wait: WaitObserver | None = None,
     ) -> None:
         self._limits = {_config_key(key): limit for key, limit in (limits or {}).items()}
         self._clock = clock
         self._burst_seconds = burst_seconds
         self._wait_timeout = wait_timeout
         self._limiters: dict[str, EndpointLimiter] = {}
+        self.on_wait = on_wait
+        """Told of every attempt that waited, on any endpoint; may be set after limiters exist."""
 
     @classmethod
     def from_config(
@@ -53,9 +56,14 @@ class RateLimiterRegistry:
                 clock=self._clock,
                 burst_seconds=self._burst_seconds,
                 wait_timeout=self._wait_timeout,
+                on_wait=self._waited,
             )
             self._limiters[endpoint] = limiter
         return limiter
+
+    def _waited(self, endpoint: str, began_wall: float, waited: float) -> None:
+        if self.on_wait is not None:
+            self.on_wait(endpoint, began_wall, waited)
 
     def limit_for(self, base_url: str) -> RateLimit:
         """The configured limits of `base_url`, else the `default` ones, else none."""

@@ -205,6 +205,7 @@ async def _carry_out(
             env=env,
             base_url=base_url,
             owners=item_owners(await store.list_agents(run_id)),
+            on_queue_wait=_queue_observer(),
         )
         try:
             await pool.run(records, settings.concurrency)
@@ -242,3 +243,9 @@ def _out_setting(out: Path | str | None) -> str | None:
 
 def _environ(setup: RunSetup) -> Mapping[str, str]:
     return os.environ if setup.env is None else setup.env
+
+
+def _queue_observer() -> Callable[[float], None]:
+    from observability import record_queue_wait  # the OpenTelemetry SDK costs start-up time
+
+    return record_queue_wait

@@ -9,7 +9,8 @@ or `failed` with the reason; a worker cancelled with the run leaves its item to 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,8 @@ class WorkerPool:
     base_url: str | None = None
     owners: dict[int, AgentRecord] = field(default_factory=dict)
     """Each item's latest agent, found in the journal when a run is resumed."""
+    on_queue_wait: Callable[[float], None] | None = None
+    """Told how many seconds each item waited for a worker to take it."""
 
     @property
     def store(self) -> Store:
@@ -68,12 +71,15 @@ class WorkerPool:
         """Carry every unfinished item in `records` to `done` or `failed`."""
         todo = [record for record in records if record.status not in FINAL_STATUSES]
         queue = iter(todo)
+        queued_at = time.monotonic()
         async with anyio.create_task_group() as tg:
             for _ in range(min(concurrency, len(todo))):
-                tg.start_soon(self._work, queue)
+                tg.start_soon(self._work, queue, queued_at)
 
-    async def _work(self, queue: Iterator[ItemRecord]) -> None:
+    async def _work(self, queue: Iterator[ItemRecord], queued_at: float) -> None:
         for record in queue:
+            if self.on_queue_wait is not None:
+                self.on_queue_wait(time.monotonic() - queued_at)
             exhausted = self.runtime.budget.exhausted
             if exhausted is not None and record.agent_id is None:
                 # Starting it would only spend one more model request to learn the same.

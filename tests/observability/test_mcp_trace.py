@@ -57,6 +57,9 @@ async def test_the_mcp_servers_span_is_a_child_of_the_agents_tool_span(tmp_path:
     server_calls = [s for s in spans if s.service == "traced-mcp" and "tools/call" in s.span.name]
     assert len(tool_spans) == 1 and server_calls, [(s.service, s.span.name) for s in spans]
     (tool,) = tool_spans
+    attributes = {a.key: a.value.string_value for a in tool.span.attributes}
+    assert attributes["mcp.method.name"] == "tools/call"
+    assert attributes["corral.mcp.server"] == "traced" and attributes["corral.mcp.tool"] == "add"
     for call in server_calls:
         assert call.span.trace_id == tool.span.trace_id, "one trace across the process boundary"
         ancestor = by_id.get(call.span.parent_span_id)

@@ -41,3 +41,23 @@ def test_an_unknown_exporter_name_is_warned_about_and_exports_nothing(
     settings = telemetry_settings(OtelConfig(), {"OTEL_TRACES_EXPORTER": "zipkin"})
     assert settings.traces == "none"
     assert "unknown OpenTelemetry exporter 'zipkin'" in caplog.text
+
+
+def test_the_grpc_protocol_builds_the_grpc_span_and_metric_exporters() -> None:
+    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+    from observability._setup import _metric_exporter, _span_exporter
+
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+    }
+    settings = telemetry_settings(OtelConfig(), env)
+    spans, metrics = _span_exporter(settings), _metric_exporter(settings)
+    assert isinstance(getattr(spans, "_inner", None), OTLPSpanExporter)
+    assert isinstance(getattr(metrics, "_inner", None), OTLPMetricExporter)
+    assert getattr(spans, "_where", None) == "http://127.0.0.1:1"
+    for exporter in (spans, metrics):
+        assert exporter is not None
+        exporter.shutdown()

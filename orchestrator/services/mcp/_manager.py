@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import TaskStatus
+from opentelemetry import trace
 from pydantic import BaseModel, ConfigDict
 
 from agents import CorralConfig, McpServerConfig
@@ -261,6 +262,7 @@ class McpManager:
                 f"tool {exposed} is no longer offered by MCP server '{entry.server}'"
             )
         supervisor = self._supervisors[entry.server]
+        _describe_call(entry.server, entry.tool, supervisor.protocol_version)
         return await supervisor.call(entry.tool, exposed, arguments, self._trace_context())
 
     # -- state -------------------------------------------------------------------------------
@@ -301,6 +303,20 @@ class McpManager:
     def _signal(self) -> None:
         event, self._changed = self._changed, anyio.Event()
         event.set()
+
+
+def _describe_call(server: str, tool: str, protocol_version: str | None) -> None:
+    """Put the MCP attributes on the span of the tool call under way (corral's `execute_tool`,
+    when tracing is on); the SDK's own client span below it carries the JSON-RPC request id."""
+    span = trace.get_current_span()
+    if not span.is_recording():
+        return
+    span.set_attribute("mcp.method.name", "tools/call")
+    span.set_attribute("corral.mcp.server", server)
+    span.set_attribute("corral.mcp.tool", tool)
+    span.set_attribute("gen_ai.tool.type", "extension")
+    if protocol_version:
+        span.set_attribute("mcp.protocol.version", protocol_version)
 
 
 def _is_enabled(config: McpServerConfig, tool: str) -> bool:
