@@ -42,6 +42,7 @@ _MODULES = {
     "mcp": "_mcp",
     "tools": "_tools",
     "skills": "_skills",
+    "serve": "_serve",
 }
 
 

@@ -1,0 +1,68 @@
+"""`corral serve`: the HTTP API (runs, event streams) on a local port, until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agents import load_config
+
+from ..service import (
+    CorralService,
+    ServiceLimits,
+    ServiceOptions,
+    ServiceOptionsError,
+    check_bind,
+    resolve_token,
+)
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "serve",
+        help="serve the HTTP API: submit, watch and cancel runs",
+        description=__doc__,
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8420, help="port to listen on (0: any)")
+    parser.add_argument(
+        "--max-running",
+        type=int,
+        default=ServiceLimits.max_running,
+        metavar="N",
+        help="runs executing at once",
+    )
+    parser.add_argument(
+        "--max-queued",
+        type=int,
+        default=ServiceLimits.max_queued,
+        metavar="N",
+        help="runs waiting for a slot before new ones get 429",
+    )
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise ServiceOptionsError(f"--port {args.port} is not a port; use 0-65535")
+    if args.max_running < 1 or args.max_queued < 0:
+        raise ServiceOptionsError("--max-running must be >= 1 and --max-queued >= 0")
+    home = load_config(cwd=Path.cwd()).config.home
+    token = resolve_token(os.environ, home)
+    check_bind(args.host, token)
+    if token.generated_at is not None:
+        print(f"corral serve: API token (kept in {token.generated_at}): {token.value}")
+    limits = ServiceLimits(max_running=args.max_running, max_queued=args.max_queued)
+    options = ServiceOptions(
+        home=home, token=token.value, host=args.host, port=args.port, limits=limits
+    )
+    async with anyio.create_task_group() as tg:
+        url = await tg.start(CorralService(options).run)
+        print(f"corral serve: listening on {url}", file=sys.stderr)
+        sys.stderr.flush()
+    return 0

@@ -1,0 +1,41 @@
+"""`corral serve`: the HTTP API over the same run functions as the CLI, and a client for it.
+
+`CorralService` serves the API (bearer-token auth, runs with admission control, resumable SSE
+event streams read from the journal); `CorralClient` talks to it.
+"""
+
+from ._auth import ApiToken as ApiToken
+from ._auth import check_bind as check_bind
+from ._auth import is_loopback as is_loopback
+from ._auth import resolve_token as resolve_token
+from ._client import CorralClient as CorralClient
+from ._client import ServerEvent as ServerEvent
+from ._errors import QueueFull as QueueFull
+from ._errors import RunRejected as RunRejected
+from ._errors import ServiceOptionsError as ServiceOptionsError
+from ._errors import ServiceStartFailed as ServiceStartFailed
+from ._errors import ServiceUnreachable as ServiceUnreachable
+from ._models import ExecRequest as ExecRequest
+from ._models import FanoutRequest as FanoutRequest
+from ._runs import ServiceLimits as ServiceLimits
+from ._server import CorralService as CorralService
+from ._server import ServiceOptions as ServiceOptions
+
+__all__ = [
+    "ApiToken",
+    "CorralClient",
+    "CorralService",
+    "ExecRequest",
+    "FanoutRequest",
+    "QueueFull",
+    "RunRejected",
+    "ServerEvent",
+    "ServiceLimits",
+    "ServiceOptions",
+    "ServiceOptionsError",
+    "ServiceStartFailed",
+    "ServiceUnreachable",
+    "check_bind",
+    "is_loopback",
+    "resolve_token",
+]

@@ -1,0 +1,220 @@
+"""The HTTP API as a Starlette app: thin handlers over `RunManager` and the journal.
+
+Handlers validate, call the manager or read the journal (`read_status`), and shape JSON; they
+never run agents themselves. Errors map to status codes here: 422 for invalid requests, 413 for
+bodies over the limit, 404 for unknown runs, 429 with `Retry-After` for a full queue.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from agents import RunRecord
+from tools import InvalidInput
+
+from .._inspect import read_status
+from ._auth import BearerAuth
+from ._errors import QueueFull
+from ._events import EventLog
+from ._models import RUN_REQUEST
+from ._openapi import openapi_document
+from ._runs import RunManager
+from ._sse import event_stream, parse_cursor
+
+MAX_BODY_BYTES = 1 << 20
+SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def build_app(manager: RunManager, token: str) -> Starlette:
+    api = _Api(manager)
+    routes = [
+        Route("/healthz", api.healthz),
+        Route("/openapi.json", api.openapi),
+        Route("/v1/runs", api.submit, methods=["POST"]),
+        Route("/v1/runs", api.list_runs, methods=["GET"]),
+        Route("/v1/runs/{run_id}", api.get_run),
+        Route("/v1/runs/{run_id}/agents", api.agents),
+        Route("/v1/runs/{run_id}/items", api.items),
+        Route("/v1/runs/{run_id}/results", api.results),
+        Route("/v1/runs/{run_id}/events", api.events),
+        Route("/v1/runs/{run_id}/cancel", api.cancel, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(BearerAuth, token=token)])
+
+
+def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": detail, **extra}, status_code=status)
+
+
+def _links(run_id: str) -> dict[str, str]:
+    base = f"/v1/runs/{run_id}"
+    names = ("agents", "items", "results", "events", "cancel")
+    return {"self": base, **{name: f"{base}/{name}" for name in names}}
+
+
+async def _read_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise _BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise _BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class _Api:
+    def __init__(self, manager: RunManager) -> None:
+        self._manager = manager
+        self._store = manager.store
+        self._replayed: dict[str, EventLog] = {}
+        self._openapi = openapi_document()
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(self._openapi)
+
+    async def submit(self, request: Request) -> Response:
+        try:
+            body = await _read_body(request)
+        except _BodyTooLarge:
+            return _error(413, f"the body is over {MAX_BODY_BYTES} bytes")
+        try:
+            run = RUN_REQUEST.validate_json(body)
+        except ValidationError as exc:
+            errors = json.loads(exc.json(include_url=False, include_input=False))
+            return _error(422, "invalid run request", errors=errors)
+        try:
+            entry = await self._manager.submit(run, request.headers.get("idempotency-key"))
+        except QueueFull as exc:
+            headers = {"Retry-After": str(exc.retry_after)}
+            return JSONResponse({"error": str(exc)}, status_code=429, headers=headers)
+        except InvalidInput as exc:
+            return _error(422, str(exc))
+        status = await self._manager.status_of(entry)
+        return JSONResponse(
+            {"id": entry.run_id, "status": status, "links": _links(entry.run_id)},
+            status_code=202,
+            headers={"Location": f"/v1/runs/{entry.run_id}"},
+        )
+
+    async def list_runs(self, request: Request) -> Response:
+        wanted = request.query_params.get("status")
+        shown: dict[str, dict[str, Any]] = {}
+        for record in await self._store.list_runs():
+            shown[record.run_id] = await self._summary(record.run_id, record)
+        for entry in self._manager.entries:
+            if entry.run_id not in shown:
+                shown[entry.run_id] = await self._summary(entry.run_id, None)
+        runs = [r for r in shown.values() if wanted is None or r["status"] == wanted]
+        return JSONResponse({"runs": runs})
+
+    async def get_run(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        record = await self._store.get_run(run_id)
+        if record is None and self._manager.get(run_id) is None:
+            return _error(404, f"no run {run_id}")
+        summary = await self._summary(run_id, record)
+        if record is not None:
+            totals = (await read_status(self._store, run_id)).totals()
+            summary["items"] = totals["items"]
+            summary["agents"] = totals["agents"]
+            summary["tokens"] = {k: v for k, v in totals.items() if k.endswith("_tokens")}
+            summary["cost_usd"] = totals["cost_usd"]
+        return JSONResponse(summary)
+
+    async def agents(self, request: Request) -> Response:
+        status = await self._status_json(request)
+        if isinstance(status, Response):
+            return status
+        return JSONResponse({"agents": status["agents"]})
+
+    async def items(self, request: Request) -> Response:
+        status = await self._status_json(request)
+        if isinstance(status, Response):
+            return status
+        return JSONResponse({"items": status["items"]})
+
+    async def results(self, request: Request) -> Response:
+        status = await self._status_json(request)
+        if isinstance(status, Response):
+            return status
+        keys = ("index", "status", "result", "error")
+        return JSONResponse({"results": [{k: i[k] for k in keys} for i in status["items"]]})
+
+    async def cancel(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        entry = self._manager.cancel(run_id)
+        if entry is None:
+            return _error(404, f"no run {run_id} is executing on this server")
+        status = await self._manager.status_of(entry)
+        return JSONResponse({"id": run_id, "status": status, "links": _links(run_id)}, 202)
+
+    async def events(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        try:
+            after = parse_cursor(
+                request.headers.get("last-event-id"), request.query_params.get("starting_after")
+            )
+        except ValueError:
+            return _error(400, "Last-Event-ID and starting_after must be whole numbers >= 0")
+        log = await self._log_of(run_id)
+        if log is None:
+            return _error(404, f"no run {run_id}")
+        stream = event_stream(run_id, log, after)
+        return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
+
+    async def _log_of(self, run_id: str) -> EventLog | None:
+        entry = self._manager.get(run_id)
+        if entry is not None:
+            return entry.log
+        if run_id in self._replayed:
+            return self._replayed[run_id]
+        record = await self._store.get_run(run_id)
+        if record is None:
+            return None
+        log = EventLog()
+        await log.read_round(self._store, run_id)
+        log.finish({"status": record.status})
+        return self._replayed.setdefault(run_id, log)
+
+    async def _status_json(self, request: Request) -> dict[str, Any] | Response:
+        run_id = request.path_params["run_id"]
+        entry = self._manager.get(run_id)
+        if await self._store.get_run(run_id) is None:
+            if entry is None:
+                return _error(404, f"no run {run_id}")
+            return {"agents": [], "items": []}
+        return (await read_status(self._store, run_id)).to_json()
+
+    async def _summary(self, run_id: str, record: RunRecord | None) -> dict[str, Any]:
+        entry = self._manager.get(run_id)
+        if entry is not None:
+            status = await self._manager.status_of(entry)
+        else:
+            status = record.status if record is not None else "unknown"
+        kind = record.kind if record is not None else entry.request.kind if entry else "unknown"
+        created = record.created_at if record is not None else entry.created_at if entry else 0
+        summary: dict[str, Any] = {"id": run_id, "kind": kind, "status": status}
+        summary["created_at"] = created
+        if entry is not None and entry.error is not None:
+            summary["error"] = entry.error
+        summary["links"] = _links(run_id)
+        return summary

@@ -1,0 +1,43 @@
+"""The service's errors: what `corral serve` and the API client raise.
+
+CorralError (tools)
+├── InvalidInput
+│   ├── ServiceOptionsError   bad --host/--port/limits, or an unsafe bind without a token
+│   └── RunRejected           a submitted run the API refused (422, 409, 413)
+└── OperationFailed
+    ├── ServiceStartFailed    uvicorn did not start listening
+    ├── QueueFull             admission control refused a run (429)
+    └── ServiceUnreachable    the client could not talk to the server, or got an error
+"""
+
+from __future__ import annotations
+
+from tools import InvalidInput, OperationFailed
+
+
+class ServiceOptionsError(InvalidInput):
+    """`corral serve` was started with options it cannot honour."""
+
+
+class RunRejected(InvalidInput):
+    """The run request is invalid; `errors` are the details shown to the caller."""
+
+    def __init__(self, message: str, errors: list[dict[str, object]] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or []
+
+
+class ServiceStartFailed(OperationFailed):
+    """The HTTP server did not start listening."""
+
+
+class QueueFull(OperationFailed):
+    """Too many runs are running and waiting; try again after `retry_after` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServiceUnreachable(OperationFailed):
+    """The client got no usable answer from the server."""

@@ -1,0 +1,111 @@
+"""A run's journal events under one per-run sequence, and the tailer that fills it.
+
+The journal numbers events per agent only. The server gives each run a dense sequence 1, 2, ...
+of its own: one tailer per run reads the journal in a fixed order (each round: agents oldest
+first, each agent's new events by `seq`) and numbers events as it reads them; every event stream
+is a cursor over that log, so all clients, and a client reconnecting, see the same ids. The ids
+hold for the life of the server process; a run the server did not execute is numbered by one
+full read in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from agents import Store
+
+POLL_INTERVAL = 0.5
+"""How often a tailer re-reads the journal when no agent told it about a new event."""
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """One journal event with its per-run `id`."""
+
+    id: int
+    agent_id: str
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.id,
+            "agent_id": self.agent_id,
+            "agent_seq": self.seq,
+            "kind": self.kind,
+            "payload": self.payload,
+            "at": self.at,
+        }
+
+
+@dataclass
+class EventLog:
+    """The events read so far, append-only; readers wait on it without ever blocking the run."""
+
+    events: list[RunEvent] = field(default_factory=list)
+    ending: dict[str, Any] | None = None
+    """Set once no event can follow: `{"status": ...}` and, for a failure, `"error"`."""
+    _cursors: dict[str, int] = field(default_factory=dict)
+    _changed: anyio.Event = field(default_factory=anyio.Event)
+    _poked: anyio.Event = field(default_factory=anyio.Event)
+
+    @property
+    def ended(self) -> bool:
+        return self.ending is not None
+
+    def poke(self) -> None:
+        """Someone journaled an event: the tailer should read now rather than at its next poll."""
+        self._poked.set()
+
+    def finish(self, ending: dict[str, Any]) -> None:
+        if self.ending is None:
+            self.ending = ending
+            self._wake()
+
+    async def wait_beyond(self, count: int, within: float) -> bool:
+        """Wait until the log has more than `count` events or has ended; False after `within` s."""
+        changed = self._changed
+        if len(self.events) > count or self.ended:
+            return True
+        with anyio.move_on_after(within):
+            await changed.wait()
+            return True
+        return False
+
+    async def read_round(self, store: Store, run_id: str) -> None:
+        """Number whatever the journal holds for the run beyond what was read before."""
+        if await store.get_run(run_id) is None:  # not journaled yet: nothing to read
+            return
+        added = False
+        for agent in await store.list_agents(run_id):
+            after = self._cursors.get(agent.agent_id, 0)
+            for event in await store.events(agent.agent_id, after_seq=after):
+                number = len(self.events) + 1
+                self.events.append(
+                    RunEvent(number, event.agent_id, event.seq, event.kind, event.payload, event.at)
+                )
+                self._cursors[agent.agent_id] = event.seq
+                added = True
+        if added:
+            self._wake()
+
+    async def follow(self, store: Store, run_id: str, done: Callable[[], bool]) -> None:
+        """Tail the journal until `done()` says the run is over, then read one last round."""
+        while not done():
+            poked = self._poked
+            await self.read_round(store, run_id)
+            with anyio.move_on_after(POLL_INTERVAL):
+                await poked.wait()
+            if poked.is_set():
+                self._poked = anyio.Event()
+        await self.read_round(store, run_id)
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
