@@ -301,8 +301,10 @@ async def _restore_all(
         closed = record.status == CLOSED
         status = AgentStatus.INTERRUPTED if closed else AgentStatus(record.status)
         handles[record.agent_id] = await runtime.restore(
-            spec, task, status, parent=parent, inbox=inbox, closed=closed
+            spec, task, status, parent=parent, inbox=inbox, closed=closed, launch=False
         )
+    for handle in handles.values():
+        runtime.launch(handle)
     return handles
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from agents import AgentRunner, AgentSpec, AgentStatus, Finish
+from agents import AgentRunner, AgentSpec, AgentStatus, Finish, UserInput
 
 FinishCallback = Callable[["AgentHandle", Finish], Awaitable[None]]
 
@@ -30,6 +30,8 @@ class AgentHandle:
     inbox: list[str] = field(default_factory=list)
     subagent_context: str | None = None
     skills: str | None = None
+    first: UserInput | None = None
+    """A restored agent's task, when it was journaled but stopped before the task began."""
     """Who this worker is; every turn carries it, so compaction re-injects it."""
     turn_scope: anyio.CancelScope | None = None
     agent_scope: anyio.CancelScope | None = None

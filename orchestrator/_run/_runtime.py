@@ -151,13 +151,16 @@ class RunRuntime:
         on_finish: FinishCallback | None = None,
         inbox: Sequence[str] = (),
         closed: bool = False,
+        launch: bool = True,
     ) -> AgentHandle:
         """Rebuild a journaled agent by replay and carry on whatever it had not finished.
 
         Messages in `inbox` become its next turn once it has caught up. A `closed` agent is
-        rebuilt only as a place in the tree: it does not run again.
+        rebuilt only as a place in the tree: it does not run again. With `launch=False` the
+        agent waits for `launch(handle)`: a whole tree is rebuilt before any of it runs, so a
+        parent never sees a half-restored child.
         """
-        handle = self._adopt(spec, task, parent, stay_open, on_finish)
+        handle = self._adopt(spec, task, parent, stay_open, on_finish, status=status)
         if closed:
             handle.closed = True
             handle.status = AgentStatus.INTERRUPTED
@@ -169,15 +172,23 @@ class RunRuntime:
         handle.skills = pinned.get("skills")
         handle.runner.core = core = await replay_core(self.store, handle.runner.core.config)
         await self._carry_over_spending(handle)
-        handle.status = status
         handle.final_message = core.final_message
-        first: UserInput | None = None
         if core.waiting_for == "input":  # journaled, but stopped before its task was
-            first, handle.skills = await self._first_input(spec, task, handle.subagent_context)
-        resume = first is None and status is not AgentStatus.COMPLETED
-        name = f"agent {spec.agent_id}"
-        self._tg.start_soon(self._agent_loop, handle, first, resume, name=name)
+            handle.first, handle.skills = await self._first_input(
+                spec, task, handle.subagent_context
+            )
+        if launch:
+            self.launch(handle)
         return handle
+
+    def launch(self, handle: AgentHandle) -> None:
+        """Start a restored agent: its unfinished turn, its pending task, or its inbox."""
+        if handle.closed:
+            return
+        first = handle.first
+        resume = first is None and handle.status is not AgentStatus.COMPLETED
+        name = f"agent {handle.agent_id}"
+        self._tg.start_soon(self._agent_loop, handle, first, resume, name=name)
 
     async def _carry_over_spending(self, handle: AgentHandle) -> None:
         """A restored agent keeps what it spent: in its own cost and in the run's budget."""
@@ -215,7 +226,11 @@ class RunRuntime:
         parent: AgentHandle | None,
         stay_open: bool,
         on_finish: FinishCallback | None,
+        *,
+        status: AgentStatus = AgentStatus.PENDING,
     ) -> AgentHandle:
+        # The status is set before the parent can see the child: a restored child that had
+        # finished must never look running, or its parent would wait for it forever.
         handle = AgentHandle(
             spec=spec,
             runner=self._runner(spec),
@@ -223,6 +238,7 @@ class RunRuntime:
             parent=parent,
             stay_open=stay_open,
             on_finish=on_finish,
+            status=status,
         )
         self._agents[spec.agent_id] = handle
         SafeHooks(self.options.hooks).call(
