@@ -7,15 +7,18 @@ request become OpenAI-style error bodies and never escape the request that cause
     ├── InvalidInput
     │   ├── PolicyLoadError       the --policy file, module or function is not there
     │   ├── ServerOptionsError    flags out of range or in conflict, an unreadable cassette
-    │   └── PortInUse             the port is taken by another process
+    │   └── PortInUse             the port is taken (from orchestrator._uvicorn)
     └── OperationFailed
-        ├── ServerStartFailed     uvicorn did not come up within its deadline
+        ├── ServerStartFailed     uvicorn did not come up (orchestrator._uvicorn's HttpStartFailed)
         └── PolicyFailed          the policy raised or returned the wrong type (HTTP 500)
 """
 
 from __future__ import annotations
 
 from tools import InvalidInput, OperationFailed
+
+from .._uvicorn import HttpStartFailed
+from .._uvicorn import PortInUse as _PortInUse
 
 
 class PolicyLoadError(InvalidInput):
@@ -26,12 +29,8 @@ class ServerOptionsError(InvalidInput):
     """The server's options are out of range or contradict each other."""
 
 
-class PortInUse(InvalidInput):
-    """The requested port is already bound by another socket."""
-
-
-class ServerStartFailed(OperationFailed):
-    """The HTTP server did not start."""
+PortInUse = _PortInUse
+ServerStartFailed = HttpStartFailed
 
 
 class PolicyFailed(OperationFailed):

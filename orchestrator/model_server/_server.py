@@ -1,32 +1,26 @@
 """Running the scripted server: binding the port, starting uvicorn on it, and stopping it.
 
-`serve_model_server` is the in-process API the tests and the CLI share. uvicorn is driven through
-its `startup`/`shutdown` steps rather than `serve()`: it installs no signal handlers in the host
-(the CLI handles Ctrl-C itself), and since its listening server runs on the event loop by itself,
-no task of ours has to stay alive, so an error in the `async with` body surfaces as itself.
+`serve_model_server` is the in-process API the tests and the CLI share; `orchestrator._uvicorn`
+binds and serves. No task of ours has to stay alive while it serves, so an error in the
+`async with` body surfaces as itself, not wrapped in an exception group.
 """
 
 from __future__ import annotations
 
-import errno
-import socket
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
-import uvicorn
 
+from .._uvicorn import base_url, bind_listening_socket, serving
 from ._app import ServerState, build_app
 from ._cassette import CassetteRecorder, CassetteReplayer
 from ._connection import ClosableH11Protocol
-from ._errors import PortInUse, ServerOptionsError, ServerStartFailed
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
 from ._options import ModelServerOptions, Policy, check_options
 
-START_TIMEOUT = 10.0
-STOP_TIMEOUT = 5.0
 GRACEFUL_SHUTDOWN = 2
 _DEFAULTS = ModelServerOptions()
 
@@ -37,8 +31,7 @@ class RunningModelServer:
     def __init__(self, host: str, port: int, journal: RequestJournal) -> None:
         self.host = host
         self.port = port
-        shown = f"[{host}]" if ":" in host else host
-        self.base_url = f"http://{shown}:{port}/v1"
+        self.base_url = base_url(host, port) + "/v1"
         self._journal = journal
 
     @property
@@ -61,13 +54,15 @@ async def serve_model_server(
         state = _open_state(policy, options, stack)
         sock = bind_listening_socket(options.host, options.port)
         stack.callback(sock.close)
-        server = _uvicorn_server(state)
-        await _start_uvicorn(server, sock)
-        try:
+        app = build_app(state)
+        async with serving(
+            app,
+            sock,
+            name="model server",
+            graceful_shutdown=GRACEFUL_SHUTDOWN,
+            http=ClosableH11Protocol,
+        ):
             yield RunningModelServer(options.host, sock.getsockname()[1], state.journal)
-        finally:
-            with anyio.move_on_after(STOP_TIMEOUT, shield=True):
-                await server.shutdown(sockets=[sock])
 
 
 def _open_state(
@@ -84,51 +79,3 @@ def _open_state(
         state.recorder = CassetteRecorder(options.record_path, options.upstream)
         stack.push_async_callback(state.recorder.aclose)
     return state
-
-
-def bind_listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to `host:port`, or a clear `InvalidInput` saying why it cannot be."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    except socket.gaierror as exc:
-        raise ServerOptionsError(
-            f"cannot resolve host {host!r} ({exc.strerror}); give an address like 127.0.0.1"
-        ) from exc
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            message = f"port {port} on {host} is already in use; choose another with --port"
-            raise PortInUse(message) from exc
-        raise ServerOptionsError(f"cannot listen on {host} port {port}: {exc.strerror}") from exc
-    return sock
-
-
-def _uvicorn_server(state: ServerState) -> uvicorn.Server:
-    config = uvicorn.Config(
-        build_app(state),
-        http=ClosableH11Protocol,
-        lifespan="off",
-        log_level="warning",
-        log_config=None,
-        access_log=False,
-        proxy_headers=False,
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
-    )
-    config.load()
-    server = uvicorn.Server(config)
-    server.lifespan = config.lifespan_class(config)
-    return server
-
-
-async def _start_uvicorn(server: uvicorn.Server, sock: socket.socket) -> None:
-    try:
-        with anyio.fail_after(START_TIMEOUT):
-            await server.startup(sockets=[sock])
-    except TimeoutError as exc:
-        raise ServerStartFailed(f"the model server did not start within {START_TIMEOUT} s") from exc
-    if not server.started:
-        raise ServerStartFailed("the model server did not start; see the log above")

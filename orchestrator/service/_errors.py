@@ -2,7 +2,8 @@
 
 CorralError (tools)
 ├── InvalidInput
-│   ├── ServiceOptionsError   bad --host/--port/limits, or an unsafe bind without a token
+│   ├── ServiceOptionsError   bad limits, or an unsafe bind without a token
+│   ├── CannotListen          (orchestrator._uvicorn) the host or port cannot be used
 │   └── RunRejected           a submitted run the API refused (422, 409, 413)
 └── OperationFailed
     ├── ServiceStartFailed    uvicorn did not start listening
@@ -13,6 +14,8 @@ CorralError (tools)
 from __future__ import annotations
 
 from tools import InvalidInput, OperationFailed
+
+from .._uvicorn import HttpStartFailed
 
 
 class ServiceOptionsError(InvalidInput):
@@ -27,8 +30,8 @@ class RunRejected(InvalidInput):
         self.errors = errors or []
 
 
-class ServiceStartFailed(OperationFailed):
-    """The HTTP server did not start listening."""
+ServiceStartFailed = HttpStartFailed
+"""uvicorn did not start listening (raised by `orchestrator._uvicorn`)."""
 
 
 class QueueFull(OperationFailed):
