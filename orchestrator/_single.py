@@ -285,12 +285,7 @@ async def _restore_all(
     """Restore every agent, parents first; the root (the first) gets the follow-up, if any."""
     handles: dict[str, AgentHandle] = {}
     for index, record in enumerate(records):
-        data = dict(record.config)
-        task = str(data.pop("task", ""))
-        spec = AgentSpec.from_journal(data, env=env)
-        if base_url:
-            model = spec.model.model_copy(update={"base_url": base_url})
-            spec = spec.model_copy(update={"model": model})
+        spec, task = journaled_spec(record, env, base_url)
         inbox: list[str] = []
         if index == 0 and follow_up is not None:
             message, cwd = follow_up
@@ -306,6 +301,21 @@ async def _restore_all(
     for handle in handles.values():
         runtime.launch(handle)
     return handles
+
+
+def journaled_spec(
+    record: AgentRecord, env: Mapping[str, str], base_url: str | None = None
+) -> tuple[AgentSpec, str]:
+    """The spec and task an agent was started with, the key read from `env` again (it is never
+    journaled), and the endpoint moved to `base_url` when one is given."""
+    data = dict(record.config)
+    task = str(data.pop("task", ""))
+    spec = AgentSpec.from_journal(data, env=env)
+    if base_url:
+        spec = spec.model_copy(
+            update={"model": spec.model.model_copy(update={"base_url": base_url})}
+        )
+    return spec, task
 
 
 def _finish_of(root: AgentHandle) -> Finish:

@@ -20,7 +20,7 @@ from agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, ModelPrice, 
 from tools import Tool
 
 from .._run import AgentHandle, RunRuntime, cost_of
-from .._single import new_id
+from .._single import journaled_spec, new_id
 from ._items import FanoutItem
 from ._outcome import DONE, FAILED, FINAL_STATUSES, RUNNING, usage_json
 from ._plan import item_of, worker_spec
@@ -116,23 +116,12 @@ class WorkerPool:
         return handle, slot
 
     async def _restore(self, record: ItemRecord) -> tuple[AgentHandle, ResultSlot] | None:
-        """The item's agent carried on by replay, or None if it has none that got its task."""
+        """The item's agent carried on by replay (or started on its task, if it was journaled
+        but stopped before the task began), or None if the item has no agent yet."""
         agent = self.owners.get(record.index)
         if agent is None:
             return None
-        if not await self.store.events(agent.agent_id):
-            # Journaled, then stopped before its task was: `restore` would fail it, so a new
-            # agent takes the item and this one is marked as replaced.
-            await self.store.update_agent(
-                agent.agent_id, status=str(AgentStatus.INTERRUPTED), error=_NEVER_STARTED
-            )
-            return None
-        data = dict(agent.config)
-        task = str(data.pop("task", ""))
-        spec = AgentSpec.from_journal(data, env=self.env)
-        if self.base_url:
-            model = spec.model.model_copy(update={"base_url": self.base_url})
-            spec = spec.model_copy(update={"model": model})
+        spec, task = journaled_spec(agent, self.env, self.base_url)
         slot = self.book.open(agent.agent_id, record.index)
         slot.replay(await self.store.ledger(agent.agent_id))
         status = AgentStatus(agent.status)
@@ -152,6 +141,3 @@ def item_owners(agents: Iterable[AgentRecord]) -> dict[int, AgentRecord]:
         if index is not None:
             owners[index] = agent
     return owners
-
-
-_NEVER_STARTED = "stopped before it received its task; a new agent took over its item"
