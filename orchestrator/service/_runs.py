@@ -22,12 +22,12 @@ from anyio.abc import TaskGroup, TaskStatus
 from agents import CorralConfig, RunnerHooks, Store, load_config
 from tools import CorralError
 
-from .._single import RunSetup, new_id, run_single_agent
-from ..fanout import plan_fanout, run_fanout
-from ..supervisor import collab_tool_providers
+from .._single import RunSetup, new_id
+from ..fanout import plan_fanout
 from ._errors import QueueFull, RunRejected
 from ._events import EventLog
-from ._models import ExecRequest, FanoutRequest
+from ._execute import ServiceRequest, execute
+from ._models import FanoutRequest
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class RunEntry:
     """A run submitted to this server."""
 
     run_id: str
-    request: ExecRequest | FanoutRequest
+    request: ServiceRequest
     config: CorralConfig
     cwd: Path
     status: str = QUEUED
@@ -104,7 +104,7 @@ class RunManager:
     def entries(self) -> list[RunEntry]:
         return list(self._runs.values())
 
-    async def submit(self, request: ExecRequest | FanoutRequest, key: str | None) -> RunEntry:
+    async def submit(self, request: ServiceRequest, key: str | None) -> RunEntry:
         """Admit a run (or return the one submitted with the same `Idempotency-Key`)."""
         if key is not None and key in self._keys:
             return self._runs[self._keys[key]]
@@ -138,14 +138,14 @@ class RunManager:
                 self.limits.retry_after,
             )
 
-    async def _prepare(self, request: ExecRequest | FanoutRequest) -> RunEntry:
+    async def _prepare(self, request: ServiceRequest) -> RunEntry:
         run_id = request.run_id or new_id("run")
         if run_id in self._runs or await self.store.get_run(run_id) is not None:
             raise RunRejected(f"run id {run_id!r} is taken; choose another or leave it out")
         config, cwd = await anyio.to_thread.run_sync(self._resolve, request)
         return RunEntry(run_id, request, config, cwd)
 
-    def _resolve(self, request: ExecRequest | FanoutRequest) -> tuple[CorralConfig, Path]:
+    def _resolve(self, request: ServiceRequest) -> tuple[CorralConfig, Path]:
         """The run's folder and config, and its fan-out inputs checked; `InvalidInput` if bad."""
         cwd = Path(request.cd).expanduser() if request.cd else Path.cwd()
         if not cwd.is_dir():
@@ -184,32 +184,9 @@ class RunManager:
                 await self._settle(entry)
 
     async def _work(self, entry: RunEntry) -> None:
-        request = entry.request
         setup = RunSetup(hooks=_PokeHooks(entry.log), env=self._env)
-        if isinstance(request, ExecRequest):
-            if request.role == "supervisor":
-                setup = RunSetup(
-                    hooks=setup.hooks, env=self._env, tool_providers=collab_tool_providers()
-                )
-            await run_single_agent(
-                entry.config,
-                request.task,
-                cwd=entry.cwd,
-                setup=setup,
-                run_id=entry.run_id,
-                role=request.role,
-            )
-            return
-        await run_fanout(
-            entry.config,
-            request.items,
-            request.template,
-            request.result_schema,
-            cwd=entry.cwd,
-            setup=setup,
-            concurrency=request.concurrency,
-            run_id=entry.run_id,
-            max_result_tries=request.max_result_tries,
+        await execute(
+            entry.request, config=entry.config, cwd=entry.cwd, setup=setup, run_id=entry.run_id
         )
 
     async def _settle(self, entry: RunEntry) -> None:
