@@ -25,6 +25,7 @@ from ._config import ModelPrice as ModelPrice
 from ._config import OtelConfig as OtelConfig
 from ._config import RateLimit as RateLimit
 from ._config import RoleConfig as RoleConfig
+from ._config import ServiceConfig as ServiceConfig
 from ._config import ShellConfig as ShellConfig
 from ._config import SkillsConfig as SkillsConfig
 from ._config import corral_home as corral_home
@@ -34,6 +35,7 @@ from ._core import CoreConfig as CoreConfig
 from ._environment import EnvironmentContext as EnvironmentContext
 from ._environment import capture_environment as capture_environment
 from ._errors import CoreStateError as CoreStateError
+from ._events import NOTE_KINDS as NOTE_KINDS
 from ._events import Action as Action
 from ._events import AgentStatus as AgentStatus
 from ._events import AwaitPreparedCompaction as AwaitPreparedCompaction
@@ -121,6 +123,7 @@ __all__ = [
     "COMPACTION_SUMMARY",
     "DEVELOPER_INSTRUCTIONS",
     "ENVIRONMENT_CONTEXT",
+    "NOTE_KINDS",
     "PERMISSIONS",
     "PERSONALITIES",
     "ROLES",
@@ -195,6 +198,7 @@ __all__ = [
     "RunnerHooks",
     "RunnerLimits",
     "SafeHooks",
+    "ServiceConfig",
     "ShellConfig",
     "SkillsConfig",
     "Store",

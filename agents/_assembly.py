@@ -141,7 +141,12 @@ def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
 
 
 def build_tool_context(spec: AgentSpec, services: Mapping[str, Any] | None = None) -> ToolContext:
-    return ToolContext(cwd=spec.cwd, profile=spec.profile, services=dict(services or {}))
+    return ToolContext(
+        cwd=spec.cwd,
+        profile=spec.profile,
+        services=dict(services or {}),
+        agent_id=spec.agent_id,
+    )
 
 
 def build_turn_context(

@@ -172,6 +172,10 @@ Event = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
+NOTE_KINDS = frozenset({"approval_requested", "approval_answered"})
+"""Journal kinds that record what happened around an agent (for streams and audits) but are not
+inputs of its core; replay skips them."""
+
 
 def event_to_payload(event: Event) -> dict[str, Any]:
     payload: dict[str, Any] = EVENT_ADAPTER.dump_python(event, mode="json")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._core import AgentCore, CoreConfig
 from ._events import (
+    NOTE_KINDS,
     Action,
     AgentStatus,
     Finish,
@@ -24,10 +25,11 @@ from ._store import LedgerEntry, Store
 
 
 async def replay_core(store: Store, config: CoreConfig) -> AgentCore:
-    """A fresh core fed every journaled event of `config.agent_id`, actions discarded."""
+    """A fresh core fed the journaled events of `config.agent_id` (notes skipped), no actions."""
     core = AgentCore(config)
     for record in await store.events(config.agent_id):
-        core.handle(event_from_payload(record.payload))
+        if record.kind not in NOTE_KINDS:
+            core.handle(event_from_payload(record.payload))
     return core
 
 

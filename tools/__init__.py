@@ -5,6 +5,7 @@ renders specs for both model APIs and turns every bad call into an error the mod
 Shell commands run under the sandbox; file tools resolve every path before checking it."""
 
 from ._apply_patch_tool import apply_patch_tool as apply_patch_tool
+from ._approval import APPROVAL_TIMEOUT as APPROVAL_TIMEOUT
 from ._approval import ApprovalDecision as ApprovalDecision
 from ._approval import ApprovalKind as ApprovalKind
 from ._approval import ApprovalRequest as ApprovalRequest
@@ -62,6 +63,7 @@ from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
 
 __all__ = [
+    "APPROVAL_TIMEOUT",
     "TIMEOUT_EXIT_CODE",
     "ApprovalDecision",
     "ApprovalKind",

@@ -33,13 +33,16 @@ class ApprovalKind(StrEnum):
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """What is asked: which tool wants to run which command where, why, and what kind of ask."""
+    """What is asked: which tool wants to run which command where, why, what kind of ask, and
+    for which agent."""
 
     tool: str
     command: str
     cwd: Path
     reason: str
     kind: ApprovalKind
+    agent_id: str = ""
+    """The agent that asks ("" when the tool ran outside an agent)."""
 
 
 @dataclass(frozen=True)

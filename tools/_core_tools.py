@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._apply_patch_tool import apply_patch_tool
+from ._approval import APPROVAL_TIMEOUT
 from ._errors import InvalidInput
 from ._file_tools import list_dir_tool, read_file_tool
 from ._grep import grep_tool
@@ -28,9 +29,10 @@ def build_core_registry(
     max_timeout_ms: int = MAX_TIMEOUT_MS,
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
     output_max_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+    approval_timeout: float = APPROVAL_TIMEOUT,
 ) -> ToolRegistry:
     """A registry of the named core tools, in the core order; unknown names are an error."""
-    factories = _factories(max_timeout_ms, default_timeout_ms, output_max_tokens)
+    factories = _factories(max_timeout_ms, default_timeout_ms, output_max_tokens, approval_timeout)
     unknown = sorted(set(names) - set(factories))
     if unknown:
         known = ", ".join(factories)
@@ -40,13 +42,17 @@ def build_core_registry(
 
 
 def _factories(
-    max_timeout_ms: int, default_timeout_ms: int, output_max_tokens: int
+    max_timeout_ms: int,
+    default_timeout_ms: int,
+    output_max_tokens: int,
+    approval_timeout: float = APPROVAL_TIMEOUT,
 ) -> dict[str, Callable[[], Tool[Any]]]:
     return {
         "shell": lambda: shell_tool(
             max_timeout_ms=max_timeout_ms,
             default_timeout_ms=default_timeout_ms,
             max_output_tokens=output_max_tokens,
+            approval_timeout=approval_timeout,
         ),
         "read_file": read_file_tool,
         "list_dir": list_dir_tool,

@@ -70,6 +70,8 @@ class ToolContext:
     profile: PermissionProfile
     events: ToolEvents = field(default_factory=_DiscardEvents)
     services: dict[str, Any] = field(default_factory=dict)
+    agent_id: str = ""
+    """The agent whose turn calls the tool ("" outside an agent, as in tests)."""
 
 
 Handler = Callable[[ArgsT, ToolContext], Awaitable[ToolOutput]]

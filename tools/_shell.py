@@ -146,6 +146,7 @@ class _ShellRun:
         self.sandbox = cast(Sandbox, ctx.services.get("sandbox") or _default_sandbox())
         self.approver = cast(Approver, ctx.services.get("approver") or DenyAllApprover())
         self.on_wait = cast(ApprovalObserver | None, ctx.services.get("approval_observer"))
+        self.agent_id = ctx.agent_id
 
     async def execute(self) -> ToolOutput:
         confined = self.profile.sandbox is not SandboxMode.FULL_ACCESS
@@ -191,6 +192,7 @@ class _ShellRun:
             cwd=self.cwd,
             reason=reason,
             kind=kind,
+            agent_id=self.agent_id,
         )
         limit = self.settings.approval_timeout
         return await request_approval(self.approver, req, answer_within=limit, on_wait=self.on_wait)

@@ -16,6 +16,7 @@ from ._model import ModelPrice as ModelPrice
 from ._model import OtelConfig as OtelConfig
 from ._model import RateLimit as RateLimit
 from ._model import RoleConfig as RoleConfig
+from ._model import ServiceConfig as ServiceConfig
 from ._model import ShellConfig as ShellConfig
 from ._model import SkillsConfig as SkillsConfig
 from ._sources import ConfigLayer as ConfigLayer
@@ -34,6 +35,7 @@ __all__ = [
     "OtelConfig",
     "RateLimit",
     "RoleConfig",
+    "ServiceConfig",
     "ShellConfig",
     "SkillsConfig",
     "corral_home",

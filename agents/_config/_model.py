@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools import ApprovalPolicy, SandboxMode
+from tools import APPROVAL_TIMEOUT, ApprovalPolicy, SandboxMode
 
 from ._errors import ConfigError
 
@@ -32,6 +32,8 @@ class ShellConfig(_Section):
     max_timeout_ms: int = Field(default=600_000, ge=1)
     output_max_tokens: int = Field(default=10_000, ge=1)
     """What one command's output may take in the tool answer (head and tail are kept)."""
+    approval_timeout_sec: float = Field(default=APPROVAL_TIMEOUT, gt=0)
+    """How long a command waits for an approval; silence past it counts as a denial."""
 
     @model_validator(mode="after")
     def _default_within_max(self) -> ShellConfig:
@@ -177,6 +179,15 @@ class OtelConfig(_Section):
     service_name: str = "corral"
 
 
+class ServiceConfig(_Section):
+    """`[service]`: how `corral serve` runs; `on_restart` says what becomes of runs a stopped
+    server left unfinished: carried on through the journal's resume, or marked interrupted."""
+
+    max_running: int = Field(default=4, ge=1)
+    max_queued: int = Field(default=16, ge=0)
+    on_restart: Literal["resume", "interrupt"] = "resume"
+
+
 class CorralConfig(_Section):
     """The effective configuration, after every layer is merged.
 
@@ -223,6 +234,7 @@ class CorralConfig(_Section):
     compaction: CompactionConfig = CompactionConfig()
     skills: SkillsConfig = SkillsConfig()
     otel: OtelConfig = OtelConfig()
+    service: ServiceConfig = ServiceConfig()
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")
 

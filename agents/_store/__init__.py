@@ -23,11 +23,13 @@ from ._records import ItemRecord as ItemRecord
 from ._records import JournalEvent as JournalEvent
 from ._records import LedgerEntry as LedgerEntry
 from ._records import RunRecord as RunRecord
+from ._schema import MIGRATIONS as MIGRATIONS
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
 from ._sqlite import SQLiteStore as SQLiteStore
 from ._sqlite import open_sqlite_store as open_sqlite_store
 
 __all__ = [
+    "MIGRATIONS",
     "SCHEMA_VERSION",
     "AgentRecord",
     "DuplicateRecord",

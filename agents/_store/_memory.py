@@ -45,6 +45,7 @@ class MemoryStore:
         self._runs: dict[str, Row] = {}
         self._agents: dict[str, Row] = {}
         self._events: dict[str, list[Row]] = {}
+        self._run_events: dict[str, list[Row]] = {}
         self._items: dict[str, dict[int, Row]] = {}
         self._ledger: dict[tuple[str, str], Row] = {}
         self._closed = False
@@ -56,6 +57,7 @@ class MemoryStore:
             raise taken("run", run.run_id, self.journal)
         self._runs[run.run_id] = row
         self._items[run.run_id] = {}
+        self._run_events[run.run_id] = []
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         await self._enter()
@@ -103,16 +105,27 @@ class MemoryStore:
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
     ) -> JournalEvent:
         await self._enter()
-        self._agent_row(agent_id)
-        events = self._events[agent_id]
-        row = to_row(make_event(agent_id, len(events) + 1, kind, payload, at))
+        run_id = self._agent_row(agent_id)["run_id"]
+        events, in_run = self._events[agent_id], self._run_events[run_id]
+        event = make_event(agent_id, len(events) + 1, kind, payload, at, run_seq=len(in_run) + 1)
+        row = to_row(event)
         events.append(row)
+        in_run.append(row)
         return from_row(JournalEvent, row)
 
     async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
         await self._enter()
         self._agent_row(agent_id)
         rows = self._events[agent_id][max(after_seq, 0) :]
+        return [from_row(JournalEvent, row) for row in rows]
+
+    async def run_events(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[JournalEvent]:
+        await self._enter()
+        self._run_row(run_id)
+        start = max(after, 0)
+        rows = self._run_events[run_id][start : None if limit is None else start + limit]
         return [from_row(JournalEvent, row) for row in rows]
 
     async def put_items(self, run_id: str, items: Sequence[ItemRecord]) -> None:

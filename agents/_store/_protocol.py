@@ -61,6 +61,12 @@ class Store(Protocol):
         """The agent's events with `seq > after_seq`, in order."""
         ...
 
+    async def run_events(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[JournalEvent]:
+        """Up to `limit` events of every agent of the run with `run_seq > after`, in order."""
+        ...
+
     async def put_items(self, run_id: str, items: Sequence[ItemRecord]) -> None:
         """Add batch items, all or none; an index already present raises `DuplicateRecord`."""
         ...

@@ -69,7 +69,12 @@ class AgentRecord(_Record):
 
 
 class JournalEvent(_Record):
-    """One event fed to an agent's core; `seq` is 1-based, gap-free per agent, set by the store."""
+    """One event of an agent, numbered twice by the store, both 1-based and gap-free.
+
+    `seq` counts the agent's own events (what its core replays); `run_seq` counts every event of
+    the agent's run in the order they were journaled, so a run's event stream has one sequence
+    that outlives the process reading it.
+    """
 
     json_fields = frozenset({"payload"})
 
@@ -78,6 +83,7 @@ class JournalEvent(_Record):
     kind: str
     payload: dict[str, Any]
     at: float
+    run_seq: int = 0
 
 
 class ItemRecord(_Record):
@@ -179,11 +185,13 @@ def check_started(entry: LedgerEntry) -> None:
 
 
 def make_event(
-    agent_id: str, seq: int, kind: str, payload: dict[str, Any], at: float
+    agent_id: str, seq: int, kind: str, payload: dict[str, Any], at: float, *, run_seq: int
 ) -> JournalEvent:
-    """A validated event with the `seq` the store chose."""
+    """A validated event with the `seq` and `run_seq` the store chose."""
     try:
-        return JournalEvent(agent_id=agent_id, seq=seq, kind=kind, payload=payload, at=at)
+        return JournalEvent(
+            agent_id=agent_id, seq=seq, kind=kind, payload=payload, at=at, run_seq=run_seq
+        )
     except ValidationError as exc:
         raise InvalidRecord(f"invalid event for agent {agent_id!r}: {exc}") from exc
 

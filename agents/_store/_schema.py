@@ -82,7 +82,20 @@ CREATE TABLE ledger (
 CREATE INDEX ledger_by_agent ON ledger (agent_id, started_at);
 """
 
-MIGRATIONS: Final[tuple[str, ...]] = (_V1,)
+_V2: Final = """
+ALTER TABLE events ADD COLUMN run_id TEXT REFERENCES runs (run_id);
+ALTER TABLE events ADD COLUMN run_seq INTEGER;
+UPDATE events SET run_id = (SELECT run_id FROM agents WHERE agents.agent_id = events.agent_id);
+UPDATE events SET run_seq = numbered.n FROM (
+    SELECT agent_id, seq, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY at, rowid) AS n
+    FROM events
+) AS numbered
+WHERE numbered.agent_id = events.agent_id AND numbered.seq = events.seq;
+CREATE UNIQUE INDEX events_by_run ON events (run_id, run_seq);
+"""
+"""Events get a per-run sequence; older events are numbered in the order they were journaled."""
+
+MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2)
 """`MIGRATIONS[n]` takes a journal from schema version n to n + 1; only ever append."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

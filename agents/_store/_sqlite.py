@@ -172,11 +172,18 @@ class SQLiteStore:
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
     ) -> JournalEvent:
         def write(conn: Sql) -> JournalEvent:
-            self._need_agent(conn, agent_id)
+            found = conn.execute("SELECT run_id FROM agents WHERE agent_id = ?", (agent_id,))
+            owner = found.fetchone()
+            if owner is None:
+                raise UnknownAgent(agent_id, self.journal)
+            (run_id,) = owner
             sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = ?"
             (last,) = conn.execute(sql, (agent_id,)).fetchone()
-            row = to_row(make_event(agent_id, last + 1, kind, payload, at))
-            _insert(conn, "events", row)
+            sql = "SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE run_id = ?"
+            (last_in_run,) = conn.execute(sql, (run_id,)).fetchone()
+            event = make_event(agent_id, last + 1, kind, payload, at, run_seq=last_in_run + 1)
+            row = to_row(event)
+            _insert(conn, "events", {**row, "run_id": run_id})
             return from_row(JournalEvent, row)
 
         return await self._call(write)
@@ -186,6 +193,19 @@ class SQLiteStore:
             self._need_agent(conn, agent_id)
             sql = f"{_select(JournalEvent, 'events')} WHERE agent_id = ? AND seq > ? ORDER BY seq"
             return _fetch(conn, JournalEvent, sql, (agent_id, after_seq))
+
+        return await self._read(read)
+
+    async def run_events(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[JournalEvent]:
+        def read(conn: Sql) -> list[JournalEvent]:
+            self._need_run(conn, run_id)
+            sql = (
+                f"{_select(JournalEvent, 'events')} WHERE run_id = ? AND run_seq > ? "
+                "ORDER BY run_seq LIMIT ?"
+            )
+            return _fetch(conn, JournalEvent, sql, (run_id, after, -1 if limit is None else limit))
 
         return await self._read(read)
 

@@ -278,6 +278,7 @@ class RunRuntime:
             max_timeout_ms=spec.shell.max_timeout_ms,
             default_timeout_ms=spec.shell.default_timeout_ms,
             output_max_tokens=spec.shell.output_max_tokens,
+            approval_timeout=spec.shell.approval_timeout_sec,
         )
         for name in spec.tools:
             if name in core:

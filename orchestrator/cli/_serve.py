@@ -33,16 +33,14 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--max-running",
         type=int,
-        default=ServiceLimits.max_running,
         metavar="N",
-        help="runs executing at once",
+        help="runs executing at once (default: [service] max_running, 4)",
     )
     parser.add_argument(
         "--max-queued",
         type=int,
-        default=ServiceLimits.max_queued,
         metavar="N",
-        help="runs waiting for a slot before new ones get 429",
+        help="runs waiting for a slot before new ones get 429 (default: [service] max_queued, 16)",
     )
     parser.set_defaults(handler=run)
 
@@ -50,14 +48,20 @@ def add_parser(sub: Any) -> None:
 async def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ServiceOptionsError(f"--port {args.port} is not a port; use 0-65535")
-    if args.max_running < 1 or args.max_queued < 0:
+    config = load_config(cwd=Path.cwd()).config
+    settings = config.service
+    max_running = settings.max_running if args.max_running is None else args.max_running
+    max_queued = settings.max_queued if args.max_queued is None else args.max_queued
+    if max_running < 1 or max_queued < 0:
         raise ServiceOptionsError("--max-running must be >= 1 and --max-queued >= 0")
-    home = load_config(cwd=Path.cwd()).config.home
+    home = config.home
     token = resolve_token(os.environ, home)
     check_bind(args.host, token)
     if token.generated_at is not None:
         print(f"corral serve: API token (kept in {token.generated_at}): {token.value}")
-    limits = ServiceLimits(max_running=args.max_running, max_queued=args.max_queued)
+    limits = ServiceLimits(
+        max_running=max_running, max_queued=max_queued, on_restart=settings.on_restart
+    )
     options = ServiceOptions(
         home=home, token=token.value, host=args.host, port=args.port, limits=limits
     )

@@ -1,7 +1,8 @@
 """`corral serve`: the HTTP API over the same run functions as the CLI, and a client for it.
 
 `CorralService` serves the API (bearer-token auth, runs with admission control, resumable SSE
-event streams read from the journal); `CorralClient` talks to it.
+event streams read from the journal, approvals answered over the API); `CorralClient` talks to
+it.
 """
 
 from ._auth import ApiToken as ApiToken
@@ -10,24 +11,34 @@ from ._auth import is_loopback as is_loopback
 from ._auth import resolve_token as resolve_token
 from ._client import CorralClient as CorralClient
 from ._client import ServerEvent as ServerEvent
+from ._errors import ApprovalClosed as ApprovalClosed
+from ._errors import ApprovalRejected as ApprovalRejected
 from ._errors import QueueFull as QueueFull
 from ._errors import RunRejected as RunRejected
 from ._errors import ServiceOptionsError as ServiceOptionsError
 from ._errors import ServiceStartFailed as ServiceStartFailed
 from ._errors import ServiceUnreachable as ServiceUnreachable
+from ._errors import UnknownApproval as UnknownApproval
 from ._models import ExecRequest as ExecRequest
 from ._models import FanoutRequest as FanoutRequest
+from ._models import RefactorRequest as RefactorRequest
+from ._models import ReviewRequest as ReviewRequest
+from ._models import TriageRequest as TriageRequest
 from ._runs import ServiceLimits as ServiceLimits
 from ._server import CorralService as CorralService
 from ._server import ServiceOptions as ServiceOptions
 
 __all__ = [
     "ApiToken",
+    "ApprovalClosed",
+    "ApprovalRejected",
     "CorralClient",
     "CorralService",
     "ExecRequest",
     "FanoutRequest",
     "QueueFull",
+    "RefactorRequest",
+    "ReviewRequest",
     "RunRejected",
     "ServerEvent",
     "ServiceLimits",
@@ -35,6 +46,8 @@ __all__ = [
     "ServiceOptionsError",
     "ServiceStartFailed",
     "ServiceUnreachable",
+    "TriageRequest",
+    "UnknownApproval",
     "check_bind",
     "is_loopback",
     "resolve_token",

@@ -18,9 +18,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from agents import RunRecord
-from tools import InvalidInput
+from tools import CorralError, InvalidInput
 
 from .._inspect import read_status
+from ._approval_routes import approval_routes
 from ._auth import BearerAuth
 from ._errors import QueueFull
 from ._events import EventLog
@@ -48,8 +49,10 @@ def build_app(manager: RunManager, token: str) -> Starlette:
         Route("/v1/runs/{run_id}/agents", api.agents),
         Route("/v1/runs/{run_id}/items", api.items),
         Route("/v1/runs/{run_id}/results", api.results),
+        Route("/v1/runs/{run_id}/report", api.report),
         Route("/v1/runs/{run_id}/events", api.events),
         Route("/v1/runs/{run_id}/cancel", api.cancel, methods=["POST"]),
+        *approval_routes(manager),
     ]
     return Starlette(routes=routes, middleware=[Middleware(BearerAuth, token=token)])
 
@@ -60,7 +63,7 @@ def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
 
 def _links(run_id: str) -> dict[str, str]:
     base = f"/v1/runs/{run_id}"
-    names = ("agents", "items", "results", "events", "cancel")
+    names = ("agents", "items", "results", "report", "events", "approvals", "cancel")
     return {"self": base, **{name: f"{base}/{name}" for name in names}}
 
 
@@ -102,17 +105,19 @@ class _Api:
             errors = json.loads(exc.json(include_url=False, include_input=False))
             return _error(422, "invalid run request", errors=errors)
         try:
-            entry = await self._manager.submit(run, request.headers.get("idempotency-key"))
+            run_id = await self._manager.submit(run, request.headers.get("idempotency-key"))
         except QueueFull as exc:
             headers = {"Retry-After": str(exc.retry_after)}
             return JSONResponse({"error": str(exc)}, status_code=429, headers=headers)
         except InvalidInput as exc:
             return _error(422, str(exc))
-        status = await self._manager.status_of(entry)
+        except CorralError as exc:  # the server failed, not the request: say what failed
+            return _error(500, str(exc))
+        status = await self._manager.status(run_id) or "queued"
         return JSONResponse(
-            {"id": entry.run_id, "status": status, "links": _links(entry.run_id)},
+            {"id": run_id, "status": status, "links": _links(run_id)},
             status_code=202,
-            headers={"Location": f"/v1/runs/{entry.run_id}"},
+            headers={"Location": f"/v1/runs/{run_id}"},
         )
 
     async def list_runs(self, request: Request) -> Response:
@@ -158,6 +163,17 @@ class _Api:
             return status
         keys = ("index", "status", "result", "error")
         return JSONResponse({"results": [{k: i[k] for k in keys} for i in status["items"]]})
+
+    async def report(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        record = await self._store.get_run(run_id)
+        if record is None and self._manager.get(run_id) is None:
+            return _error(404, f"no run {run_id}")
+        if record is None or "report" not in record.summary:
+            return _error(
+                404, f"run {run_id} has no report (yet); pipeline runs keep one when done"
+            )
+        return JSONResponse({"report": record.summary["report"]})
 
     async def cancel(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]

@@ -1,4 +1,5 @@
-"""`CorralClient`: a small typed client of the API (submit, get, cancel, results, events).
+"""`CorralClient`: a small typed client of the API (submit, get, cancel, results, events,
+approvals).
 
 `events` follows a run's event stream and, when the connection drops, reconnects with
 `Last-Event-ID` set to the last id it saw, so the caller sees every event exactly once.
@@ -9,12 +10,18 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx2
 
-from ._errors import QueueFull, RunRejected, ServiceUnreachable
+from ._errors import (
+    ApprovalClosed,
+    QueueFull,
+    RunRejected,
+    ServiceUnreachable,
+    UnknownApproval,
+)
 
 DEFAULT_TIMEOUT = 30.0
 MAX_RECONNECTS = 5
@@ -74,6 +81,19 @@ class CorralClient:
     async def results(self, run_id: str) -> list[dict[str, Any]]:
         answer = await self._call("GET", f"/v1/runs/{run_id}/results")
         return list(answer["results"])
+
+    async def approvals(self, run_id: str, *, state: str | None = None) -> list[dict[str, Any]]:
+        """The run's approvals, oldest first; `state` filters (`pending`, `expired`, ...)."""
+        params = {"state": state} if state is not None else {}
+        answer = await self._call("GET", f"/v1/runs/{run_id}/approvals", params=params)
+        return list(answer["approvals"])
+
+    async def answer(
+        self, approval_id: str, decision: Literal["approve", "deny"], reason: str | None = None
+    ) -> dict[str, Any]:
+        """Answer a pending approval; `UnknownApproval` (404) or `ApprovalClosed` (409) if not."""
+        body = {"decision": decision, **({"reason": reason} if reason is not None else {})}
+        return await self._call("POST", f"/v1/approvals/{approval_id}", json=body)
 
     async def events(self, run_id: str, *, starting_after: int = 0) -> AsyncIterator[ServerEvent]:
         """The run's events after `starting_after`, ending with `end` or `error`; resumes."""
@@ -148,8 +168,17 @@ def _raise_for(response: httpx2.Response) -> None:
     except ValueError:
         detail = {"error": response.text}
     message = f"{response.status_code}: {detail.get('error', detail)}"
+    if "/v1/approvals/" in response.url.path:
+        _raise_for_answer(response.status_code, message)
     if response.status_code == 429:
         raise QueueFull(message, int(response.headers.get("Retry-After", "1")))
     if response.status_code in (409, 413, 422):
         raise RunRejected(message, detail.get("errors"))
     raise ServiceUnreachable(message)
+
+
+def _raise_for_answer(status: int, message: str) -> None:
+    if status == 404:
+        raise UnknownApproval(message)
+    if status == 409:
+        raise ApprovalClosed(message)

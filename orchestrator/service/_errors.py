@@ -4,7 +4,10 @@ CorralError (tools)
 ├── InvalidInput
 │   ├── ServiceOptionsError   bad limits, or an unsafe bind without a token
 │   ├── CannotListen          (orchestrator._uvicorn) the host or port cannot be used
-│   └── RunRejected           a submitted run the API refused (422, 409, 413)
+│   ├── RunRejected           a submitted run the API refused (422, 409, 413)
+│   └── ApprovalRejected      an answer to an approval the API refused
+│       ├── UnknownApproval   no approval has that id (404)
+│       └── ApprovalClosed    it was already answered, or expired (409)
 └── OperationFailed
     ├── ServiceStartFailed    uvicorn did not start listening
     ├── QueueFull             admission control refused a run (429)
@@ -28,6 +31,18 @@ class RunRejected(InvalidInput):
     def __init__(self, message: str, errors: list[dict[str, object]] | None = None) -> None:
         super().__init__(message)
         self.errors = errors or []
+
+
+class ApprovalRejected(InvalidInput):
+    """An approval could not be answered."""
+
+
+class UnknownApproval(ApprovalRejected):
+    """No approval with that id is known to this server."""
+
+
+class ApprovalClosed(ApprovalRejected):
+    """The approval was answered already, or expired; it takes no further answer."""
 
 
 ServiceStartFailed = HttpStartFailed

@@ -1,11 +1,10 @@
-"""A run's journal events under one per-run sequence, and the tailer that fills it.
+"""A run's journal events, read once per run by a tailer, for every stream of that run to share.
 
-The journal numbers events per agent only. The server gives each run a dense sequence 1, 2, ...
-of its own: one tailer per run reads the journal in a fixed order (each round: agents oldest
-first, each agent's new events by `seq`) and numbers events as it reads them; every event stream
-is a cursor over that log, so all clients, and a client reconnecting, see the same ids. The ids
-hold for the life of the server process; a run the server did not execute is numbered by one
-full read in the same order.
+Event ids are the journal's own per-run sequence (`run_seq`: 1, 2, ... across all the run's
+agents, in the order they were journaled), so they are the same for every client, survive a
+restart of the server, and continue where they stopped when a run is resumed. One tailer per run
+reads the journal; every event stream is a cursor over the `EventLog` it fills, so a slow client
+holds no one up and a thousand clients cost one reader.
 """
 
 from __future__ import annotations
@@ -18,6 +17,8 @@ import anyio
 
 from agents import Store
 
+READ_BATCH = 1000
+"""Events read from the journal in one query."""
 POLL_INTERVAL = 0.5
 """How often a tailer re-reads the journal when no agent told it about a new event."""
 
@@ -51,7 +52,6 @@ class EventLog:
     events: list[RunEvent] = field(default_factory=list)
     ending: dict[str, Any] | None = None
     """Set once no event can follow: `{"status": ...}` and, for a failure, `"error"`."""
-    _cursors: dict[str, int] = field(default_factory=dict)
     _changed: anyio.Event = field(default_factory=anyio.Event)
     _poked: anyio.Event = field(default_factory=anyio.Event)
 
@@ -79,19 +79,23 @@ class EventLog:
         return False
 
     async def read_round(self, store: Store, run_id: str) -> None:
-        """Number whatever the journal holds for the run beyond what was read before."""
+        """Append whatever the journal holds for the run beyond what was read before."""
         if await store.get_run(run_id) is None:  # not journaled yet: nothing to read
             return
         added = False
-        for agent in await store.list_agents(run_id):
-            after = self._cursors.get(agent.agent_id, 0)
-            for event in await store.events(agent.agent_id, after_seq=after):
-                number = len(self.events) + 1
+        while batch := await store.run_events(run_id, after=len(self.events), limit=READ_BATCH):
+            for event in batch:
                 self.events.append(
-                    RunEvent(number, event.agent_id, event.seq, event.kind, event.payload, event.at)
+                    RunEvent(
+                        event.run_seq,
+                        event.agent_id,
+                        event.seq,
+                        event.kind,
+                        event.payload,
+                        event.at,
+                    )
                 )
-                self._cursors[agent.agent_id] = event.seq
-                added = True
+            added = True
         if added:
             self._wake()
 

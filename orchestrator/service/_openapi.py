@@ -10,21 +10,20 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
-from ._models import ExecRequest, FanoutRequest
+from ._approval_routes import ApprovalAnswer
+from ._models import ExecRequest, FanoutRequest, RefactorRequest, ReviewRequest, TriageRequest
 
 VERSION = "0.1.0"
+REQUEST_MODELS = (ExecRequest, FanoutRequest, ReviewRequest, RefactorRequest, TriageRequest)
 
 
 def openapi_document() -> dict[str, Any]:
     _, schema = models_json_schema(
-        [(ExecRequest, "validation"), (FanoutRequest, "validation")],
+        [(model, "validation") for model in (*REQUEST_MODELS, ApprovalAnswer)],
         ref_template="#/components/schemas/{model}",
     )
     request = {
-        "oneOf": [
-            {"$ref": "#/components/schemas/ExecRequest"},
-            {"$ref": "#/components/schemas/FanoutRequest"},
-        ],
+        "oneOf": [{"$ref": f"#/components/schemas/{m.__name__}"} for m in REQUEST_MODELS],
         "discriminator": {"propertyName": "kind"},
     }
     return {
@@ -61,5 +60,21 @@ def _paths(request: dict[str, Any]) -> dict[str, Any]:
         f"{run}/items": {"get": answer("the run's items")},
         f"{run}/results": {"get": answer("each item's result")},
         f"{run}/events": {"get": answer("text/event-stream of journal events")},
+        f"{run}/report": {"get": answer("a pipeline run's report (404 until it has one)")},
         f"{run}/cancel": {"post": {"responses": {"202": {"description": "cancelled"}}}},
+        f"{run}/approvals": {"get": answer("the run's approvals, filtered by ?state=")},
+        "/v1/approvals/{approval_id}": {"post": _answer_approval()},
+    }
+
+
+def _answer_approval() -> dict[str, Any]:
+    body = {"$ref": "#/components/schemas/ApprovalAnswer"}
+    return {
+        "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+        "responses": {
+            "200": {"description": "the approval, answered"},
+            "404": {"description": "no such approval"},
+            "409": {"description": "already answered, or past its deadline"},
+            "422": {"description": "invalid body"},
+        },
     }

@@ -1,9 +1,11 @@
-"""The runs the server executes: admission control, idempotency, cancel, and their task group.
+"""The runs the server executes: admission control, idempotency, cancel, restarts, their tasks.
 
 `RunManager` is the one long-lived component that owns the runs: `run()` holds the task group
 every run executes in, so no run outlives the server. Each run calls the same functions as the
-CLI (`run_single_agent`, `run_fanout`); its state is read from the journal, and this module only
-keeps what the journal cannot know: that a run is still queued, was cancelled, or crashed.
+CLI (`_execute`, `_resume`); its state is read from the journal, and this module only keeps what
+the journal cannot know: that a run is still queued, was cancelled, or crashed. Every accepted
+run is written to the `SubmissionBook` before the client hears 202, so a server that dies (even
+by SIGKILL) carries its unfinished runs on when it starts again, or marks them interrupted.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -24,15 +26,21 @@ from tools import CorralError
 
 from .._single import RunSetup, new_id
 from ..fanout import plan_fanout
+from ._approvals import ApprovalBoard
 from ._errors import QueueFull, RunRejected
 from ._events import EventLog
 from ._execute import ServiceRequest, execute
-from ._models import FanoutRequest
+from ._models import RUN_REQUEST, ExecRequest, FanoutRequest
+from ._pipelines import check_pipeline
+from ._resume import resume_run
+from ._submissions import Submission, SubmissionBook
 
 logger = logging.getLogger(__name__)
 
 CLEANUP_TIMEOUT = 10.0
 QUEUED, RUNNING, CANCELLED, FAILED = "queued", "running", "cancelled", "failed"
+INTERRUPTED = "interrupted"
+OnRestart = Literal["resume", "interrupt"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,8 @@ class ServiceLimits:
     """Runs waiting for a slot; one more is refused with 429."""
     retry_after: int = 5
     """Seconds a refused client is told to wait (`Retry-After`)."""
+    on_restart: OnRestart = "resume"
+    """What becomes of runs a stopped server left unfinished (`[service] on_restart`)."""
 
 
 @dataclass
@@ -54,12 +64,15 @@ class RunEntry:
     config: CorralConfig
     cwd: Path
     status: str = QUEUED
-    """`queued`, `running`, or a final word the journal cannot say: `cancelled`, `failed`."""
+    """`queued`, `running`, or a final word the journal cannot say: `cancelled`, `failed`,
+    `interrupted` (left so by a restart)."""
     error: str | None = None
     created_at: float = field(default_factory=time.time)
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     log: EventLog = field(default_factory=EventLog)
     finished: bool = False
+    resumed: bool = False
+    """Carried on from the journal after a restart, rather than started afresh."""
 
 
 class _PokeHooks(RunnerHooks):
@@ -76,26 +89,34 @@ class RunManager:
     """Admits, executes and cancels runs; `run()` must be started before `submit`."""
 
     def __init__(
-        self, store: Store, *, env: Mapping[str, str] | None = None, limits: ServiceLimits
+        self,
+        store: Store,
+        book: SubmissionBook,
+        *,
+        env: Mapping[str, str] | None = None,
+        limits: ServiceLimits,
     ) -> None:
         self.store = store
+        self.book = book
         self.limits = limits
+        self._stopping = False
         self._env = os.environ if env is None else env
         self._slots = anyio.Semaphore(max(1, limits.max_running))
         self._runs: dict[str, RunEntry] = {}
         self._keys: dict[str, str] = {}
         self._tg: TaskGroup | None = None
+        self.approvals = ApprovalBoard()
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            await self._recover(tg)
             task_status.started()
             try:
                 await anyio.sleep_forever()
             finally:
+                self._stopping = True
                 self._tg = None
-                for entry in self._runs.values():
-                    entry.log.finish({"status": "interrupted", "error": "the server stopped"})
 
     def get(self, run_id: str) -> RunEntry | None:
         return self._runs.get(run_id)
@@ -104,20 +125,74 @@ class RunManager:
     def entries(self) -> list[RunEntry]:
         return list(self._runs.values())
 
-    async def submit(self, request: ServiceRequest, key: str | None) -> RunEntry:
-        """Admit a run (or return the one submitted with the same `Idempotency-Key`)."""
-        if key is not None and key in self._keys:
-            return self._runs[self._keys[key]]
+    async def submit(self, request: ServiceRequest, key: str | None) -> str:
+        """Admit a run and return its id (or the id of the one submitted with the same key)."""
+        if key is not None and (earlier := await self._run_for_key(key)) is not None:
+            return earlier
         self._admit()
         entry = await self._prepare(request)
         if key is not None and key in self._keys:  # the same key arrived while we prepared
-            return self._runs[self._keys[key]]
+            return self._keys[key]
         if self._tg is None:
             raise RunRejected("the server is shutting down; submit the run again later")
         self._runs[entry.run_id] = entry
         if key is not None:
             self._keys[key] = entry.run_id
+        try:
+            await self.book.add(_submission(entry, key))
+        except BaseException:
+            self._runs.pop(entry.run_id)
+            self._keys.pop(key or "", None)
+            raise
         self._tg.start_soon(self._execute, entry, name=f"run {entry.run_id}")
+        return entry.run_id
+
+    async def status(self, run_id: str) -> str | None:
+        """What a client is told about `run_id`: None if neither the server nor journal knows it."""
+        entry = self._runs.get(run_id)
+        if entry is not None:
+            return await self.status_of(entry)
+        record = await self.store.get_run(run_id)
+        return record.status if record is not None else None
+
+    async def _run_for_key(self, key: str) -> str | None:
+        if key in self._keys:
+            return self._keys[key]
+        return await self.book.run_for_key(key)
+
+    async def _recover(self, tg: TaskGroup) -> None:
+        """Take up the runs a previous server process accepted and left unfinished."""
+        for submission in await self.book.unfinished():
+            entry = await self._recovered_entry(submission)
+            if entry is None:
+                continue
+            self._runs[entry.run_id] = entry
+            if submission.key is not None:
+                self._keys[submission.key] = entry.run_id
+            if entry.finished:
+                await self._settle(entry)
+            else:
+                tg.start_soon(self._execute, entry, name=f"run {entry.run_id}")
+
+    async def _recovered_entry(self, submission: Submission) -> RunEntry | None:
+        run_id = submission.run_id
+        record = await self.store.get_run(run_id)
+        try:
+            request = RUN_REQUEST.validate_python(submission.request)
+            config, cwd = await anyio.to_thread.run_sync(self._resolve, request)
+        except (CorralError, ValueError) as exc:
+            logger.error("run %s cannot be carried on after a restart: %s", run_id, exc)
+            if record is not None and record.status in (RUNNING, QUEUED):
+                await self.store.update_run(run_id, status=FAILED, updated_at=time.time())
+            await self.book.finish(run_id, FAILED)
+            return None
+        entry = RunEntry(run_id, request, config, cwd, created_at=submission.created_at)
+        entry.resumed = record is not None
+        if self.limits.on_restart == "interrupt":
+            entry.status, entry.finished = INTERRUPTED, True
+            entry.error = "the server restarted and [service] on_restart is interrupt"
+        action = "carried on" if entry.resumed else "started"
+        logger.info("run %s: %s after a restart", run_id, "left" if entry.finished else action)
         return entry
 
     def cancel(self, run_id: str) -> RunEntry | None:
@@ -140,18 +215,21 @@ class RunManager:
 
     async def _prepare(self, request: ServiceRequest) -> RunEntry:
         run_id = request.run_id or new_id("run")
-        if run_id in self._runs or await self.store.get_run(run_id) is not None:
+        taken = await self.store.get_run(run_id) is not None or await self.book.get(run_id)
+        if run_id in self._runs or taken:
             raise RunRejected(f"run id {run_id!r} is taken; choose another or leave it out")
         config, cwd = await anyio.to_thread.run_sync(self._resolve, request)
         return RunEntry(run_id, request, config, cwd)
 
     def _resolve(self, request: ServiceRequest) -> tuple[CorralConfig, Path]:
-        """The run's folder and config, and its fan-out inputs checked; `InvalidInput` if bad."""
+        """The run's folder and config, with its inputs checked; `InvalidInput` if bad."""
         cwd = Path(request.cd).expanduser() if request.cd else Path.cwd()
         if not cwd.is_dir():
             raise RunRejected(f"cd {str(cwd)!r} is not a directory on the server")
         if isinstance(request, FanoutRequest):
             plan_fanout(request.items, request.template, request.result_schema)
+        elif not isinstance(request, ExecRequest):
+            cwd = check_pipeline(request, cwd)
         overrides = {
             "model": request.model,
             "base_url": request.base_url,
@@ -184,26 +262,52 @@ class RunManager:
                 await self._settle(entry)
 
     async def _work(self, entry: RunEntry) -> None:
-        setup = RunSetup(hooks=_PokeHooks(entry.log), env=self._env)
+        approver = self.approvals.approver(entry.run_id, self.store, entry.log.poke)
+        setup = RunSetup(
+            hooks=_PokeHooks(entry.log), env=self._env, services={"approver": approver}
+        )
+        if entry.resumed:
+            await resume_run(entry.run_id, config=entry.config, setup=setup, store=self.store)
+            return
         await execute(
-            entry.request, config=entry.config, cwd=entry.cwd, setup=setup, run_id=entry.run_id
+            entry.request,
+            config=entry.config,
+            cwd=entry.cwd,
+            setup=setup,
+            run_id=entry.run_id,
+            store=self.store,
         )
 
     async def _settle(self, entry: RunEntry) -> None:
-        """Leave the journal consistent: a run stopped mid-way is `interrupted`, not `running`."""
+        """Leave the journal consistent: a run stopped mid-way is `interrupted`, not `running`.
+
+        A run the server's own stop interrupted stays unfinished in the book, to be carried on
+        at the next start; every other run gets its final word there.
+        """
         record = await self.store.get_run(entry.run_id)
-        if record is not None and record.status in (RUNNING, QUEUED):
-            final = "interrupted" if entry.status == CANCELLED else FAILED
+        open_in_journal = record is not None and record.status in (RUNNING, QUEUED)
+        # A run cancelled by the server's stop may have journaled `interrupted` itself.
+        unfinished = record is None or open_in_journal or record.status == INTERRUPTED
+        held_over = self._stopping and entry.status in (QUEUED, RUNNING) and unfinished
+        if open_in_journal:
+            final = INTERRUPTED if entry.status == CANCELLED or held_over else FAILED
             await self.store.update_run(entry.run_id, status=final, updated_at=time.time())
         await entry.log.read_round(self.store, entry.run_id)
         ending: dict[str, Any] = {"status": await self.status_of(entry)}
+        if held_over:
+            ending = {
+                "status": INTERRUPTED,
+                "error": "the server stopped; it carries the run on when it starts again",
+            }
+        else:
+            await self.book.finish(entry.run_id, ending["status"])
         if entry.error is not None:
             ending["error"] = entry.error
         entry.log.finish(ending)
 
     async def status_of(self, entry: RunEntry) -> str:
         """What a client is told: the service's word while queued or when it stopped the run."""
-        if entry.status in (QUEUED, CANCELLED, FAILED):
+        if entry.status in (QUEUED, CANCELLED, FAILED, INTERRUPTED):
             return entry.status
         record = await self.store.get_run(entry.run_id)
         return record.status if record is not None else entry.status
@@ -211,6 +315,13 @@ class RunManager:
 
 def _ended(entry: RunEntry) -> Callable[[], bool]:
     return lambda: entry.finished
+
+
+def _submission(entry: RunEntry, key: str | None) -> Submission:
+    # The folder is stored resolved: a restarted server may run from another directory.
+    request = entry.request.model_copy(update={"cd": str(entry.cwd)})
+    stored = request.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return Submission(entry.run_id, key, stored, entry.created_at)
 
 
 def _describe(exc: Exception) -> str:

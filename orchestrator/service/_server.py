@@ -1,6 +1,7 @@
 """`CorralService`: the journal, the run manager and uvicorn, as one long-lived component.
 
-`run(task_status=...)` opens the journal, starts the manager's task group and uvicorn on a bound
+`run(task_status=...)` opens the journal and the book of accepted runs, starts the manager's task
+group (which first takes up the runs a previous process left unfinished) and uvicorn on a bound
 socket (`orchestrator._uvicorn`), reports the base URL, and serves until cancelled.
 """
 
@@ -19,6 +20,7 @@ from .._single import JOURNAL_NAME
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ._app import build_app
 from ._runs import RunManager, ServiceLimits
+from ._submissions import open_submission_book
 
 GRACEFUL_SHUTDOWN = 1
 
@@ -48,9 +50,10 @@ class CorralService:
         try:
             async with (
                 open_sqlite_store(journal) as store,
+                open_submission_book(options.home) as book,
                 anyio.create_task_group() as tg,
             ):
-                manager = RunManager(store, env=options.env, limits=options.limits)
+                manager = RunManager(store, book, env=options.env, limits=options.limits)
                 await tg.start(manager.run)
                 app = build_app(manager, options.token)
                 try:

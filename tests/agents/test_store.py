@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from agents._store import (
+    MIGRATIONS,
     SCHEMA_VERSION,
     AgentRecord,
     DuplicateRecord,
@@ -208,6 +209,31 @@ async def test_events_after_seq_are_the_later_ones_with_payloads_intact(store: S
     assert [(e.seq, e.payload["n"], e.at) for e in later] == [(4, 4, 4.25), (5, 5, 5.25)]
     assert later[0].payload == {**payload, "n": 4}
     assert await store.events("a", after_seq=5) == []
+
+
+@pytest.mark.anyio
+async def test_events_of_a_run_share_one_gap_free_sequence_across_its_agents(
+    store: Store,
+) -> None:
+    await seed(store, "a", "b")
+    await store.create_run(make_run("run-2"))
+    await store.create_agent(make_agent("c", run_id="run-2"))
+    for agent_id in ("a", "b", "a", "c", "b", "a"):
+        await store.append_event(agent_id, "x", {"by": agent_id}, at=1.0)
+
+    events = await store.run_events("run-1")
+    assert [(e.run_seq, e.agent_id, e.seq) for e in events] == [
+        (1, "a", 1),
+        (2, "b", 1),
+        (3, "a", 2),
+        (4, "b", 2),
+        (5, "a", 3),
+    ]
+    assert [e.run_seq for e in await store.run_events("run-2")] == [1]
+    page = await store.run_events("run-1", after=1, limit=2)
+    assert [e.run_seq for e in page] == [2, 3]
+    assert await store.run_events("run-1", after=5) == []
+    assert (await store.events("a"))[-1].run_seq == 5
 
 
 @pytest.mark.anyio
@@ -404,9 +430,38 @@ async def test_journal_from_a_newer_schema_is_refused(tmp_path: Path) -> None:
         conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
     conn.close()
     with pytest.raises(
-        JournalUnreadable, match=r"newer than this corral reads \(1\); upgrade corral"
+        JournalUnreadable,
+        match=rf"newer than this corral reads \({SCHEMA_VERSION}\); upgrade corral",
     ):
         await open_and_close(path)
+
+
+@pytest.mark.anyio
+async def test_a_journal_from_before_run_sequences_numbers_its_events_in_journal_order(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version (version) VALUES (1)")
+        for statement in MIGRATIONS[0].split(";"):
+            conn.execute(statement)
+        conn.execute("INSERT INTO runs VALUES ('r', 'exec', 'running', 1, 1, '{}', '{}')")
+        for agent_id in ("a", "b"):
+            conn.execute(
+                "INSERT INTO agents VALUES (?, 'r', NULL, 'N', 'worker', 'running', 1, 1, "
+                "'be useful', '{}', NULL, NULL, '{}', 0, 0)",
+                (agent_id,),
+            )
+        for agent_id, seq, at in (("a", 1, 1.0), ("b", 1, 2.0), ("a", 2, 3.0)):
+            conn.execute("INSERT INTO events VALUES (?, ?, 'x', '{}', ?)", (agent_id, seq, at))
+    conn.close()
+
+    async with open_sqlite_store(path) as store:
+        migrated = [(e.run_seq, e.agent_id) for e in await store.run_events("r")]
+        added = await store.append_event("b", "x", {}, at=4.0)
+    assert migrated == [(1, "a"), (2, "b"), (3, "a")]
+    assert (added.seq, added.run_seq) == (2, 4)
 
 
 @pytest.mark.anyio
