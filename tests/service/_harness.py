@@ -46,7 +46,10 @@ class Harness:
 
 @asynccontextmanager
 async def open_service(
-    tmp_path: Path, policy: Policy, limits: ServiceLimits | None = None
+    tmp_path: Path,
+    policy: Policy,
+    limits: ServiceLimits | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Harness]:
     home = tmp_path / "home"
     async with serve_model_server(policy) as model:
@@ -55,7 +58,7 @@ async def open_service(
             token=TOKEN,
             port=0,
             limits=limits or ServiceLimits(),
-            env={"CORRAL_HOME": str(home)},
+            env={"CORRAL_HOME": str(home), **(env or {})},
         )
         async with anyio.create_task_group() as tg:
             url = await tg.start(CorralService(options).run)
