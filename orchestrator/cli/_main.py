@@ -43,6 +43,7 @@ _MODULES = {
     "tools": "_tools",
     "skills": "_skills",
     "serve": "_serve",
+    "worker": "_worker",
 }
 
 

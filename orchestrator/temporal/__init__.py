@@ -1,0 +1,53 @@
+"""Scale-out on Temporal: runs as workflows, worker agents as child workflows, I/O as activities.
+
+`TemporalExecutor` starts a fan-out on a Temporal server and waits for it; `run_worker` is one
+`corral worker` process hosting the workflows and activities, with tool activities pinned to its
+own host queue. The agent core is the same `AgentCore` the local runner drives. Importing this
+package needs the optional `corral[temporal]` extra (`temporalio`).
+"""
+
+from ._activities import CorralActivities as CorralActivities
+from ._binaries import dev_server_path as dev_server_path
+from ._binaries import test_server_path as test_server_path
+from ._connect import CONNECT_TIMEOUT as CONNECT_TIMEOUT
+from ._connect import TemporalSettings as TemporalSettings
+from ._connect import connect as connect
+from ._errors import TemporalRunFailed as TemporalRunFailed
+from ._errors import TemporalSetupError as TemporalSetupError
+from ._errors import TemporalUnavailable as TemporalUnavailable
+from ._executor import TemporalExecutor as TemporalExecutor
+from ._executor import TemporalOutcome as TemporalOutcome
+from ._executor import policy_from_config as policy_from_config
+from ._wire import SHARED_QUEUE as SHARED_QUEUE
+from ._wire import ActivityPolicy as ActivityPolicy
+from ._wire import ItemResult as ItemResult
+from ._wire import host_queue as host_queue
+from ._worker import WorkerSettings as WorkerSettings
+from ._worker import run_worker as run_worker
+from ._worker import workflow_runner as workflow_runner
+from ._workflows import FanoutWorkflow as FanoutWorkflow
+from ._workflows import ItemWorkflow as ItemWorkflow
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "SHARED_QUEUE",
+    "ActivityPolicy",
+    "CorralActivities",
+    "FanoutWorkflow",
+    "ItemResult",
+    "ItemWorkflow",
+    "TemporalExecutor",
+    "TemporalOutcome",
+    "TemporalRunFailed",
+    "TemporalSettings",
+    "TemporalSetupError",
+    "TemporalUnavailable",
+    "WorkerSettings",
+    "connect",
+    "dev_server_path",
+    "host_queue",
+    "policy_from_config",
+    "run_worker",
+    "test_server_path",
+    "workflow_runner",
+]

@@ -1,0 +1,299 @@
+"""The activities of a corral worker: every piece of I/O an agent's workflow asks for.
+
+Model calls and journal writes may run on any worker (the shared queue); preparing an agent and
+running its tools run on the host that holds its workspace (that host's queue). Each activity
+journals what it produced before answering, so the workflow feeds its core only journaled events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from pydantic import TypeAdapter
+from temporalio import activity
+
+from agents import (
+    AgentSpec,
+    FunctionCall,
+    LedgerEntry,
+    Message,
+    ModelCompleted,
+    ModelError,
+    ModelFailed,
+    ModelItem,
+    ModelRequest,
+    ToolResult,
+    UserInput,
+    build_core,
+    build_tool_context,
+    build_turn_context,
+    event_to_payload,
+)
+from tools import ToolCall, ToolOutput, run_tool_calls
+
+from .._run import cost_of, price_for
+from ..fanout import FanoutItem, Template
+from ..fanout._plan import worker_spec
+from ._journal import begin_run, journal_agent, usage_counts, write_batch
+from ._services import WorkerServices, registry_for
+from ._wire import (
+    FanoutRunInput,
+    FinishInput,
+    HostLostInput,
+    JournalBatch,
+    ModelCallInput,
+    ModelCallOutput,
+    PreparedAgent,
+    PrepareInput,
+    ToolBatchInput,
+    ToolBatchOutput,
+)
+
+REQUEST_ADAPTER = TypeAdapter(ModelRequest)
+CALL_ADAPTER = TypeAdapter(FunctionCall)
+INTERRUPTED = "the tool call was interrupted before it finished; its effects are unknown"
+
+
+class CorralActivities:
+    """Activity implementations bound to one worker's services."""
+
+    def __init__(self, services: WorkerServices) -> None:
+        self.services = services
+
+    @property
+    def shared(self) -> list[Any]:
+        """The activities any worker may run."""
+        return [
+            self.claim_host,
+            self.begin_run,
+            self.call_model,
+            self.journal,
+            self.finish_item,
+            self.host_lost,
+            self.finish_run,
+        ]
+
+    @property
+    def on_host(self) -> list[Any]:
+        """The activities that must run where the agent's workspace is."""
+        return [self.prepare_agent, self.run_tools]
+
+    @activity.defn(name="corral.claim_host")
+    async def claim_host(self) -> str:
+        return self.services.host
+
+    @activity.defn(name="corral.begin_run")
+    async def begin_run(self, run: FanoutRunInput) -> list[int]:
+        return await begin_run(self.services.store, run)
+
+    @activity.defn(name="corral.journal")
+    async def journal(self, batch: JournalBatch) -> None:
+        await write_batch(self.services.store, batch)
+
+    @activity.defn(name="corral.prepare_agent")
+    async def prepare_agent(self, prepare: PrepareInput) -> PreparedAgent:
+        item = prepare.item
+        prototype = self.services.spec_of(item.worker)
+        spec = worker_spec(prototype, prepare.agent_id, item.index)
+        task = Template(item.template).fill(FanoutItem(item.index, item.index + 1, item.data))
+        now = datetime.now().astimezone()
+        async with heartbeating():
+            context = await anyio.to_thread.run_sync(lambda: build_turn_context(spec, now=now))
+        store = self.services.store
+        await journal_agent(store, spec, task)
+        slot, _ = await self.services.slot_of(spec)
+        core = build_core(spec, registry_for(spec, slot))
+        await store.update_item(spec.run_id, item.index, status="running", agent_id=spec.agent_id)
+        first = event_to_payload(UserInput(text=task, context=context))
+        await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
+        return PreparedAgent(
+            spec=spec.to_journal(),
+            core_config=dataclasses.asdict(core.config),
+            first_event=first,
+            max_wall_time_s=spec.budgets.max_wall_time_s,
+            max_cost_usd=spec.budgets.max_cost_usd,
+        )
+
+    @activity.defn(name="corral.call_model")
+    async def call_model(self, call: ModelCallInput) -> ModelCallOutput:
+        store = self.services.store
+        after = await write_batch(store, call.journal)
+        spec = self.services.spec_of(call.spec)
+        request = REQUEST_ADAPTER.validate_python(call.request)
+        client = self.services.clients.client_for(spec.model)
+        try:
+            async with heartbeating():
+                response = await client.complete(request)
+        except ModelError as exc:
+            return await self._model_failed(call, after, str(exc))
+        price = price_for(self.services.config.prices, response.model or spec.model.model)
+        cost = cost_of(response.usage, price)
+        usage = response.usage.model_dump(mode="json")
+        if call.summary:
+            return ModelCallOutput(summary=_last_text(response.items), usage=usage, cost_usd=cost)
+        events = [event_to_payload(ModelItem(item=item)) for item in response.items]
+        done = ModelCompleted(usage=response.usage, model=response.model)
+        events.append(event_to_payload(done))
+        batch = JournalBatch(agent_id=call.journal.agent_id, first_seq=after, events=tuple(events))
+        await write_batch(store, batch)
+        return ModelCallOutput(events=tuple(events), usage=usage, cost_usd=cost)
+
+    async def _model_failed(self, call: ModelCallInput, after: int, error: str) -> ModelCallOutput:
+        if call.summary:
+            return ModelCallOutput(error=error)
+        failed = (event_to_payload(ModelFailed(error=error)),)
+        batch = JournalBatch(agent_id=call.journal.agent_id, first_seq=after, events=failed)
+        await write_batch(self.services.store, batch)
+        return ModelCallOutput(events=failed, error=error)
+
+    @activity.defn(name="corral.run_tools")
+    async def run_tools(self, batch: ToolBatchInput) -> ToolBatchOutput:
+        store = self.services.store
+        after = await write_batch(store, batch.journal)
+        spec = self.services.spec_of(batch.spec)
+        calls = [CALL_ADAPTER.validate_python(c) for c in batch.calls]
+        slot, ledger = await self.services.slot_of(spec)
+        known = {entry.call_id: entry for entry in ledger}
+        outputs = {c.call_id: _from_ledger(known[c.call_id]) for c in calls if c.call_id in known}
+        fresh = [c for c in calls if c.call_id not in known]
+        async with heartbeating():
+            outputs.update(await self._run_fresh(spec, fresh, registry_for(spec, slot)))
+        events = tuple(
+            event_to_payload(ToolResult(call_id=c.call_id, output=o.text, success=o.success))
+            for c in calls
+            for o in (outputs[c.call_id],)
+        )
+        done = JournalBatch(agent_id=spec.agent_id, first_seq=after, events=events)
+        await write_batch(store, done)
+        return ToolBatchOutput(events=events, host=self.services.host)
+
+    async def _run_fresh(
+        self, spec: AgentSpec, calls: Sequence[FunctionCall], registry: Any
+    ) -> dict[str, ToolOutput]:
+        store = self.services.store
+
+        async def started(call: ToolCall) -> None:
+            entry = LedgerEntry(
+                call_id=call.call_id,
+                agent_id=spec.agent_id,
+                tool=call.name,
+                arguments=call.arguments,
+                state="started",
+                output=None,
+                success=None,
+                started_at=time.time(),
+                finished_at=None,
+            )
+            await store.ledger_start(entry)
+
+        async def ended(call: ToolCall, output: ToolOutput) -> None:
+            with anyio.CancelScope(shield=True):
+                await store.ledger_finish(
+                    spec.agent_id,
+                    call.call_id,
+                    output=output.text,
+                    success=output.success,
+                    at=time.time(),
+                )
+
+        tool_calls = [ToolCall(c.call_id, c.name, c.arguments) for c in calls]
+        context = build_tool_context(spec)
+        results = await run_tool_calls(
+            registry, tool_calls, context, on_start=started, on_result=ended
+        )
+        return {call.call_id: output for call, output in zip(calls, results, strict=True)}
+
+    @activity.defn(name="corral.finish_item")
+    async def finish_item(self, finish: FinishInput) -> str:
+        store = self.services.store
+        await write_batch(store, finish.journal)
+        spec = self.services.spec_of(await _agent_config(store, finish.agent_id))
+        slot, _ = await self.services.slot_of(spec)
+        now = time.time()
+        await store.update_agent(
+            finish.agent_id,
+            status=finish.status,
+            final_message=finish.message,
+            error=finish.error,
+            usage=finish.usage,
+            cost_usd=finish.cost_usd,
+            updated_at=now,
+        )
+        fields: dict[str, Any] = {"usage": usage_counts(finish.usage), "cost_usd": finish.cost_usd}
+        if slot.has_result:
+            fields.update(status="done", result=slot.result, error=None)
+        else:
+            fields.update(status="failed", error=slot.failure(finish.status, finish.error))
+        await store.update_item(finish.run_id, finish.index, **fields)
+        return str(fields["status"])
+
+    @activity.defn(name="corral.host_lost")
+    async def host_lost(self, lost: HostLostInput) -> None:
+        """The item's host stopped answering: its agent is closed, and the journal says why."""
+        error = (
+            f"host {lost.host} stopped answering ({lost.reason}); item {lost.index} restarts "
+            "from its beginning on another host with a fresh workspace"
+        )
+        store = self.services.store
+        if await store.get_agent(lost.agent_id) is not None:
+            await store.update_agent(
+                lost.agent_id, status="interrupted", error=error, updated_at=time.time()
+            )
+        await store.update_item(lost.run_id, lost.index, status="pending")
+
+    @activity.defn(name="corral.finish_run")
+    async def finish_run(self, run_id: str) -> list[dict[str, Any]]:
+        store = self.services.store
+        records = await store.items(run_id)
+        ok = all(r.status == "done" for r in records)
+        await store.update_run(run_id, status="done" if ok else "failed", updated_at=time.time())
+        return [r.model_dump(mode="json") for r in records]
+
+
+async def _agent_config(store: Any, agent_id: str) -> dict[str, Any]:
+    record = await store.get_agent(agent_id)
+    if record is None:
+        raise LookupError(f"agent {agent_id} is not in the journal")
+    data = dict(record.config)
+    data.pop("task", None)
+    return data
+
+
+def _from_ledger(entry: LedgerEntry) -> ToolOutput:
+    if entry.state != "finished" or entry.output is None:
+        return ToolOutput.error(INTERRUPTED)
+    return ToolOutput(entry.output) if entry.success else ToolOutput.error(entry.output)
+
+
+def _last_text(items: Sequence[object]) -> str:
+    texts = [i.text for i in items if isinstance(i, Message) and i.role == "assistant"]
+    return texts[-1] if texts else ""
+
+
+@asynccontextmanager
+async def heartbeating() -> AsyncIterator[None]:
+    """Heartbeat at half the activity's heartbeat timeout while the block runs."""
+    timeout = activity.info().heartbeat_timeout
+    if timeout is None:
+        yield
+        return
+    every = timeout.total_seconds() / 2
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await anyio.sleep(every)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(beat)
+        try:
+            yield
+        finally:
+            tg.cancel_scope.cancel()

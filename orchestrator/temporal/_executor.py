@@ -1,0 +1,151 @@
+"""`TemporalExecutor`: a fan-out run carried out by corral workers on a Temporal server.
+
+It takes the same inputs as `orchestrator.fanout.run_fanout` and checks them the same way before
+anything starts; then it connects (failing at once if no server answers), starts the run's
+workflow under the run id, waits for it, and writes the results file where the caller is.
+The journal is written by the workers, so `corral status` and `corral trace` show the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from temporalio.client import WorkflowFailureError
+from temporalio.service import RPCError
+
+from agents import CorralConfig, ItemRecord
+
+from .._single import journal_path, new_id
+from ..fanout import (
+    DEFAULT_MAX_RESULT_TRIES,
+    STDOUT,
+    FanoutItem,
+    FanoutOutcome,
+    FanoutSettings,
+    ItemOutcome,
+    plan_fanout,
+)
+from ..fanout._outcome import write_results
+from ..fanout._plan import check_counts, worker_prototype
+from ._connect import TemporalSettings, connect
+from ._errors import TemporalRunFailed
+from ._wire import ActivityPolicy, FanoutRunInput, ItemResult, RunOutput
+from ._workflows import FanoutWorkflow
+
+
+@dataclass(frozen=True)
+class TemporalOutcome:
+    """The fan-out's outcome, and where each item ran (host queues, restarts)."""
+
+    outcome: FanoutOutcome
+    placements: tuple[ItemResult, ...]
+
+
+def policy_from_config(config: CorralConfig) -> ActivityPolicy:
+    """Activity retries and timeouts from corral's settings."""
+    idle = config.stream_idle_timeout_ms / 1000
+    return ActivityPolicy(
+        model_attempts=config.request_max_retries + 1,
+        model_timeout_s=max(600.0, idle * (config.stream_max_retries + 1)),
+    )
+
+
+@dataclass(frozen=True)
+class TemporalExecutor:
+    """Runs fan-outs on the Temporal server `settings` names."""
+
+    settings: TemporalSettings
+    policy: ActivityPolicy | None = None
+
+    async def run_fanout(
+        self,
+        config: CorralConfig,
+        items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
+        template: str,
+        schema: Any,
+        *,
+        cwd: Path,
+        concurrency: int | None = None,
+        run_id: str | None = None,
+        out: Path | str | None = None,
+        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
+        tools: Sequence[str] | None = None,
+        role: str = "general",
+        env: Mapping[str, str] | None = None,
+    ) -> TemporalOutcome:
+        """Like `run_fanout`, on Temporal; raises `TemporalUnavailable` if no server answers
+        and `TemporalRunFailed` if the run's workflow fails."""
+        check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
+        plan = plan_fanout(items, template, schema)
+        run_id = run_id or new_id("run")
+        environ = os.environ if env is None else env
+        prototype = worker_prototype(
+            config, cwd=cwd, env=environ, run_id=run_id, tools=tools, role=role
+        )
+        width = config.agents.fanout_concurrency if concurrency is None else concurrency
+        settings = FanoutSettings(
+            template=template,
+            result_schema=plan.schema.schema,
+            concurrency=width,
+            max_result_tries=max_result_tries,
+            out=_out_setting(out),
+            cwd=str(cwd),
+            sandbox=str(prototype.profile.sandbox),
+            items_source=plan.items[0].source,
+            worker=prototype.to_journal(),
+        )
+        run = FanoutRunInput(
+            run_id=run_id,
+            settings=settings.model_dump(mode="json"),
+            items=tuple(item.data for item in plan.items),
+            concurrency=width,
+            policy=self.policy or policy_from_config(config),
+        )
+        output = await self._carry_out(run)
+        return await _outcome(config, output, settings.out)
+
+    async def _carry_out(self, run: FanoutRunInput) -> RunOutput:
+        client = await connect(self.settings)
+        try:
+            return await client.execute_workflow(
+                FanoutWorkflow.run, run, id=run.run_id, task_queue=self.settings.task_queue
+            )
+        except (WorkflowFailureError, RPCError) as exc:
+            raise TemporalRunFailed(
+                f"run {run.run_id} failed on Temporal ({self.settings.address}): "
+                f"{_root_cause(exc)}; "
+                "`corral status` shows what its workers journaled"
+            ) from exc
+
+
+async def _outcome(config: CorralConfig, output: RunOutput, out: str | None) -> TemporalOutcome:
+    records = [ItemRecord.model_validate(r) for r in output.records]
+    path = Path(out) if out is not None and out != STDOUT else None
+    outcome = FanoutOutcome(
+        run_id=output.run_id,
+        items=tuple(ItemOutcome.from_record(r) for r in records),
+        journal=journal_path(config),
+        out=path,
+        to_stdout=out == STDOUT,
+    )
+    if path is not None:
+        await anyio.to_thread.run_sync(write_results, outcome.lines(), path)
+    return TemporalOutcome(outcome=outcome, placements=output.items)
+
+
+def _out_setting(out: Path | str | None) -> str | None:
+    if out is None or str(out) == STDOUT:
+        return None if out is None else STDOUT
+    return str(Path(out).expanduser().resolve())
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost message of a chain like workflow -> child -> activity -> its error."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,94 @@
+"""Journal writes from activities, idempotent under Temporal's retries.
+
+An agent's events carry the sequence number the workflow counted for them, so an activity that
+runs again after a crash writes only the events the journal does not have yet. The run and item
+records are written the same way: created when missing, never twice.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from temporalio.exceptions import ApplicationError
+
+from agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, RunRecord, Store
+
+from ..fanout import FANOUT
+from ._wire import FanoutRunInput, JournalBatch
+
+JOURNAL_DIVERGED = "JournalDiverged"
+
+
+async def write_batch(store: Store, batch: JournalBatch) -> int:
+    """Append the batch's events the journal lacks; answer the seq after the last one."""
+    if not batch.events:
+        return batch.first_seq
+    have = await store.events(batch.agent_id, after_seq=batch.first_seq - 1)
+    now = time.time()
+    for offset in range(len(have), len(batch.events)):
+        payload = batch.events[offset]
+        record = await store.append_event(batch.agent_id, payload["kind"], payload, at=now)
+        if record.seq != batch.first_seq + offset:
+            raise ApplicationError(
+                f"agent {batch.agent_id}'s journal has seq {record.seq} where the workflow "
+                f"counted {batch.first_seq + offset}: another writer touched it",
+                type=JOURNAL_DIVERGED,
+                non_retryable=True,
+            )
+    return batch.first_seq + len(batch.events)
+
+
+async def begin_run(store: Store, run: FanoutRunInput) -> list[int]:
+    """Journal the run and its items unless already there; answer the unfinished items."""
+    if await store.get_run(run.run_id) is None:
+        now = time.time()
+        await store.create_run(
+            RunRecord(
+                run_id=run.run_id,
+                kind=FANOUT,
+                status="running",
+                created_at=now,
+                updated_at=now,
+                config=run.settings,
+            )
+        )
+    records = await store.items(run.run_id)
+    if not records:
+        records = [
+            ItemRecord(run_id=run.run_id, index=index, input=data)
+            for index, data in enumerate(run.items)
+        ]
+        await store.put_items(run.run_id, records)
+    return [r.index for r in records if r.status not in ("done", "failed")]
+
+
+async def journal_agent(store: Store, spec: AgentSpec, task: str) -> None:
+    """The agent's record, as the local runtime writes it, unless a retry already did."""
+    if await store.get_agent(spec.agent_id) is not None:
+        return
+    now = time.time()
+    await store.create_agent(
+        AgentRecord(
+            agent_id=spec.agent_id,
+            run_id=spec.run_id,
+            parent_id=spec.parent_id,
+            nickname=spec.nickname,
+            role=spec.role,
+            status=str(AgentStatus.RUNNING),
+            created_at=now,
+            updated_at=now,
+            base_instructions=spec.instructions,
+            config={**spec.to_journal(), "task": task},
+            depth=spec.depth,
+        )
+    )
+
+
+def usage_counts(usage: dict[str, Any]) -> dict[str, int]:
+    """The token counts an item record shows, from a `Usage` dump."""
+    return {
+        "input_tokens": int(usage.get("input_tokens", 0)),
+        "output_tokens": int(usage.get("output_tokens", 0)),
+        "cached_tokens": int(usage.get("cached_input_tokens", 0)),
+    }

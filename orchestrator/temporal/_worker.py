@@ -1,0 +1,106 @@
+"""`run_worker`: one corral worker process on Temporal, hosting workflows and activities.
+
+It polls two task queues: the shared one (workflows, model calls, journal writes) and its own
+host queue (`corral-host-<name>`: preparing agents and running their tools, where their
+workspace is). Cancelling `run_worker` (SIGTERM in `corral worker`) shuts both pollers down
+gracefully: no new work is taken, and running activities get `graceful_shutdown_s` to finish.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import anyio
+from temporalio.client import Client
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from agents import CorralConfig
+
+from ._activities import CorralActivities
+from ._connect import TemporalSettings, connect
+from ._services import open_worker_services
+from ._wire import host_queue
+from ._workflows import FanoutWorkflow, ItemWorkflow
+
+SHUTDOWN_TIMEOUT = 30.0
+PASSTHROUGH = ("agents", "tools", "orchestrator", "observability", "pydantic", "anyio")
+"""Imported once, outside the workflow sandbox: corral's code is deterministic where the
+workflows use it (the agent core), and reloading it per workflow would cost seconds."""
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """One worker process: where the server is, its host name, and how much it takes on."""
+
+    temporal: TemporalSettings
+    host: str = field(default_factory=socket.gethostname)
+    max_concurrent: int = 16
+    graceful_shutdown_s: float = 10.0
+    sticky_timeout_s: float = 5.0
+    """How long a workflow waits for this worker's cache before any worker takes it over."""
+
+    @property
+    def host_queue(self) -> str:
+        return host_queue(self.host)
+
+
+def workflow_runner() -> SandboxedWorkflowRunner:
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH)
+    return SandboxedWorkflowRunner(restrictions=restrictions)
+
+
+async def run_worker(
+    settings: WorkerSettings,
+    config: CorralConfig,
+    *,
+    env: Mapping[str, str] | None = None,
+    task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Host corral's workflows and activities until cancelled; `task_status` gets the host
+    queue once both pollers run."""
+    client = await connect(settings.temporal)
+    environ = os.environ if env is None else env
+    async with open_worker_services(config, host=settings.host, env=environ) as services:
+        activities = CorralActivities(services)
+        workers = [
+            _worker(client, settings, settings.temporal.task_queue, activities.shared, True),
+            _worker(client, settings, settings.host_queue, activities.on_host, False),
+        ]
+        async with anyio.create_task_group() as tg:
+            for worker in workers:
+                tg.start_soon(_run_shielded, worker)
+            task_status.started(settings.host_queue)
+            try:
+                await anyio.sleep_forever()
+            finally:
+                with anyio.move_on_after(SHUTDOWN_TIMEOUT, shield=True):
+                    for worker in workers:
+                        await worker.shutdown()
+
+
+async def _run_shielded(worker: Worker) -> None:
+    # The SDK's run() shuts down on asyncio cancellation, but anyio would cancel its shutdown
+    # too; `run_worker` calls `shutdown()` instead, from a shielded scope.
+    with anyio.CancelScope(shield=True):
+        await worker.run()
+
+
+def _worker(
+    client: Client, settings: WorkerSettings, queue: str, activities: list[Any], shared: bool
+) -> Worker:
+    return Worker(
+        client,
+        task_queue=queue,
+        workflows=[FanoutWorkflow, ItemWorkflow] if shared else [],
+        activities=activities,
+        workflow_runner=workflow_runner(),
+        max_concurrent_activities=settings.max_concurrent,
+        graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=settings.sticky_timeout_s),
+    )
