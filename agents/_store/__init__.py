@@ -9,6 +9,7 @@ from ._errors import DuplicateRecord as DuplicateRecord
 from ._errors import InvalidRecord as InvalidRecord
 from ._errors import JournalFailed as JournalFailed
 from ._errors import JournalUnreadable as JournalUnreadable
+from ._errors import SeqConflict as SeqConflict
 from ._errors import StoreClosed as StoreClosed
 from ._errors import StoreError as StoreError
 from ._errors import UnknownAgent as UnknownAgent
@@ -22,6 +23,7 @@ from ._records import AgentRecord as AgentRecord
 from ._records import ItemRecord as ItemRecord
 from ._records import JournalEvent as JournalEvent
 from ._records import LedgerEntry as LedgerEntry
+from ._records import NumberedEvent as NumberedEvent
 from ._records import RunRecord as RunRecord
 from ._schema import MIGRATIONS as MIGRATIONS
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
@@ -40,8 +42,10 @@ __all__ = [
     "JournalUnreadable",
     "LedgerEntry",
     "MemoryStore",
+    "NumberedEvent",
     "RunRecord",
     "SQLiteStore",
+    "SeqConflict",
     "Store",
     "StoreClosed",
     "StoreError",

@@ -10,6 +10,7 @@ The store translates `sqlite3` exceptions here, once, so callers never see a dri
     │   ├── UnknownCall         no ledger entry with that call id
     │   ├── DuplicateRecord     the id is taken, or the call was already finished
     │   ├── InvalidRecord       a field that may not change, a value of the wrong type, not JSON
+    │   │   └── SeqConflict     numbered events that do not fit what the agent's journal holds
     │   └── JournalUnreadable   not SQLite, corrupt, not a corral journal, or a newer schema
     └── OperationFailed: a runtime failure
         ├── JournalFailed       SQLite failed mid-operation (locked too long, disk full, I/O)
@@ -71,6 +72,10 @@ class DuplicateRecord(StoreError, InvalidInput):
 
 class InvalidRecord(StoreError, InvalidInput):
     """A record or update carries a field that may not change or a value that does not fit."""
+
+
+class SeqConflict(InvalidRecord):
+    """Events numbered by their writer do not line up with the agent's journal."""
 
 
 class JournalUnreadable(StoreError, InvalidInput):

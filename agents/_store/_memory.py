@@ -25,10 +25,12 @@ from ._records import (
     ItemRecord,
     JournalEvent,
     LedgerEntry,
+    NumberedEvent,
     Row,
     RunRecord,
     check_items,
     check_started,
+    events_to_add,
     finish_entry,
     from_row,
     make_event,
@@ -105,6 +107,23 @@ class MemoryStore:
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
     ) -> JournalEvent:
         await self._enter()
+        return self._add_event(agent_id, kind, payload, at)
+
+    async def append_events_at(
+        self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
+    ) -> list[JournalEvent]:
+        await self._enter()
+        self._agent_row(agent_id)
+        held = self._events[agent_id]
+        have = [row["kind"] for row in held[max(first_seq - 1, 0) :]]
+        skip = events_to_add(agent_id, first_seq, [e[0] for e in events], len(held), have)
+        for kind, payload, at in events[skip:]:  # all or none: check them all before adding one
+            to_row(make_event(agent_id, 1, kind, payload, at, run_seq=1))
+        return [self._add_event(agent_id, *event) for event in events[skip:]]
+
+    def _add_event(
+        self, agent_id: str, kind: str, payload: dict[str, Any], at: float
+    ) -> JournalEvent:
         run_id = self._agent_row(agent_id)["run_id"]
         events, in_run = self._events[agent_id], self._run_events[run_id]
         event = make_event(agent_id, len(events) + 1, kind, payload, at, run_seq=len(in_run) + 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ._records import AgentRecord, ItemRecord, JournalEvent, LedgerEntry, RunRecord
+from ._records import AgentRecord, ItemRecord, JournalEvent, LedgerEntry, NumberedEvent, RunRecord
 
 
 class Store(Protocol):
@@ -55,6 +55,18 @@ class Store(Protocol):
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
     ) -> JournalEvent:
         """Durably record an event and return it with the next `seq` of its agent."""
+        ...
+
+    async def append_events_at(
+        self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
+    ) -> list[JournalEvent]:
+        """Atomically add the events of a batch numbered from `first_seq` that are not there yet.
+
+        For writers that number events themselves and may write a batch twice (a retried
+        Temporal activity): events already journaled at their seq are skipped, the rest added,
+        all in one transaction. A gap or another kind at a seq raises `SeqConflict`.
+        Answers the events added.
+        """
         ...
 
     async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:

@@ -14,9 +14,11 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._errors import DuplicateRecord, InvalidRecord
+from ._errors import DuplicateRecord, InvalidRecord, SeqConflict
 
 Row = dict[str, Any]
+NumberedEvent = tuple[str, dict[str, Any], float]
+"""An event its writer numbered itself, for `Store.append_events_at`: (kind, payload, at)."""
 
 
 class _Record(BaseModel):
@@ -194,6 +196,29 @@ def make_event(
         )
     except ValidationError as exc:
         raise InvalidRecord(f"invalid event for agent {agent_id!r}: {exc}") from exc
+
+
+def events_to_add(
+    agent_id: str, first_seq: int, kinds: Sequence[str], last: int, have: Sequence[str]
+) -> int:
+    """How many of a batch numbered from `first_seq` the journal already holds, to be skipped.
+
+    `last` is the agent's last seq and `have` the kinds it holds from `first_seq` on. A gap
+    before the batch, or another kind at the same seq, is a `SeqConflict`.
+    """
+    if first_seq < 1 or last < first_seq - 1:
+        raise SeqConflict(
+            f"agent {agent_id!r} has events up to seq {last}; a batch from seq {first_seq} "
+            "would leave a gap"
+        )
+    overlap = min(len(have), len(kinds))
+    for offset in range(overlap):
+        if have[offset] != kinds[offset]:
+            raise SeqConflict(
+                f"agent {agent_id!r} has a {have[offset]!r} event at seq {first_seq + offset} "
+                f"where its writer numbered a {kinds[offset]!r}: another writer touched it"
+            )
+    return overlap
 
 
 def finish_entry(entry: LedgerEntry, *, output: str, success: bool, at: float) -> LedgerEntry:

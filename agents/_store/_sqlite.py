@@ -26,11 +26,13 @@ from ._records import (
     ItemRecord,
     JournalEvent,
     LedgerEntry,
+    NumberedEvent,
     Row,
     RunRecord,
     _Record,
     check_items,
     check_started,
+    events_to_add,
     finish_entry,
     from_row,
     make_event,
@@ -172,21 +174,53 @@ class SQLiteStore:
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
     ) -> JournalEvent:
         def write(conn: Sql) -> JournalEvent:
-            found = conn.execute("SELECT run_id FROM agents WHERE agent_id = ?", (agent_id,))
-            owner = found.fetchone()
-            if owner is None:
-                raise UnknownAgent(agent_id, self.journal)
-            (run_id,) = owner
-            sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = ?"
-            (last,) = conn.execute(sql, (agent_id,)).fetchone()
-            sql = "SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE run_id = ?"
-            (last_in_run,) = conn.execute(sql, (run_id,)).fetchone()
-            event = make_event(agent_id, last + 1, kind, payload, at, run_seq=last_in_run + 1)
-            row = to_row(event)
-            _insert(conn, "events", {**row, "run_id": run_id})
-            return from_row(JournalEvent, row)
+            run_id, last = self._tail(conn, agent_id)
+            return self._insert_event(conn, run_id, agent_id, last + 1, kind, payload, at)
 
         return await self._call(write)
+
+    async def append_events_at(
+        self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
+    ) -> list[JournalEvent]:
+        def write(conn: Sql) -> list[JournalEvent]:
+            run_id, last = self._tail(conn, agent_id)
+            sql = "SELECT kind FROM events WHERE agent_id = ? AND seq >= ? ORDER BY seq"
+            have = [k for (k,) in conn.execute(sql, (agent_id, first_seq))]
+            kinds = [kind for kind, _, _ in events]
+            skip = events_to_add(agent_id, first_seq, kinds, last, have)
+            return [
+                self._insert_event(conn, run_id, agent_id, first_seq + n, kind, payload, at)
+                for n, (kind, payload, at) in enumerate(events)
+                if n >= skip
+            ]
+
+        return await self._call(write)
+
+    def _tail(self, conn: Sql, agent_id: str) -> tuple[str, int]:
+        """The agent's run and its last seq."""
+        owner = conn.execute("SELECT run_id FROM agents WHERE agent_id = ?", (agent_id,))
+        found = owner.fetchone()
+        if found is None:
+            raise UnknownAgent(agent_id, self.journal)
+        sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = ?"
+        (last,) = conn.execute(sql, (agent_id,)).fetchone()
+        return str(found[0]), int(last)
+
+    def _insert_event(
+        self,
+        conn: Sql,
+        run_id: str,
+        agent_id: str,
+        seq: int,
+        kind: str,
+        payload: dict[str, Any],
+        at: float,
+    ) -> JournalEvent:
+        sql = "SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE run_id = ?"
+        (last_in_run,) = conn.execute(sql, (run_id,)).fetchone()
+        row = to_row(make_event(agent_id, seq, kind, payload, at, run_seq=last_in_run + 1))
+        _insert(conn, "events", {**row, "run_id": run_id})
+        return from_row(JournalEvent, row)
 
     async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
         def read(conn: Sql) -> list[JournalEvent]:

@@ -27,6 +27,7 @@ from agents._store import (
     LedgerEntry,
     MemoryStore,
     RunRecord,
+    SeqConflict,
     Store,
     StoreClosed,
     UnknownAgent,
@@ -234,6 +235,36 @@ async def test_events_of_a_run_share_one_gap_free_sequence_across_its_agents(
     assert [e.run_seq for e in page] == [2, 3]
     assert await store.run_events("run-1", after=5) == []
     assert (await store.events("a"))[-1].run_seq == 5
+
+
+@pytest.mark.anyio
+async def test_a_numbered_batch_written_twice_is_journaled_once(store: Store) -> None:
+    await seed(store, "a")
+    await store.append_event("a", "user_input", {"n": 0}, at=1.0)
+    batch = [("model_item", {"n": 1}, 2.0), ("model_completed", {"n": 2}, 3.0)]
+
+    first = await store.append_events_at("a", 2, batch)
+    again = await store.append_events_at("a", 2, batch)
+    longer = await store.append_events_at("a", 2, [*batch, ("tool_result", {"n": 3}, 4.0)])
+
+    assert [e.seq for e in first] == [2, 3] and again == []
+    assert [(e.seq, e.kind) for e in longer] == [(4, "tool_result")]
+    assert [e.payload["n"] for e in await store.events("a")] == [0, 1, 2, 3]
+
+
+@pytest.mark.anyio
+async def test_a_numbered_batch_that_leaves_a_gap_or_clashes_is_refused_whole(
+    store: Store,
+) -> None:
+    await seed(store, "a")
+    await store.append_event("a", "user_input", {}, at=1.0)
+    with pytest.raises(SeqConflict, match="would leave a gap"):
+        await store.append_events_at("a", 3, [("model_item", {}, 2.0)])
+    with pytest.raises(SeqConflict, match="has a 'user_input' event at seq 1"):
+        await store.append_events_at("a", 1, [("model_item", {}, 2.0)])
+    with pytest.raises(InvalidRecord, match="not storable as JSON"):
+        await store.append_events_at("a", 2, [("x", {}, 2.0), ("y", {"bad": float("nan")}, 3.0)])
+    assert [e.kind for e in await store.events("a")] == ["user_input"]
 
 
 @pytest.mark.anyio
