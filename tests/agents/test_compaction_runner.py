@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from agents import (
     AgentCore,
-    AgentRecord,
     AgentRunner,
     AgentStatus,
     CoreConfig,
@@ -24,7 +23,6 @@ from agents import (
     ModelItem,
     ModelRequest,
     ModelResponse,
-    RunRecord,
     ToolResult,
     TurnContext,
     Usage,
@@ -35,6 +33,7 @@ from agents import (
 from agents._events import ModelCompleted
 from agents._fragments import COMPACTION_SUMMARY, SUMMARIZATION_PROMPT
 from agents.model import ModelError, ScriptedModelClient
+from tests._journal import seed_agent
 from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -70,25 +69,7 @@ async def make_runner(
     store: MemoryStore, model: ScriptedModelClient, registry: ToolRegistry, core: AgentCore
 ) -> AgentRunner:
     if await store.get_agent(AGENT) is None:
-        await store.create_run(
-            RunRecord(
-                run_id="r", kind="exec", status="running", created_at=0, updated_at=0, config={}
-            )
-        )
-        await store.create_agent(
-            AgentRecord(
-                agent_id=AGENT,
-                run_id="r",
-                parent_id=None,
-                nickname="n",
-                role="general",
-                status="running",
-                created_at=0,
-                updated_at=0,
-                base_instructions="i",
-                config={},
-            )
-        )
+        await seed_agent(store, AGENT)
     return AgentRunner(
         core=core,
         model=model,

@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from agents import (
     AgentCore,
-    AgentRecord,
     AgentRunner,
     AgentStatus,
     CoreConfig,
@@ -25,7 +24,6 @@ from agents import (
     ModelResponse,
     RunnerHooks,
     RunnerLimits,
-    RunRecord,
     TurnContext,
     Usage,
     UserInput,
@@ -33,6 +31,7 @@ from agents import (
     replay_core,
 )
 from agents.model import ScriptedModelClient
+from tests._journal import seed_agent
 from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -84,23 +83,7 @@ async def make_runner(
     hooks: RunnerHooks | None = None,
     limits: RunnerLimits | None = None,
 ) -> AgentRunner:
-    await store.create_run(
-        RunRecord(run_id="r", kind="exec", status="running", created_at=0, updated_at=0, config={})
-    )
-    await store.create_agent(
-        AgentRecord(
-            agent_id=AGENT,
-            run_id="r",
-            parent_id=None,
-            nickname="n",
-            role="general",
-            status="running",
-            created_at=0,
-            updated_at=0,
-            base_instructions="i",
-            config={},
-        )
-    )
+    await seed_agent(store, AGENT)
     config = CoreConfig(
         agent_id=AGENT, model="m", instructions="i", tools=tuple(registry.responses_tools())
     )

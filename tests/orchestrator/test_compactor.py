@@ -14,7 +14,6 @@ from pydantic import BaseModel
 from agents import (
     COMPACTION_SUMMARY,
     AgentCore,
-    AgentRecord,
     AgentRunner,
     AgentStatus,
     CoreConfig,
@@ -37,6 +36,7 @@ from orchestrator.services.compaction import (
     Compactor,
     CompactorConfigError,
 )
+from tests._journal import agent_record
 from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -88,7 +88,7 @@ class Fleet:
 
     async def runner(self, n: int) -> AgentRunner:
         agent_id = f"agent-{n}"
-        await self.store.create_agent(_agent_record(agent_id))
+        await self.store.create_agent(agent_record(agent_id))
         config = CoreConfig(agent_id=agent_id, model="m", instructions="i", context_window=1000)
         registry = ToolRegistry([Tool("work", "does the work", NoArgs, self.work)])
         return AgentRunner(
@@ -103,21 +103,6 @@ class Fleet:
 
 def _reply(*items: Message | FunctionCall, tokens: int = 100) -> ModelResponse:
     return ModelResponse(items=list(items), usage=Usage(input_tokens=tokens, output_tokens=10))
-
-
-def _agent_record(agent_id: str) -> AgentRecord:
-    return AgentRecord(
-        agent_id=agent_id,
-        run_id="r",
-        parent_id=None,
-        nickname=agent_id,
-        role="general",
-        status="running",
-        created_at=0,
-        updated_at=0,
-        base_instructions="i",
-        config={},
-    )
 
 
 def _task(n: int) -> UserInput:

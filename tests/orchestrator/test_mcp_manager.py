@@ -17,7 +17,6 @@ import pytest
 
 from agents import (
     AgentCore,
-    AgentRecord,
     AgentRunner,
     AgentStatus,
     CoreConfig,
@@ -28,7 +27,6 @@ from agents import (
     MemoryStore,
     Message,
     ModelRequest,
-    RunRecord,
     TurnContext,
     UserInput,
 )
@@ -39,6 +37,7 @@ from orchestrator.services.mcp import (
     ServerState,
     open_mcp_manager,
 )
+from tests._journal import seed_agent
 from tools import PermissionProfile, ToolCall, ToolContext, ToolOutput, ToolRegistry
 
 from .mcp_servers import dynamic_server
@@ -121,23 +120,7 @@ def first_input() -> UserInput:
 
 async def make_runner(registry: ToolRegistry, respond: Any, tmp_path: Path) -> AgentRunner:
     store = MemoryStore()
-    await store.create_run(
-        RunRecord(run_id="r", kind="exec", status="running", created_at=0, updated_at=0, config={})
-    )
-    await store.create_agent(
-        AgentRecord(
-            agent_id="a",
-            run_id="r",
-            parent_id=None,
-            nickname="n",
-            role="general",
-            status="running",
-            created_at=0,
-            updated_at=0,
-            base_instructions="i",
-            config={},
-        )
-    )
+    await seed_agent(store, "a")
     config = CoreConfig(
         agent_id="a", model="m", instructions="i", tools=tuple(registry.responses_tools())
     )

@@ -9,9 +9,10 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import AgentRecord, MemoryStore, RunRecord
+from agents import MemoryStore
 from orchestrator.service import ApprovalClosed, CorralClient, ServerEvent
 from orchestrator.service._approvals import ApprovalBoard
+from tests._journal import seed_agent
 from tools import ApprovalKind, ApprovalRequest, request_approval
 
 from ._harness import TOKEN, WAIT, Harness, open_service, outputs
@@ -147,23 +148,7 @@ async def test_answers_to_unknown_approvals_or_with_bad_bodies_are_refused(
 
 async def test_an_approval_pending_when_its_run_is_cancelled_is_journaled_as_expired() -> None:
     store, journaled = MemoryStore(), anyio.Event()
-    await store.create_run(
-        RunRecord(run_id="r", kind="exec", status="running", created_at=0, updated_at=0, config={})
-    )
-    await store.create_agent(
-        AgentRecord(
-            agent_id="a1",
-            run_id="r",
-            parent_id=None,
-            nickname="main",
-            role="general",
-            status="running",
-            created_at=0,
-            updated_at=0,
-            base_instructions="i",
-            config={},
-        )
-    )
+    await seed_agent(store, "a1")
     board = ApprovalBoard()
     approver = board.approver("r", store, journaled.set)
     req = ApprovalRequest("shell", "make deploy", Path("/w"), "May I?", ApprovalKind.ESCALATE, "a1")
