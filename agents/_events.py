@@ -172,7 +172,16 @@ Event = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-NOTE_KINDS = frozenset({"approval_requested", "approval_answered"})
+NOTE_KINDS = frozenset(
+    {
+        "agent_started",
+        "agent_finished",
+        "item_started",
+        "item_finished",
+        "approval_requested",
+        "approval_answered",
+    }
+)
 """Journal kinds that record what happened around an agent (for streams and audits) but are not
 inputs of its core; replay skips them."""
 

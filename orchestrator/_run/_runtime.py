@@ -126,8 +126,14 @@ class RunRuntime:
         handle.subagent_context = subagent_context
         handle.skills = listing
         await self._journal_agent(spec, task)
+        started = {"nickname": spec.nickname, "role": spec.role, "parent_id": spec.parent_id}
+        await self.note(spec.agent_id, "agent_started", {**started, "depth": spec.depth})
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
+
+    async def note(self, agent_id: str, kind: str, payload: dict[str, Any]) -> None:
+        """Journal a note (one of `NOTE_KINDS`): shown to event streams, skipped by replay."""
+        await self.store.append_event(agent_id, kind, payload, at=self.options.clock())
 
     async def _first_input(
         self, spec: AgentSpec, task: str, subagent_context: str | None
@@ -379,6 +385,10 @@ class RunRuntime:
             if not await parent.runner.notify_if_busy(text):
                 parent.inbox.append(text)
             parent.wake()
+        # Last: a stop that cancels this write must not keep the parent from hearing of it.
+        await self.note(
+            handle.agent_id, "agent_finished", {"status": str(finish.status), "error": finish.error}
+        )
 
     def _set_status(self, handle: AgentHandle, status: AgentStatus) -> None:
         handle.status = status

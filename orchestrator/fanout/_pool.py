@@ -103,6 +103,8 @@ class WorkerPool:
         else:
             fields.update(status=FAILED, error=slot.failure(str(handle.status), handle.error))
         await self.store.update_item(self.runtime.run_id, record.index, **fields)
+        ended = {"index": record.index, "status": fields["status"], "error": fields["error"]}
+        await self.runtime.note(handle.agent_id, "item_finished", ended)
 
     async def _start(self, record: ItemRecord) -> tuple[AgentHandle, ResultSlot]:
         agent_id = new_id("agent")
@@ -113,6 +115,7 @@ class WorkerPool:
         await self.store.update_item(
             self.runtime.run_id, record.index, status=RUNNING, agent_id=agent_id
         )
+        await self.runtime.note(agent_id, "item_started", {"index": record.index})
         return handle, slot
 
     async def _restore(self, record: ItemRecord) -> tuple[AgentHandle, ResultSlot] | None:

@@ -23,7 +23,8 @@ async def test_a_fanout_submitted_over_http_completes_with_readable_results(
             created = await client.submit(service.fanout(3, concurrency=2))
             run_id = created["id"]
             with anyio.fail_after(WAIT):
-                ending = [e async for e in client.events(run_id)][-1]
+                events = [e async for e in client.events(run_id)]
+            ending = events[-1]
             run = await client.get(run_id)
             results = await client.results(run_id)
         agents = (await service.http.get(f"/v1/runs/{run_id}/agents")).json()["agents"]
@@ -31,6 +32,9 @@ async def test_a_fanout_submitted_over_http_completes_with_readable_results(
     assert created["status"] in ("queued", "running")
     assert created["links"]["events"] == f"/v1/runs/{run_id}/events"
     assert (ending.event, ending.data["status"]) == ("end", "done")
+    finished = [e.data["payload"] for e in events if e.event == "item_finished"]
+    assert sorted((p["index"], p["status"]) for p in finished) == [(n, "done") for n in range(3)]
+    assert sum(e.event == "agent_started" for e in events) == 3
     assert run["status"] == "done" and run["items"] == {"done": 3}
     assert run["tokens"]["input_tokens"] > 0 and run["kind"] == "fanout"
     assert [r["result"] for r in results] == [{"n": 0}, {"n": 10}, {"n": 20}]
