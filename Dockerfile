@@ -20,9 +20,10 @@ RUN useradd --create-home --uid 10001 --user-group corral \
     && install -d -o corral -g corral /workspace
 
 # .dockerignore lets in only what the wheel is built from; the wheel carries the package data
-# (prompts, schemas, demo data) that pyproject.toml declares.
+# (prompts, schemas, demo data) that pyproject.toml declares. The temporal extra lets the same
+# image run `corral worker` and send serve's runs to Temporal.
 COPY . /tmp/corral-src
-RUN pip install --no-cache-dir /tmp/corral-src && rm -rf /tmp/corral-src
+RUN pip install --no-cache-dir "/tmp/corral-src[temporal]" && rm -rf /tmp/corral-src
 
 USER corral
 # Runs without a `cd` in their request work here; bind-mount a repository over it to use one.

@@ -28,6 +28,7 @@ from ._config import RoleConfig as RoleConfig
 from ._config import ServiceConfig as ServiceConfig
 from ._config import ShellConfig as ShellConfig
 from ._config import SkillsConfig as SkillsConfig
+from ._config import TemporalConfig as TemporalConfig
 from ._config import corral_home as corral_home
 from ._config import load_config as load_config
 from ._core import AgentCore as AgentCore
@@ -203,6 +204,7 @@ __all__ = [
     "SkillsConfig",
     "Store",
     "StoreError",
+    "TemporalConfig",
     "TokenCounter",
     "ToolResult",
     "ToolsChanged",

@@ -48,6 +48,7 @@ from .services._skills_service import SkillsService
 from .services.compaction import Compactor
 
 if TYPE_CHECKING:
+    from ._executor import Executor
     from .services._mcp_tooling import McpTooling
 
 JOURNAL_NAME = "journal.sqlite"
@@ -87,6 +88,8 @@ class RunSetup:
     """The process's compaction limiter; one per run when not given."""
     skills: SkillsService | None = None
     """Skills matched to each agent's task; discovered from the run's folder when not given."""
+    executor: Executor | None = None
+    """Where the run's agents execute; in this process when not given (or local)."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -217,6 +220,12 @@ async def run_single_agent(
     role: str = "general",
 ) -> SingleOutcome:
     """Start a run whose root agent works on `task`, and wait until the whole run is done."""
+    executor = setup.executor
+    if executor is not None and executor.kind != "local":
+        remote = replace(setup, executor=None)
+        return await executor.run_single(
+            config, task, cwd=cwd, setup=remote, run_id=run_id, role=role
+        )
     environ = os.environ if setup.env is None else setup.env
     run_id = run_id or new_id("run")
     setup = await with_skills(setup, config, cwd)

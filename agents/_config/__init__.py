@@ -19,6 +19,7 @@ from ._model import RoleConfig as RoleConfig
 from ._model import ServiceConfig as ServiceConfig
 from ._model import ShellConfig as ShellConfig
 from ._model import SkillsConfig as SkillsConfig
+from ._model import TemporalConfig as TemporalConfig
 from ._sources import ConfigLayer as ConfigLayer
 from ._sources import corral_home as corral_home
 
@@ -38,6 +39,7 @@ __all__ = [
     "ServiceConfig",
     "ShellConfig",
     "SkillsConfig",
+    "TemporalConfig",
     "corral_home",
     "load_config",
 ]

@@ -188,6 +188,16 @@ class ServiceConfig(_Section):
     on_restart: Literal["resume", "interrupt"] = "resume"
 
 
+class TemporalConfig(_Section):
+    """`[temporal]`: the Temporal server runs go to when `executor = "temporal"`, and the task
+    queue its corral workers poll."""
+
+    address: str = Field(default="127.0.0.1:7233", min_length=1)
+    """HOST:PORT of the server's frontend."""
+    namespace: str = Field(default="default", min_length=1)
+    task_queue: str = Field(default="corral", min_length=1)
+
+
 class CorralConfig(_Section):
     """The effective configuration, after every layer is merged.
 
@@ -235,6 +245,9 @@ class CorralConfig(_Section):
     skills: SkillsConfig = SkillsConfig()
     otel: OtelConfig = OtelConfig()
     service: ServiceConfig = ServiceConfig()
+    executor: Literal["local", "temporal"] = "local"
+    """Where runs execute: in this process, or on corral workers of the `[temporal]` server."""
+    temporal: TemporalConfig = TemporalConfig()
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")
 

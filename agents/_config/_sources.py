@@ -22,12 +22,15 @@ LayerKind = Literal["default", "user", "project", "env", "flags"]
 
 CONFIG_FILE_NAME = "config.toml"
 PROJECT_CONFIG_DIR = ".corral"
-# Environment variable -> top-level key. The base URL falls back to the SDK's own variable.
+# Environment variable -> dotted key. The base URL falls back to the SDK's own variable.
 ENV_KEYS = {
     "CORRAL_MODEL": "model",
     "CORRAL_API": "model_provider_api",
     "CORRAL_SANDBOX": "sandbox_mode",
     "CORRAL_APPROVAL_POLICY": "approval_policy",
+    "CORRAL_EXECUTOR": "executor",
+    "CORRAL_TEMPORAL_ADDRESS": "temporal.address",
+    "CORRAL_TEMPORAL_NAMESPACE": "temporal.namespace",
 }
 BASE_URL_VARS = ("CORRAL_BASE_URL", "OPENAI_BASE_URL")
 _SANDBOX_TABLE = "sandbox_workspace_write"
@@ -106,8 +109,7 @@ def env_layer(env: Mapping[str, str], home: Path) -> ConfigLayer | None:
     for var, key in named:
         value = env.get(var, "").strip()
         if value:
-            values[key] = value
-            labels[(key,)] = f"env {var}"
+            _set(values, tuple(key.split(".")), value, labels, f"env {var}")
     if env.get("CORRAL_HOME", "").strip():
         values["home"] = str(home)
         labels[("home",)] = "env CORRAL_HOME"

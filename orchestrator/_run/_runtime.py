@@ -133,7 +133,8 @@ class RunRuntime:
 
     async def note(self, agent_id: str, kind: str, payload: dict[str, Any]) -> None:
         """Journal a note (one of `NOTE_KINDS`): shown to event streams, skipped by replay."""
-        await self.store.append_event(agent_id, kind, payload, at=self.options.clock())
+        record = await self.store.append_event(agent_id, kind, payload, at=self.options.clock())
+        SafeHooks(self.options.hooks).call("event", agent_id, record.seq, kind, record.payload)
 
     async def _first_input(
         self, spec: AgentSpec, task: str, subagent_context: str | None

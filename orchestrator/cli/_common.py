@@ -12,6 +12,14 @@ from typing import Any, TextIO
 from agents import CorralConfig, FunctionCall, RunnerHooks, load_config
 from tools import InvalidInput, ToolOutput
 
+from .._executor import (
+    EXECUTOR_KINDS,
+    Executor,
+    ExecutorSettings,
+    executor_from_settings,
+    resolve_executor_settings,
+)
+
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name (config: model)")
@@ -38,6 +46,40 @@ def add_workspace_flags(parser: argparse.ArgumentParser) -> None:
         choices=("read-only", "workspace-write", "full-access"),
         help="what the agent may change (default from config: workspace-write)",
     )
+
+
+def add_executor_flags(parser: argparse.ArgumentParser) -> None:
+    """`--executor`, `--temporal-address`, `--temporal-namespace`: where the run executes."""
+    group = parser.add_argument_group("executor")
+    group.add_argument(
+        "--executor",
+        choices=EXECUTOR_KINDS,
+        help="run the agents here (local) or on corral workers of a Temporal server "
+        "(config: executor, default local)",
+    )
+    group.add_argument(
+        "--temporal-address",
+        metavar="HOST:PORT",
+        help="the Temporal server's frontend (config: temporal.address, 127.0.0.1:7233)",
+    )
+    group.add_argument(
+        "--temporal-namespace", metavar="NS", help="config: temporal.namespace (default)"
+    )
+
+
+def executor_settings(args: argparse.Namespace, config: CorralConfig) -> ExecutorSettings:
+    """The executor flags over `config`'s `executor` and `[temporal]`; flags win."""
+    return resolve_executor_settings(
+        config,
+        kind=getattr(args, "executor", None),
+        address=getattr(args, "temporal_address", None),
+        namespace=getattr(args, "temporal_namespace", None),
+    )
+
+
+def cli_executor(args: argparse.Namespace, config: CorralConfig) -> Executor:
+    """The executor the flags and `config` ask for; Temporal's SDK is loaded only for it."""
+    return executor_from_settings(executor_settings(args, config))
 
 
 def resolve_cwd(raw: Path | None) -> Path:

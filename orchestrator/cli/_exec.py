@@ -15,8 +15,10 @@ from ._approval import TerminalApprover
 from ._common import (
     JsonLinesHooks,
     ProgressHooks,
+    add_executor_flags,
     add_model_flags,
     add_workspace_flags,
+    cli_executor,
     load_cli_config,
     resolve_cwd,
 )
@@ -28,6 +30,7 @@ def add_parser(sub: Any) -> None:
     )
     add_model_flags(parser)
     add_workspace_flags(parser)
+    add_executor_flags(parser)
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
     parser.add_argument("--run-id", help="choose the run id (default: generated)")
     parser.add_argument(
@@ -45,7 +48,10 @@ async def run(args: argparse.Namespace) -> int:
     config = load_cli_config(args, cwd)
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     setup = RunSetup(
-        hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
+        hooks=hooks,
+        services=approval_services(),
+        tool_providers=providers_for(args.role),
+        executor=cli_executor(args, config),
     )
     outcome = await run_single_agent(
         config, args.task, cwd=cwd, setup=setup, run_id=args.run_id, role=args.role

@@ -31,8 +31,10 @@ from ..fanout import (
 )
 from ._common import (
     JsonLinesHooks,
+    add_executor_flags,
     add_model_flags,
     add_workspace_flags,
+    cli_executor,
     load_cli_config,
     resolve_cwd,
 )
@@ -52,6 +54,7 @@ def add_parser(sub: Any) -> None:
     )
     add_model_flags(parser)
     add_workspace_flags(parser)
+    add_executor_flags(parser)
     parser.add_argument("--items", type=Path, required=True, metavar="FILE.jsonl")
     parser.add_argument(
         "--template", required=True, metavar="TEXT_OR_@FILE", help="the task; {field} is filled"
@@ -81,7 +84,7 @@ async def run(args: argparse.Namespace) -> int:
     template = read_template(args.template)
     schema = ResultSchema.load(args.schema)
     console = Console("fanout")
-    setup = RunSetup(services=approval_services())
+    setup = RunSetup(services=approval_services(), executor=cli_executor(args, config))
     outcome = await console.cancellable(
         lambda: run_fanout(
             config,

@@ -18,6 +18,7 @@ import anyio
 from agents import CorralConfig
 from tools import InvalidInput
 
+from .._single import RunSetup
 from ..pipelines.refactor import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_ATTEMPTS,
@@ -26,7 +27,7 @@ from ..pipelines.refactor import (
     WorkerOutcome,
     run_refactor,
 )
-from ._common import add_model_flags, load_cli_config
+from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config
 
 _DESCRIPTION = (
     "Apply INSTRUCTION to the tracked files of a git repository with parallel workers. The "
@@ -43,6 +44,7 @@ def add_parser(sub: Any) -> None:
         "refactor", help="refactor a repository with parallel workers", description=_DESCRIPTION
     )
     add_model_flags(parser)
+    add_executor_flags(parser)
     parser.add_argument(
         "--repo", type=Path, required=True, metavar="DIR", help="the repository to refactor"
     )
@@ -81,11 +83,13 @@ def add_parser(sub: Any) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     config, request = _request(args)
+    setup = RunSetup(executor=cli_executor(args, config))
     started: list[str] = []
     try:
         outcome = await run_refactor(
             config,
             request,
+            setup=setup,
             on_start=lambda plan: started.append(_started(plan)),
             on_worker=_finished,
         )

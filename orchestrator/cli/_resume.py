@@ -8,12 +8,24 @@ from typing import Any
 
 from agents import RunnerHooks, load_config
 
+from .._executor import refuse_remote
 from .._single import RunSetup, resume_single
 from ..fanout import find_fanout_run
 from ..supervisor import collab_tool_providers
 from . import _fanout
-from ._common import JsonLinesHooks, ProgressHooks, resolve_cwd
+from ._common import (
+    JsonLinesHooks,
+    ProgressHooks,
+    add_executor_flags,
+    executor_settings,
+    resolve_cwd,
+)
 from ._exec import approval_services, report
+
+CARRIED_ON_HERE = (
+    "it carries runs on from the journal in this process (a run on Temporal is durable "
+    "there and needs no resume while its workers run)"
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -28,11 +40,13 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--base-url", help="reach the model at another endpoint than before")
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
     parser.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE")
+    add_executor_flags(parser)
     parser.set_defaults(handler=run)
 
 
 async def run(args: argparse.Namespace) -> int:
     config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
+    refuse_remote(executor_settings(args, config), "resume", CARRIED_ON_HERE)
     fanout_run = await find_fanout_run(config, args.target)
     if fanout_run is not None:
         return await _fanout.resume(args, config, fanout_run)

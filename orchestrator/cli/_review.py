@@ -30,7 +30,13 @@ from ..pipelines.review import (
     run_review,
     write_reports,
 )
-from ._common import ProgressHooks, add_model_flags, load_cli_config
+from ._common import (
+    ProgressHooks,
+    add_executor_flags,
+    add_model_flags,
+    cli_executor,
+    load_cli_config,
+)
 
 NEVER = "none"
 _DESCRIPTION = (
@@ -48,6 +54,7 @@ def add_parser(sub: Any) -> None:
         description=_DESCRIPTION,
     )
     add_model_flags(parser)
+    add_executor_flags(parser)
     parser.add_argument("--repo", type=Path, metavar="DIR", help="the repository (default: here)")
     change = parser.add_mutually_exclusive_group(required=True)
     change.add_argument("--range", metavar="BASE..HEAD", help="a git range, e.g. main..HEAD")
@@ -97,8 +104,9 @@ async def run(args: argparse.Namespace) -> int:
         run_id=args.run_id,
     )
     console = _Console()
+    setup = RunSetup(hooks=ProgressHooks(), executor=cli_executor(args, config))
     report = await console.cancellable(
-        run_review(config, request, setup=RunSetup(hooks=ProgressHooks()), on_start=console.started)
+        run_review(config, request, setup=setup, on_start=console.started)
     )
     written = await anyio.to_thread.run_sync(write_reports, report, args.out, args.format, fail_on)
     return console.finish(report, written, fail_on)

@@ -20,6 +20,7 @@ from ..service import (
     check_bind,
     resolve_token,
 )
+from ._common import add_executor_flags, cli_executor
 
 
 def add_parser(sub: Any) -> None:
@@ -42,6 +43,7 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="runs waiting for a slot before new ones get 429 (default: [service] max_queued, 16)",
     )
+    add_executor_flags(parser)
     parser.set_defaults(handler=run)
 
 
@@ -49,6 +51,7 @@ async def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ServiceOptionsError(f"--port {args.port} is not a port; use 0-65535")
     config = load_config(cwd=Path.cwd()).config
+    executor = cli_executor(args, config)
     settings = config.service
     max_running = settings.max_running if args.max_running is None else args.max_running
     max_queued = settings.max_queued if args.max_queued is None else args.max_queued
@@ -63,7 +66,12 @@ async def run(args: argparse.Namespace) -> int:
         max_running=max_running, max_queued=max_queued, on_restart=settings.on_restart
     )
     options = ServiceOptions(
-        home=home, token=token.value, host=args.host, port=args.port, limits=limits
+        home=home,
+        token=token.value,
+        host=args.host,
+        port=args.port,
+        limits=limits,
+        executor=executor,
     )
     async with anyio.create_task_group() as tg:
         url = await tg.start(CorralService(options).run)

@@ -22,7 +22,7 @@ from ..pipelines.triage import (
     read_labels,
     run_triage,
 )
-from ._common import add_model_flags, load_cli_config, resolve_cwd
+from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config, resolve_cwd
 from ._exec import approval_services
 from ._fanout import Console
 
@@ -40,6 +40,7 @@ def add_parser(sub: Any) -> None:
         "triage", help="label, classify and deduplicate issues", description=_DESCRIPTION
     )
     add_model_flags(parser)
+    add_executor_flags(parser)
     parser.add_argument(
         "--issues", type=Path, required=True, metavar="FILE.json|FILE.jsonl", help="the issues"
     )
@@ -76,7 +77,7 @@ async def run(args: argparse.Namespace) -> int:
     issues = read_issues(args.issues)
     labels = read_labels(args.labels)
     console = Console("triage")
-    setup = RunSetup(services=approval_services())
+    setup = RunSetup(services=approval_services(), executor=cli_executor(args, config))
     try:
         outcome = await run_triage(
             config,

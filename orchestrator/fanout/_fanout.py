@@ -74,8 +74,26 @@ async def run_fanout(
 
     `concurrency` defaults to `config.agents.fanout_concurrency`; `tools` are the workers' core
     tools (default: all); `role` picks their base instructions (reviewer, triager, ...); `out`
-    is a results file, or "-" for the caller to print them.
+    is a results file, or "-" for the caller to print them. With an executor in `setup` that is
+    not local, the run is carried out there.
     """
+    executor = setup.executor
+    if executor is not None and executor.kind != "local":
+        return await executor.run_fanout(
+            config,
+            items,
+            template,
+            schema,
+            cwd=cwd,
+            setup=replace(setup, executor=None),
+            concurrency=concurrency,
+            run_id=run_id,
+            out=out,
+            max_result_tries=max_result_tries,
+            tools=tools,
+            on_start=on_start,
+            role=role,
+        )
     check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
     plan = plan_fanout(items, template, schema)
     env = _environ(setup)

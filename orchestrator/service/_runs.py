@@ -24,6 +24,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from agents import CorralConfig, RunnerHooks, Store, load_config
 from tools import CorralError
 
+from .._executor import Executor
 from .._single import RunSetup, new_id
 from ..fanout import plan_fanout
 from ._approvals import ApprovalBoard
@@ -95,8 +96,10 @@ class RunManager:
         *,
         env: Mapping[str, str] | None = None,
         limits: ServiceLimits,
+        executor: Executor | None = None,
     ) -> None:
         self.store = store
+        self.executor = executor
         self.book = book
         self.limits = limits
         self._stopping = False
@@ -264,7 +267,10 @@ class RunManager:
     async def _work(self, entry: RunEntry) -> None:
         approver = self.approvals.approver(entry.run_id, self.store, entry.log.poke)
         setup = RunSetup(
-            hooks=_PokeHooks(entry.log), env=self._env, services={"approver": approver}
+            hooks=_PokeHooks(entry.log),
+            env=self._env,
+            services={"approver": approver},
+            executor=self.executor,
         )
         if entry.resumed:
             await resume_run(entry.run_id, config=entry.config, setup=setup, store=self.store)

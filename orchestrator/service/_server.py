@@ -16,6 +16,7 @@ from anyio.abc import TaskStatus
 
 from agents import open_sqlite_store
 
+from .._executor import Executor
 from .._single import JOURNAL_NAME
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ._app import build_app
@@ -35,6 +36,8 @@ class ServiceOptions:
     limits: ServiceLimits = field(default_factory=ServiceLimits)
     env: Mapping[str, str] | None = None
     """The environment runs see (model keys, CORRAL_*); the server's own when None."""
+    executor: Executor | None = None
+    """Where runs execute (`corral serve --executor`); in this process when None."""
 
 
 class CorralService:
@@ -53,7 +56,9 @@ class CorralService:
                 open_submission_book(options.home) as book,
                 anyio.create_task_group() as tg,
             ):
-                manager = RunManager(store, book, env=options.env, limits=options.limits)
+                manager = RunManager(
+                    store, book, env=options.env, limits=options.limits, executor=options.executor
+                )
                 await tg.start(manager.run)
                 app = build_app(manager, options.token)
                 try:

@@ -167,7 +167,8 @@ async def test_json_mode_prints_every_journaled_event_as_one_line(
     assert result.code == 0, result.stderr
     events = result.json_lines()
     kinds = [e["kind"] for e in events]
-    assert kinds[0] == "user_input" and kinds[-1] == "model_completed"
+    assert kinds[:2] == ["agent_started", "user_input"]
+    assert kinds[-2:] == ["model_completed", "agent_finished"]
     assert kinds.count("tool_result") == 2
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 

@@ -7,6 +7,7 @@ either side fails here.
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
 import functools
 import json
@@ -24,9 +25,11 @@ import yaml
 from agents import OtelConfig, load_config, model_settings_from_config
 from agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
 from observability import CAPTURE_ENV, telemetry_settings
+from orchestrator.cli._common import executor_settings
 from orchestrator.cli._main import build_parser
 from orchestrator.service import check_bind, resolve_token
 from orchestrator.service._auth import OPEN_PATHS, TOKEN_ENV
+from orchestrator.temporal import host_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST_ENV = {
@@ -108,9 +111,9 @@ def interpolate(text: str, host: Mapping[str, str]) -> str:
     return _VARIABLE.sub(value, text)
 
 
-def container_env(host: Mapping[str, str]) -> dict[str, str]:
-    """The corral container's environment when compose runs in a shell with `host`."""
-    declared = service("corral")["environment"]
+def container_env(host: Mapping[str, str], name: str = "corral") -> dict[str, str]:
+    """A container's environment when compose runs in a shell with `host`."""
+    declared = service(name)["environment"]
     if isinstance(declared, list):
         declared = dict(
             item.partition("=")[::2] if "=" in item else (item, None) for item in declared
@@ -123,6 +126,33 @@ def container_env(host: Mapping[str, str]) -> dict[str, str]:
         else:
             env[name] = interpolate(str(raw), host)
     return env
+
+
+def compose_command(name: str) -> list[str]:
+    command = service(name)["command"]
+    words = shlex.split(command) if isinstance(command, str) else command
+    return [str(word) for word in words]
+
+
+def parsed_command(name: str) -> argparse.Namespace:
+    command = compose_command(name)
+    return build_parser(command).parse_args(command)
+
+
+def workers() -> list[str]:
+    """The services that run `corral worker`."""
+    found = (name for name, spec in compose()["services"].items() if spec.get("command"))
+    return [name for name in found if compose_command(name)[0] == "worker"]
+
+
+def host_and_port(address: str) -> tuple[str | None, int | None]:
+    url = urlsplit(f"//{address}")
+    return url.hostname, url.port
+
+
+def temporal_frontend_port() -> int:
+    """The gRPC port the temporal service's frontend listens on (its image reads this)."""
+    return int(service("temporal")["environment"]["FRONTEND_GRPC_PORT"])
 
 
 def container_ports(name: str) -> dict[int, str]:
@@ -263,7 +293,9 @@ def test_traces_and_metrics_go_to_lgtm_on_the_port_for_their_protocol() -> None:
 
 
 def test_published_ports_stay_on_the_hosts_loopback() -> None:
-    for name in ("corral", "lgtm"):
+    published = [name for name, spec in compose()["services"].items() if spec.get("ports")]
+    assert {"corral", "lgtm", "temporal", "temporal-ui"} <= set(published)
+    for name in published:
         assert set(container_ports(name).values()) == {"127.0.0.1"}, name
 
 
@@ -304,3 +336,139 @@ def test_every_data_file_in_the_packages_is_declared_as_package_data() -> None:
             if path.is_dir() or "__pycache__" in path.parts or path.suffix in (".py", ".pyc"):
                 continue
             assert any(fnmatch.fnmatch(path.name, g) for g in globs), f"not in the wheel: {path}"
+
+
+def test_temporal_runs_from_official_images_with_postgres_a_ui_and_two_workers() -> None:
+    images = {name: str(service(name).get("image", "")) for name in compose()["services"]}
+    assert images["temporal"].partition(":")[0] == "temporalio/server"
+    assert images["temporal-db"].partition(":")[0] == "postgres"
+    assert images["temporal-ui"].partition(":")[0] == "temporalio/ui"
+    for name in ("temporal", "temporal-db", "temporal-ui", "temporal-schema"):
+        assert images[name].partition(":")[2] not in ("", "latest"), f"{name} is not pinned"
+    assert service("temporal")["environment"]["POSTGRES_SEEDS"] == "temporal-db"
+    assert len(workers()) == 2
+    for name in workers():
+        assert service(name)["build"] == service("corral")["build"], name
+        assert images[name] == images["corral"], name
+
+
+def test_each_worker_command_is_a_corral_worker_the_real_parser_accepts() -> None:
+    for name in workers():
+        args = parsed_command(name)
+        assert args.command == "worker", name
+        assert args.handler.__module__ == "orchestrator.cli._worker"
+
+
+def test_workers_reach_temporal_on_the_port_its_frontend_listens_on() -> None:
+    port = temporal_frontend_port()
+    healthcheck = service("temporal")["healthcheck"]["test"]
+    assert str(port) in healthcheck
+    assert port in container_ports("temporal")
+    for name in workers():
+        assert host_and_port(parsed_command(name).temporal_address) == ("temporal", port), name
+
+
+def test_workers_have_distinct_host_names_queues_and_workspaces() -> None:
+    names = [parsed_command(name).host_name for name in workers()]
+    assert len(set(names)) == len(names)
+    assert len({host_queue(n) for n in names}) == len(names)
+    (workspace,) = instructions("WORKDIR")
+    sources = [volume_mounts(name)[workspace] for name in workers()]
+    assert len(set(sources)) == len(sources)
+    assert set(sources) <= set(compose()["volumes"])
+
+
+def test_workers_share_corrals_home_so_serve_reads_the_journal_they_write(
+    tmp_path: Path,
+) -> None:
+    serve_home = corral_home(container_env(HOST_ENV))
+    for name in workers():
+        env = container_env(HOST_ENV, name)
+        home = corral_home(env)
+        assert home == serve_home, name
+        assert load_config(cwd=tmp_path, env=env).config.home == home
+        assert volume_mounts(name)[str(home)] == volume_mounts("corral")[str(home)]
+
+
+def test_workers_get_the_model_endpoint_and_telemetry_that_serve_gets(tmp_path: Path) -> None:
+    serve_env = container_env(HOST_ENV)
+    serve_model = model_settings_from_config(
+        load_config(cwd=tmp_path, env=serve_env).config, serve_env
+    )
+    for name in workers():
+        env = container_env(HOST_ENV, name)
+        config = load_config(cwd=tmp_path, env=env).config
+        assert model_settings_from_config(config, env) == serve_model, name
+        settings = telemetry_settings(OtelConfig(), env)
+        assert settings.endpoint == telemetry_settings(OtelConfig(), serve_env).endpoint
+        assert (settings.traces, settings.metrics) == ("otlp", "otlp")
+        assert TOKEN_ENV not in env, "a worker serves no API, so it gets no token"
+        read = {*ENV_KEYS, *BASE_URL_VARS, "CORRAL_HOME"}
+        assert {n for n in env if n.startswith("CORRAL_")} <= read, name
+
+
+def test_workers_run_tools_in_bubblewrap_and_skip_the_serve_healthcheck() -> None:
+    corral = service("corral")
+    for name in workers():
+        worker = service(name)
+        assert set(worker["security_opt"]) == set(corral["security_opt"]), name
+        assert worker["init"] is True
+        assert worker["healthcheck"] == {"disable": True}, "the image's probe asks serve's port"
+        assert "ports" not in worker
+
+
+def test_serve_sends_its_runs_to_the_temporal_service_the_workers_poll(tmp_path: Path) -> None:
+    assert "command" not in service("corral"), "serve runs the image's own command"
+    config = load_config(cwd=tmp_path, env=container_env(HOST_ENV)).config
+    settings = executor_settings(build_parser(serve_command()).parse_args(serve_command()), config)
+    assert settings.kind == "temporal"
+    assert host_and_port(settings.address) == ("temporal", temporal_frontend_port())
+    for name in workers():
+        args = parsed_command(name)
+        assert (args.temporal_address, args.temporal_namespace, args.task_queue) == (
+            settings.address,
+            settings.namespace,
+            settings.task_queue,
+        ), name
+
+
+def test_the_host_can_switch_serve_back_to_the_local_executor(tmp_path: Path) -> None:
+    env = container_env({**HOST_ENV, "CORRAL_EXECUTOR": "local"})
+    config = load_config(cwd=tmp_path, env=env).config
+    assert executor_settings(argparse.Namespace(), config).kind == "local"
+
+
+def test_ui_and_namespace_setup_point_at_the_temporal_service(tmp_path: Path) -> None:
+    config = load_config(cwd=tmp_path, env=container_env(HOST_ENV)).config
+    settings = executor_settings(argparse.Namespace(), config)
+    assert service("temporal-ui")["environment"]["TEMPORAL_ADDRESS"] == settings.address
+    assert set(container_ports("temporal-ui")) == {
+        int(service("temporal-ui")["environment"]["TEMPORAL_UI_PORT"])
+    }
+    assert service("temporal-namespace")["environment"]["TEMPORAL_ADDRESS"] == settings.address
+    script = service("temporal-namespace")["command"][0]
+    assert f"namespace create -n {settings.namespace}" in script
+
+
+def test_services_wait_for_healthy_or_finished_dependencies_that_can_report_it() -> None:
+    services = compose()["services"]
+    for name, spec in services.items():
+        for needed, how in dict(spec.get("depends_on", {})).items():
+            target = services[needed]
+            if how["condition"] == "service_healthy":
+                assert not target.get("healthcheck", {}).get("disable"), (name, needed)
+                assert "test" in target["healthcheck"], (name, needed)
+            if how["condition"] == "service_completed_successfully":
+                assert str(target.get("restart", "no")).startswith(("no", "on-failure"))
+    for name in ("corral", *workers()):
+        assert services[name]["depends_on"]["temporal-namespace"] == {
+            "condition": "service_completed_successfully"
+        }
+
+
+def test_the_image_installs_the_extra_that_corral_worker_needs() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = project["project"]["optional-dependencies"]["temporal"]
+    assert any(req.startswith("temporalio") for req in extra)
+    (pip,) = (run for run in instructions("RUN") if "pip install" in run)
+    assert re.search(r"/tmp/corral-src\[temporal\]", pip), pip

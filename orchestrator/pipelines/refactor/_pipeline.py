@@ -22,6 +22,7 @@ import anyio
 from agents import AgentSpec, CorralConfig, RunRecord, Store
 from tools import BubblewrapSandbox, Sandbox
 
+from ..._executor import refuse_remote
 from ..._run import RunRuntime
 from ..._single import RunSetup, build_root_spec, journal_path, new_id, open_run
 from ...fanout import REPORT_RESULT
@@ -37,6 +38,10 @@ from ._worker import ReportBook, WorkerShared, run_worker
 from ._workspace import Worktrees, open_worktrees
 
 REFACTOR = "refactor"
+WORKTREES_HERE = (
+    "its workers edit git worktrees of the repository on this machine, which workers on "
+    "other hosts cannot reach"
+)
 DEFAULT_CONCURRENCY = 4
 DEFAULT_MAX_ATTEMPTS = 2
 WORKER_WALL_TIME_S = 30 * 60.0
@@ -93,6 +98,7 @@ async def run_refactor(
 ) -> RefactorOutcome:
     """Refactor `request.repo` as asked; raises `RefactorInputError`s before making anything."""
     setup = setup or RunSetup()
+    refuse_remote(setup.executor, "refactor", WORKTREES_HERE)
     _check_request(request)
     git = Git()
     repo = await open_repository(git, request.repo)
