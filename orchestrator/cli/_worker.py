@@ -17,6 +17,7 @@ import anyio
 
 from tools import InvalidInput
 
+from .._executor import resolve_executor_settings
 from ._common import load_cli_config
 
 _DESCRIPTION = (
@@ -30,10 +31,16 @@ def add_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "worker", help="run a corral worker for a Temporal server", description=_DESCRIPTION
     )
-    parser.add_argument("--temporal-address", required=True, metavar="HOST:PORT")
-    parser.add_argument("--temporal-namespace", default="default", metavar="NS")
     parser.add_argument(
-        "--task-queue", default="corral", metavar="NAME", help="the shared task queue"
+        "--temporal-address",
+        metavar="HOST:PORT",
+        help="the Temporal server's frontend (config: temporal.address, 127.0.0.1:7233)",
+    )
+    parser.add_argument(
+        "--temporal-namespace", metavar="NS", help="config: temporal.namespace (default)"
+    )
+    parser.add_argument(
+        "--task-queue", metavar="NAME", help="the shared task queue (config: temporal.task_queue)"
     )
     parser.add_argument(
         "--host-name",
@@ -65,11 +72,13 @@ async def run(args: argparse.Namespace) -> int:
         ) from exc
     cwd = (args.cd or Path.cwd()).resolve()
     config = load_cli_config(args, cwd)
+    chosen = resolve_executor_settings(
+        config, kind="temporal", address=args.temporal_address, namespace=args.temporal_namespace
+    )
+    queue_name = args.task_queue or chosen.task_queue
     settings = WorkerSettings(
         temporal=TemporalSettings(
-            address=args.temporal_address,
-            namespace=args.temporal_namespace,
-            task_queue=args.task_queue,
+            address=chosen.address, namespace=chosen.namespace, task_queue=queue_name
         ),
         host=args.host_name,
         max_concurrent=args.max_concurrent,
@@ -77,8 +86,7 @@ async def run(args: argparse.Namespace) -> int:
     async with anyio.create_task_group() as tg:
         queue = await tg.start(run_worker, settings, config)
         print(
-            f"corral worker: {args.host_name} polling {args.task_queue} and {queue} "
-            f"on {args.temporal_address}",
+            f"corral worker: {args.host_name} polling {queue_name} and {queue} on {chosen.address}",
             file=sys.stderr,
             flush=True,
         )
