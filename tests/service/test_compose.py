@@ -25,6 +25,7 @@ import yaml
 from agents import OtelConfig, load_config, model_settings_from_config
 from agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
 from observability import CAPTURE_ENV, telemetry_settings
+from orchestrator._executor import resolve_executor_settings
 from orchestrator.cli._common import executor_settings
 from orchestrator.cli._main import build_parser
 from orchestrator.service import check_bind, resolve_token
@@ -425,7 +426,16 @@ def test_serve_sends_its_runs_to_the_temporal_service_the_workers_poll(tmp_path:
     assert host_and_port(settings.address) == ("temporal", temporal_frontend_port())
     for name in workers():
         args = parsed_command(name)
-        assert (args.temporal_address, args.temporal_namespace, args.task_queue) == (
+        worker_config = load_config(cwd=tmp_path, env=container_env(HOST_ENV, name)).config
+        # As `corral worker` resolves them: its flags over its own config.
+        polled = resolve_executor_settings(
+            worker_config,
+            kind="temporal",
+            address=args.temporal_address,
+            namespace=args.temporal_namespace,
+        )
+        queue = args.task_queue or polled.task_queue
+        assert (polled.address, polled.namespace, queue) == (
             settings.address,
             settings.namespace,
             settings.task_queue,
