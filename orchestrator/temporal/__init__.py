@@ -1,12 +1,19 @@
 """Scale-out on Temporal: runs as workflows, worker agents as child workflows, I/O as activities.
 
-`TemporalExecutor` starts a fan-out on a Temporal server and waits for it; `run_worker` is one
+`TemporalExecutor` starts a fan-out or an exec run (a supervisor and the workers it spawns) on
+a Temporal server and waits for it; `answer_approval` answers an agent's pending approval (an
+update on its workflow); `run_worker` is one
 `corral worker` process hosting the workflows and activities, with tool activities pinned to its
 own host queue. The agent core is the same `AgentCore` the local runner drives. Importing this
 package needs the optional `corral[temporal]` extra (`temporalio`).
 """
 
 from ._activities import CorralActivities as CorralActivities
+from ._agent_workflow import AgentWorkflow as AgentWorkflow
+from ._agent_workflow import RunWorkflow as RunWorkflow
+from ._approvals import ApprovalRejected as ApprovalRejected
+from ._approvals import answer_approval as answer_approval
+from ._approvals import pending_approvals as pending_approvals
 from ._binaries import dev_server_path as dev_server_path
 from ._binaries import test_server_path as test_server_path
 from ._connect import CONNECT_TIMEOUT as CONNECT_TIMEOUT
@@ -20,7 +27,12 @@ from ._executor import TemporalOutcome as TemporalOutcome
 from ._executor import policy_from_config as policy_from_config
 from ._wire import SHARED_QUEUE as SHARED_QUEUE
 from ._wire import ActivityPolicy as ActivityPolicy
+from ._wire import AgentOutput as AgentOutput
+from ._wire import ApprovalAnswer as ApprovalAnswer
+from ._wire import ApprovalAsk as ApprovalAsk
+from ._wire import ExecOutput as ExecOutput
 from ._wire import ItemResult as ItemResult
+from ._wire import agent_workflow_id as agent_workflow_id
 from ._wire import host_queue as host_queue
 from ._worker import WorkerSettings as WorkerSettings
 from ._worker import run_worker as run_worker
@@ -32,10 +44,17 @@ __all__ = [
     "CONNECT_TIMEOUT",
     "SHARED_QUEUE",
     "ActivityPolicy",
+    "AgentOutput",
+    "AgentWorkflow",
+    "ApprovalAnswer",
+    "ApprovalAsk",
+    "ApprovalRejected",
     "CorralActivities",
+    "ExecOutput",
     "FanoutWorkflow",
     "ItemResult",
     "ItemWorkflow",
+    "RunWorkflow",
     "TemporalExecutor",
     "TemporalOutcome",
     "TemporalRunFailed",
@@ -43,9 +62,12 @@ __all__ = [
     "TemporalSetupError",
     "TemporalUnavailable",
     "WorkerSettings",
+    "agent_workflow_id",
+    "answer_approval",
     "connect",
     "dev_server_path",
     "host_queue",
+    "pending_approvals",
     "policy_from_config",
     "run_worker",
     "test_server_path",

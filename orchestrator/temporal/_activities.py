@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -41,6 +40,9 @@ from tools import ToolCall, ToolOutput, run_tool_calls
 from .._run import cost_of, price_for
 from ..fanout import FanoutItem, Template
 from ..fanout._plan import worker_spec
+from ._agent_activities import AgentActivities
+from ._heartbeat import heartbeating
+from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
 from ._services import WorkerServices, registry_for
 from ._wire import (
@@ -66,15 +68,18 @@ class CorralActivities:
 
     def __init__(self, services: WorkerServices) -> None:
         self.services = services
+        self.agents = AgentActivities(services)
 
     @property
     def shared(self) -> list[Any]:
         """The activities any worker may run."""
         return [
+            *self.agents.shared,
             self.claim_host,
             self.begin_run,
             self.call_model,
             self.journal,
+            self.agent_events,
             self.finish_item,
             self.host_lost,
             self.finish_run,
@@ -83,7 +88,7 @@ class CorralActivities:
     @property
     def on_host(self) -> list[Any]:
         """The activities that must run where the agent's workspace is."""
-        return [self.prepare_agent, self.run_tools]
+        return [self.prepare_agent, self.run_tools, *self.agents.on_host]
 
     @activity.defn(name="corral.claim_host")
     async def claim_host(self) -> str:
@@ -96,6 +101,15 @@ class CorralActivities:
     @activity.defn(name="corral.journal")
     async def journal(self, batch: JournalBatch) -> None:
         await write_batch(self.services.store, batch)
+        observer = self.services.on_journal
+        if observer is not None:
+            observer(batch.agent_id, list(batch.events))
+
+    @activity.defn(name="corral.agent_events")
+    async def agent_events(self, agent_id: str) -> list[dict[str, Any]]:
+        """Everything journaled for the agent, in order: a workflow that continued as new
+        rebuilds its core from it."""
+        return [event.payload for event in await self.services.store.events(agent_id)]
 
     @activity.defn(name="corral.prepare_agent")
     async def prepare_agent(self, prepare: PrepareInput) -> PreparedAgent:
@@ -155,31 +169,46 @@ class CorralActivities:
 
     @activity.defn(name="corral.run_tools")
     async def run_tools(self, batch: ToolBatchInput) -> ToolBatchOutput:
+        """Run the batch's calls, except those held for approval (handed back as asks)."""
         store = self.services.store
         after = await write_batch(store, batch.journal)
         spec = self.services.spec_of(batch.spec)
         calls = [CALL_ADAPTER.validate_python(c) for c in batch.calls]
         slot, ledger = await self.services.slot_of(spec)
-        known = {entry.call_id: entry for entry in ledger}
+        answered = {a.call_id for a in batch.answers}
+        known = {e.call_id: e for e in ledger if e.call_id not in answered}
         outputs = {c.call_id: _from_ledger(known[c.call_id]) for c in calls if c.call_id in known}
         fresh = [c for c in calls if c.call_id not in known]
+        approver = HeldApprover(spec.agent_id, batch.answers)
+        rerun = {e.call_id for e in ledger if e.call_id in answered}
         async with heartbeating():
-            outputs.update(await self._run_fresh(spec, fresh, registry_for(spec, slot)))
+            ran = await self._run_fresh(spec, fresh, registry_for(spec, slot), approver, rerun)
+        outputs.update(ran)
         events = tuple(
             event_to_payload(ToolResult(call_id=c.call_id, output=o.text, success=o.success))
             for c in calls
+            if c.call_id not in approver.asks
             for o in (outputs[c.call_id],)
         )
         done = JournalBatch(agent_id=spec.agent_id, first_seq=after, events=events)
         await write_batch(store, done)
-        return ToolBatchOutput(events=events, host=self.services.host)
+        asks = tuple(approver.asks.values())
+        return ToolBatchOutput(events=events, host=self.services.host, asks=asks)
 
     async def _run_fresh(
-        self, spec: AgentSpec, calls: Sequence[FunctionCall], registry: Any
+        self,
+        spec: AgentSpec,
+        calls: Sequence[FunctionCall],
+        registry: Any,
+        approver: HeldApprover,
+        rerun: set[str],
     ) -> dict[str, ToolOutput]:
         store = self.services.store
 
         async def started(call: ToolCall) -> None:
+            CURRENT_CALL.set(call.call_id)
+            if call.call_id in rerun:  # held for approval last time: its entry is there
+                return
             entry = LedgerEntry(
                 call_id=call.call_id,
                 agent_id=spec.agent_id,
@@ -194,6 +223,8 @@ class CorralActivities:
             await store.ledger_start(entry)
 
         async def ended(call: ToolCall, output: ToolOutput) -> None:
+            if call.call_id in approver.asks:  # not run: it waits for an answer
+                return
             with anyio.CancelScope(shield=True):
                 await store.ledger_finish(
                     spec.agent_id,
@@ -204,7 +235,7 @@ class CorralActivities:
                 )
 
         tool_calls = [ToolCall(c.call_id, c.name, c.arguments) for c in calls]
-        context = build_tool_context(spec)
+        context = build_tool_context(spec, {"approver": approver})
         results = await run_tool_calls(
             registry, tool_calls, context, on_start=started, on_result=ended
         )
@@ -216,6 +247,7 @@ class CorralActivities:
         await write_batch(store, finish.journal)
         spec = self.services.spec_of(await _agent_config(store, finish.agent_id))
         slot, _ = await self.services.slot_of(spec)
+        assert slot is not None, "fan-out workers always have report_result"
         now = time.time()
         await store.update_agent(
             finish.agent_id,
@@ -275,25 +307,3 @@ def _from_ledger(entry: LedgerEntry) -> ToolOutput:
 def _last_text(items: Sequence[object]) -> str:
     texts = [i.text for i in items if isinstance(i, Message) and i.role == "assistant"]
     return texts[-1] if texts else ""
-
-
-@asynccontextmanager
-async def heartbeating() -> AsyncIterator[None]:
-    """Heartbeat at half the activity's heartbeat timeout while the block runs."""
-    timeout = activity.info().heartbeat_timeout
-    if timeout is None:
-        yield
-        return
-    every = timeout.total_seconds() / 2
-
-    async def beat() -> None:
-        while True:
-            activity.heartbeat()
-            await anyio.sleep(every)
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(beat)
-        try:
-            yield
-        finally:
-            tg.cancel_scope.cancel()

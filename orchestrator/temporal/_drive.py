@@ -2,16 +2,19 @@
 
 It does what `agents.AgentRunner` does locally, with every piece of I/O an activity: model calls
 and summaries on the shared queue, preparing the agent and its tool batches on its host's queue.
-Events the workflow makes itself (a budget stop, a lost summary) wait in `pending` and are
-journaled by the next activity, numbered by the `seq` the driver counts. A host that stops
-answering raises `HostLost`; the item's workflow restarts the item elsewhere.
+Events the workflow makes itself (a budget stop, a lost summary, a collab tool's result) wait in
+`pending` and are journaled by the next activity, numbered by the `seq` the driver counts. Tool
+calls held for approval wait in the workflow (`_asks`); collab calls go to the workflow's
+`CollabTools`. A host that stops answering raises `HostLost`; a long history raises
+`ContinueAsNewSuggested` at a point where `carry` and `resume` can hand the agent over.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -22,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import TypeAdapter
 
     from agents import (
+        NOTE_KINDS,
         Action,
         AgentCore,
         AwaitPreparedCompaction,
@@ -38,18 +42,22 @@ with workflow.unsafe.imports_passed_through():
         ModelRequest,
         PrepareCompaction,
         RunTools,
+        ToolResult,
         Usage,
         event_from_payload,
         event_to_payload,
     )
 
+    from ._approvals import ApprovalBook, answered_note, requested_note
     from ._wire import (
-        ItemInput,
+        ActivityPolicy,
+        AgentCarry,
+        ApprovalAnswer,
+        ApprovalAsk,
         JournalBatch,
         ModelCallInput,
         ModelCallOutput,
         PreparedAgent,
-        PrepareInput,
         ToolBatchInput,
         ToolBatchOutput,
     )
@@ -60,54 +68,153 @@ _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)
 _CALL = TypeAdapter(FunctionCall)
 _LOST = "the background summary was lost when its activity was given up"
+BUSY = ("model", "tools", "compaction")
+
+
+class CollabTools(Protocol):
+    """The workflow's handler of the supervisor's tools (spawn, message, wait, close, list)."""
+
+    names: frozenset[str]
+
+    async def handle(self, call: FunctionCall) -> tuple[str, bool]: ...
+
+
+Mail = Callable[[], list[Event]]
+"""Events the workflow's signal handlers left for a busy core (notifications, interrupts)."""
 
 
 class HostLost(Exception):
     """The agent's host missed a heartbeat or never picked up its work."""
 
 
-class AgentDriver:
-    """Drives one agent of item `item` on the host whose queue is `host_queue`."""
+class ContinueAsNewSuggested(Exception):
+    """The history is long: the workflow should continue as new (the driver stopped at a point
+    where the journal holds everything the core was fed)."""
 
-    def __init__(self, item: ItemInput, agent_id: str, host_queue: str, shared_queue: str) -> None:
-        self.item = item
-        self.policy = item.policy
+
+class AgentDriver:
+    """Drives one agent whose host has the queue `host_queue`."""
+
+    def __init__(
+        self,
+        agent_id: str,
+        policy: ActivityPolicy,
+        host_queue: str,
+        shared_queue: str,
+        approvals: ApprovalBook | None = None,
+    ) -> None:
+        self.policy = policy
         self.agent_id = agent_id
         self.host_queue = host_queue
         self.shared_queue = shared_queue
+        self.approvals = approvals or ApprovalBook()
+        self.collab: CollabTools | None = None
+        self.mail: Mail | None = None
         self.core: AgentCore | None = None
         self.spec: dict[str, Any] = {}
         self.seq = 0
         self.pending: list[dict[str, Any]] = []
         self.cost = 0.0
         self.max_cost: float | None = None
+        self.max_wall_time_s: float | None = None
         self.tool_hosts: list[str] = []
+        self.core_config: dict[str, Any] = {}
+        self.wall_used_s = 0.0
+        """Wall time spent in this turn by earlier runs of the workflow (continue-as-new)."""
+        self.may_continue_as_new: Callable[[], bool] = lambda: False
+        """Whether the workflow can hand the agent to its next run now (`carry`, `resume`)."""
+        self._steps = 0
         self._preparations: dict[int, tuple[PrepareCompaction, workflow.ActivityHandle[Any]]] = {}
 
     # -- the whole agent --------------------------------------------------------------------
 
-    async def run(self) -> Finish:
-        """Prepare the agent on its host, then drive it to its end."""
-        prepared: PreparedAgent = await self._on_host(
-            "corral.prepare_agent",
-            PrepareInput(item=self.item, agent_id=self.agent_id, host=self.host_queue),
-            PreparedAgent,
-            PREPARE_TIMEOUT,
-        )
+    async def prepare(self, activity: str, arg: Any) -> list[Action]:
+        """Prepare the agent on its host; answer the actions of its first event."""
+        prepared: PreparedAgent = await self._on_host(activity, arg, PreparedAgent, PREPARE_TIMEOUT)
         self.spec = prepared.spec
         self.max_cost = prepared.max_cost_usd
+        self.max_wall_time_s = prepared.max_wall_time_s
+        self.core_config = prepared.core_config
         self.core = AgentCore(_core_config(prepared.core_config))
         self.seq = 1  # the task, journaled by the preparation
-        actions = self.core.handle(event_from_payload(prepared.first_event))
+        return self.core.handle(event_from_payload(prepared.first_event))
+
+    async def resume(self, carry: AgentCarry) -> list[Action]:
+        """Take the agent over from an earlier run of the workflow: its core is rebuilt from
+        its journal; answer the actions that carry its turn on."""
+        self.spec, self.core_config = carry.spec, carry.core_config
+        self.cost, self.max_cost = carry.cost_usd, carry.max_cost_usd
+        self.max_wall_time_s, self.wall_used_s = carry.max_wall_time_s, carry.wall_used_s
+        self.tool_hosts = list(carry.tool_hosts)
+        events: list[dict[str, Any]] = await workflow.execute_activity(
+            "corral.agent_events",
+            self.agent_id,
+            task_queue=self.shared_queue,
+            result_type=list[dict[str, Any]],
+            start_to_close_timeout=timedelta(seconds=self.policy.journal_timeout_s),
+            retry_policy=RetryPolicy(maximum_attempts=self.policy.journal_attempts),
+        )
+        self.core = AgentCore(_core_config(carry.core_config))
+        self._apply(tuple(events))
+        return self.core.pending_actions()
+
+    def carry(self, host: str, restarts: int = 0) -> AgentCarry:
+        """What the next run of the workflow needs to take this agent over."""
+        return AgentCarry(
+            agent_id=self.agent_id,
+            host=host,
+            spec=self.spec,
+            core_config=self.core_config,
+            cost_usd=self.cost,
+            max_cost_usd=self.max_cost,
+            max_wall_time_s=self.max_wall_time_s,
+            wall_used_s=self.wall_used_s,
+            tool_hosts=tuple(self.tool_hosts),
+            restarts=restarts,
+        )
+
+    async def drive(self, actions: list[Action]) -> Finish:
+        """Carry out `actions` and all that follow until the core finishes its turn; raises
+        `ContinueAsNewSuggested` (with the journal up to date) when the history grew long."""
+        limit = self.max_wall_time_s
+        left = None if limit is None else max(limit - self.wall_used_s, 0.0)
+        started = workflow.now()
         try:
-            async with asyncio.timeout(prepared.max_wall_time_s):
-                return await self._loop(actions)
+            async with asyncio.timeout(left):
+                finish = await self._loop(actions)
+        except ContinueAsNewSuggested:
+            self.wall_used_s += (workflow.now() - started).total_seconds()
+            await self.flush()
+            raise
         except TimeoutError:
-            reason = f"wall-time budget exceeded: {prepared.max_wall_time_s:g} s"
-            return self._finish_now(BudgetExceeded(reason=reason))
+            reason = f"wall-time budget exceeded: {self.max_wall_time_s:g} s"
+            finish = self.finish_now(BudgetExceeded(reason=reason))
         finally:
             for _, handle in self._preparations.values():
                 handle.cancel()
+            self._preparations.clear()
+        self.wall_used_s = 0.0  # the budget is per turn
+        return finish
+
+    def _may_stop_here(self, queue: list[Action]) -> bool:
+        """Whether to continue as new before `queue`: only where the core's own pending
+        actions (after a replay) are exactly `queue`, and after some progress in this run."""
+        if self._steps == 0 or not self.may_continue_as_new():
+            return False
+        if len(queue) != 1 or isinstance(queue[0], Finish) or self._preparations:
+            return False
+        return self._history_long()
+
+    def _history_long(self) -> bool:
+        info = workflow.info()
+        after = self.policy.continue_as_new_after
+        if after is not None and info.get_current_history_length() >= after:
+            return True
+        return info.is_continue_as_new_suggested()
+
+    @property
+    def busy(self) -> bool:
+        return self.core is not None and self.core.waiting_for in BUSY
 
     def take_journal(self) -> JournalBatch:
         """The events not journaled yet, numbered; the driver counts them as written."""
@@ -117,8 +224,9 @@ class AgentDriver:
         self.pending = []
         return batch
 
-    def _finish_now(self, event: Event) -> Finish:
-        for action in self._feed(event):
+    def finish_now(self, event: Event) -> Finish:
+        """End the turn with `event` (a budget stop, an interrupt)."""
+        for action in self.feed(event):
             if isinstance(action, Finish):
                 return action
         assert self.core is not None
@@ -128,7 +236,15 @@ class AgentDriver:
         queue = list(actions)
         while queue:
             queue.extend(self._collect_preparations())
+            mailed = self._collect_mail()
+            ended = next((a for a in mailed if isinstance(a, Finish)), None)
+            if ended is not None:
+                return ended
+            queue.extend(mailed)
+            if self._may_stop_here(queue):
+                raise ContinueAsNewSuggested()
             action = queue.pop(0)
+            self._steps += 1
             if isinstance(action, Finish):
                 return action
             queue.extend(await self._execute(action))
@@ -150,19 +266,34 @@ class AgentDriver:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _feed(self, event: Event) -> list[Action]:
+    def feed(self, event: Event) -> list[Action]:
         """An event the workflow made: the core sees it now, the next activity journals it."""
         assert self.core is not None
         self.pending.append(event_to_payload(event))
         return self.core.handle(event)
 
+    def note(self, payload: dict[str, Any]) -> None:
+        """A journal note (not an input of the core), journaled by the next activity."""
+        self.pending.append(payload)
+
     def _apply(self, events: tuple[dict[str, Any], ...]) -> list[Action]:
-        """Events an activity made and journaled already."""
+        """Events an activity made and journaled already; notes are counted, not fed."""
         assert self.core is not None
         actions: list[Action] = []
         for payload in events:
             self.seq += 1
-            actions.extend(self.core.handle(event_from_payload(payload)))
+            if payload["kind"] not in NOTE_KINDS:
+                actions.extend(self.core.handle(event_from_payload(payload)))
+        return actions
+
+    def _collect_mail(self) -> list[Action]:
+        """What the workflow's handlers left for the core, fed only while a turn is under way
+        and only here, between activities, so the journal holds events in the order fed."""
+        if self.mail is None or not self.busy:
+            return []
+        actions: list[Action] = []
+        for event in self.mail():
+            actions.extend(self.feed(event))
         return actions
 
     # -- model calls ------------------------------------------------------------------------
@@ -175,7 +306,7 @@ class AgentDriver:
         if limit is None or self.cost < limit or any(isinstance(a, Finish) for a in actions):
             return actions
         reason = f"cost budget exceeded: ${self.cost:.4f} of ${limit:.4f} spent"
-        return self._feed(BudgetExceeded(reason=reason))
+        return self.feed(BudgetExceeded(reason=reason))
 
     def _model_input(self, request: ModelRequest, *, summary: bool) -> ModelCallInput:
         return ModelCallInput(
@@ -204,18 +335,72 @@ class AgentDriver:
     # -- tools ------------------------------------------------------------------------------
 
     async def _run_tools(self, action: RunTools) -> list[Action]:
-        batch = ToolBatchInput(
-            spec=self.spec,
-            calls=tuple(_CALL.dump_python(c, mode="json") for c in action.calls),
-            journal=self.take_journal(),
-        )
-        timeout = timedelta(seconds=self.policy.tool_timeout_s)
-        out: ToolBatchOutput = await self._on_host(
-            "corral.run_tools", batch, ToolBatchOutput, timeout
-        )
-        if out.host not in self.tool_hosts:
-            self.tool_hosts.append(out.host)
-        return self._apply(out.events)
+        collab = self.collab
+        mine = [c for c in action.calls if collab is not None and c.name in collab.names]
+        others = [c for c in action.calls if c not in mine]
+        actions = await self._host_tools(others) if others else []
+        for call in mine:
+            assert collab is not None
+            text, ok = await collab.handle(call)
+            actions.extend(self.feed(ToolResult(call_id=call.call_id, output=text, success=ok)))
+        return actions
+
+    async def _host_tools(self, calls: list[FunctionCall]) -> list[Action]:
+        """Run `calls` on the host; calls held for approval run again once answered."""
+        actions: list[Action] = []
+        answers: list[ApprovalAnswer] = []
+        while calls:
+            batch = ToolBatchInput(
+                spec=self.spec,
+                calls=tuple(_CALL.dump_python(c, mode="json") for c in calls),
+                journal=self.take_journal(),
+                answers=tuple(answers),
+            )
+            timeout = timedelta(seconds=self.policy.tool_timeout_s)
+            out: ToolBatchOutput = await self._on_host(
+                "corral.run_tools", batch, ToolBatchOutput, timeout
+            )
+            if out.host not in self.tool_hosts:
+                self.tool_hosts.append(out.host)
+            actions.extend(self._apply(out.events))
+            answers.extend(await self._asks(out.asks))
+            held = {ask.call_id for ask in out.asks}
+            calls = [c for c in calls if c.call_id in held]
+        return actions
+
+    async def _asks(self, asks: tuple[ApprovalAsk, ...]) -> list[ApprovalAnswer]:
+        """Wait for each ask's answer (the `approve` update) or its deadline, a durable timer."""
+        if not asks:
+            return []
+        within = float(self.spec["shell"]["approval_timeout_sec"])
+        self.approvals.open(asks)
+        me = workflow.info().workflow_id
+        for ask in asks:
+            self.note(requested_note(ask, me, within))
+        await self.flush()
+        answers = await asyncio.gather(*(self._answer_of(ask, within) for ask in asks))
+        for answer in answers:
+            self.note(answered_note(answer))
+        return list(answers)
+
+    async def _answer_of(self, ask: ApprovalAsk, within: float) -> ApprovalAnswer:
+        book = self.approvals
+        try:
+            await workflow.wait_condition(lambda: ask.approval_id in book.answers, timeout=within)
+        except TimeoutError:
+            return book.answer(ask.approval_id, False, f"no answer within {within:g} s", "deadline")
+        return book.answers[ask.approval_id]
+
+    async def flush(self) -> None:
+        """Journal the pending events now (any worker may)."""
+        if self.pending:
+            await workflow.execute_activity(
+                "corral.journal",
+                self.take_journal(),
+                task_queue=self.shared_queue,
+                start_to_close_timeout=timedelta(seconds=self.policy.journal_timeout_s),
+                retry_policy=RetryPolicy(maximum_attempts=self.policy.journal_attempts),
+            )
 
     async def _on_host(self, name: str, arg: Any, result: type[Any], limit: timedelta) -> Any:
         try:
@@ -240,10 +425,10 @@ class AgentDriver:
     async def _compact(self, action: Compact) -> list[Action]:
         out = await self._model(action.request, summary=True)
         if out.error is not None:
-            return self._feed(CompactionFailed(error=out.error))
+            return self.feed(CompactionFailed(error=out.error))
         usage = Usage.model_validate(out.usage)
         done = CompactionDone(summary=out.summary, usage=usage, dropped=action.dropped)
-        return self._feed(done)
+        return self.feed(done)
 
     def _start_preparation(self, action: PrepareCompaction) -> None:
         arg = self._model_input(action.request, summary=True)
@@ -257,7 +442,7 @@ class AgentDriver:
             action, handle = self._preparations[prepared_id]
             if handle.done():
                 del self._preparations[prepared_id]
-                actions.extend(self._feed(_prepared(action, handle)))
+                actions.extend(self.feed(_prepared(action, handle)))
         return actions
 
     async def _await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
@@ -266,10 +451,10 @@ class AgentDriver:
             lost = CompactionPrepared(
                 prepared_id=action.prepared_id, covered_items=action.covered_items, error=_LOST
             )
-            return self._feed(lost)
+            return self.feed(lost)
         prepare, handle = found
         await asyncio.wait([handle])
-        return self._feed(_prepared(prepare, handle))
+        return self.feed(_prepared(prepare, handle))
 
 
 def _prepared(

@@ -1,4 +1,4 @@
-"""`TemporalExecutor`: a fan-out run carried out by corral workers on a Temporal server.
+"""`TemporalExecutor`: fan-outs and exec runs carried out by corral workers on Temporal.
 
 It takes the same inputs as `orchestrator.fanout.run_fanout` and checks them the same way before
 anything starts; then it connects (failing at once if no server answers), starts the run's
@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from temporalio.client import WorkflowFailureError
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.service import RPCError
 
-from agents import CorralConfig, ItemRecord
+from agents import AgentStatus, CorralConfig, Finish, ItemRecord
 
-from .._single import journal_path, new_id
+from .._single import RunSetup, SingleOutcome, journal_path, new_id
 from ..fanout import (
     DEFAULT_MAX_RESULT_TRIES,
     STDOUT,
@@ -32,9 +32,12 @@ from ..fanout import (
 )
 from ..fanout._outcome import write_results
 from ..fanout._plan import check_counts, worker_prototype
+from ..supervisor import collab_tool_providers
+from ._agent_workflow import RunWorkflow
 from ._connect import TemporalSettings, connect
 from ._errors import TemporalRunFailed
-from ._wire import ActivityPolicy, FanoutRunInput, ItemResult, RunOutput
+from ._exec import exec_input
+from ._wire import ActivityPolicy, ExecOutput, FanoutRunInput, ItemResult, RunOutput
 from ._workflows import FanoutWorkflow
 
 
@@ -61,6 +64,12 @@ class TemporalExecutor:
 
     settings: TemporalSettings
     policy: ActivityPolicy | None = None
+    client: Client | None = None
+    """A client already connected (one per process, or a test server's); else each run
+    connects to `settings.address`."""
+
+    async def _client(self) -> Client:
+        return self.client if self.client is not None else await connect(self.settings)
 
     async def run_fanout(
         self,
@@ -109,8 +118,63 @@ class TemporalExecutor:
         output = await self._carry_out(run)
         return await _outcome(config, output, settings.out)
 
+    async def start_single(
+        self,
+        config: CorralConfig,
+        task: str,
+        *,
+        cwd: Path,
+        setup: RunSetup | None = None,
+        run_id: str | None = None,
+        role: str = "general",
+        env: Mapping[str, str] | None = None,
+    ) -> WorkflowHandle[Any, ExecOutput]:
+        """Start an exec run's workflow and answer its handle (for a caller that cancels it,
+        answers its approvals, or reads its history). Without `setup`, a supervisor gets the
+        collab tools (as `corral exec --role supervisor` gives them) and `env` is its env."""
+        if setup is None:
+            tools = collab_tool_providers() if role == "supervisor" else {}
+            setup = RunSetup(env=env, tool_providers=tools)
+        run_id = run_id or new_id("run")
+        policy = self.policy or policy_from_config(config)
+        run = exec_input(
+            config, task, cwd=cwd, setup=setup, run_id=run_id, role=role, policy=policy
+        )
+        client = await self._client()
+        return await client.start_workflow(
+            RunWorkflow.run, run, id=run_id, task_queue=self.settings.task_queue
+        )
+
+    async def run_single(
+        self,
+        config: CorralConfig,
+        task: str,
+        *,
+        cwd: Path,
+        setup: RunSetup | None = None,
+        run_id: str | None = None,
+        role: str = "general",
+        env: Mapping[str, str] | None = None,
+    ) -> SingleOutcome:
+        """Like `run_single_agent`, on Temporal: the root agent (and the workers it spawns) run
+        on corral workers. Approvals are answered through `answer_approval`, not
+        `setup.services`; `setup.hooks` see nothing of a run on Temporal."""
+        handle = await self.start_single(
+            config, task, cwd=cwd, setup=setup, run_id=run_id, role=role, env=env
+        )
+        try:
+            output = await handle.result()
+        except (WorkflowFailureError, RPCError) as exc:
+            raise TemporalRunFailed(
+                f"run {handle.id} failed on Temporal ({self.settings.address}): "
+                f"{_root_cause(exc)}; `corral status` shows what its agents journaled"
+            ) from exc
+        root = output.root
+        finish = Finish(status=AgentStatus(root.status), message=root.message, error=root.error)
+        return SingleOutcome(output.run_id, root.agent_id, finish, journal_path(config))
+
     async def _carry_out(self, run: FanoutRunInput) -> RunOutput:
-        client = await connect(self.settings)
+        client = await self._client()
         try:
             return await client.execute_workflow(
                 FanoutWorkflow.run, run, id=run.run_id, task_queue=self.settings.task_queue

@@ -13,6 +13,7 @@ from typing import Any
 from temporalio.exceptions import ApplicationError
 
 from agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, RunRecord, Store
+from agents._store import SeqConflict
 
 from ..fanout import FANOUT
 from ._wire import FanoutRunInput, JournalBatch
@@ -21,21 +22,21 @@ JOURNAL_DIVERGED = "JournalDiverged"
 
 
 async def write_batch(store: Store, batch: JournalBatch) -> int:
-    """Append the batch's events the journal lacks; answer the seq after the last one."""
+    """Append the batch's events the journal lacks, in one transaction; answer the seq after
+    the last one. A journal that holds other events at those seqs fails the activity for good."""
     if not batch.events:
         return batch.first_seq
-    have = await store.events(batch.agent_id, after_seq=batch.first_seq - 1)
     now = time.time()
-    for offset in range(len(have), len(batch.events)):
-        payload = batch.events[offset]
-        record = await store.append_event(batch.agent_id, payload["kind"], payload, at=now)
-        if record.seq != batch.first_seq + offset:
-            raise ApplicationError(
-                f"agent {batch.agent_id}'s journal has seq {record.seq} where the workflow "
-                f"counted {batch.first_seq + offset}: another writer touched it",
-                type=JOURNAL_DIVERGED,
-                non_retryable=True,
-            )
+    numbered = [(str(payload["kind"]), payload, now) for payload in batch.events]
+    try:
+        await store.append_events_at(batch.agent_id, batch.first_seq, numbered)
+    except SeqConflict as exc:
+        raise ApplicationError(
+            f"agent {batch.agent_id}'s journal does not match the events the workflow "
+            f"counted from seq {batch.first_seq}: {exc}",
+            type=JOURNAL_DIVERGED,
+            non_retryable=True,
+        ) from exc
     return batch.first_seq + len(batch.events)
 
 

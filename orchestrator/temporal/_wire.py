@@ -42,6 +42,9 @@ class ActivityPolicy(_Wire):
     """Journal writes and host claims: short, so a worker that dies holding one is soon passed
     over."""
     max_host_restarts: int = Field(default=3, ge=0)
+    continue_as_new_after: int | None = Field(default=None, ge=1)
+    """Continue an agent's workflow as new once its history holds this many events (besides
+    whenever the server suggests it); mostly for tests, as the server's suggestion comes late."""
 
 
 class JournalBatch(_Wire):
@@ -64,6 +67,22 @@ class FanoutRunInput(_Wire):
     policy: ActivityPolicy = ActivityPolicy()
 
 
+class AgentCarry(_Wire):
+    """What an agent's workflow hands to its next run when it continues as new: who and where
+    the agent is, and its driver's counters. The core itself is rebuilt from the journal."""
+
+    agent_id: str
+    host: str
+    spec: dict[str, Any]
+    core_config: dict[str, Any]
+    cost_usd: float = 0.0
+    max_cost_usd: float | None = None
+    max_wall_time_s: float | None = None
+    wall_used_s: float = 0.0
+    tool_hosts: tuple[str, ...] = ()
+    restarts: int = 0
+
+
 class ItemInput(_Wire):
     """One item's child workflow argument."""
 
@@ -74,6 +93,8 @@ class ItemInput(_Wire):
     worker: dict[str, Any]
     """The workers' prototype spec (`AgentSpec.to_journal`, agent id blank)."""
     policy: ActivityPolicy
+    carry: AgentCarry | None = None
+    """Set when the item's workflow continued as new in the middle of its agent's work."""
 
 
 class PrepareInput(_Wire):
@@ -112,17 +133,46 @@ class ModelCallOutput(_Wire):
     summary: str = ""
 
 
+class ApprovalAsk(_Wire):
+    """A tool call that needs someone's approval before it may go on; `approval_id` is unique
+    within the asking agent's workflow (`<call id>.<kind>`)."""
+
+    approval_id: str
+    call_id: str
+    agent_id: str
+    tool: str
+    command: str
+    cwd: str
+    reason: str
+    kind: str
+
+
+class ApprovalAnswer(_Wire):
+    """The answer to one ask: through the `approve` update, or a denial at the deadline."""
+
+    approval_id: str
+    call_id: str
+    approve: bool
+    reason: str = ""
+    who: str = "api"
+
+
 class ToolBatchInput(_Wire):
     spec: dict[str, Any]
     calls: tuple[dict[str, Any], ...]
     journal: JournalBatch
+    answers: tuple[ApprovalAnswer, ...] = ()
+    """Decisions already made for asks of these calls: the calls run again, and their
+    approver answers from here instead of asking."""
 
 
 class ToolBatchOutput(_Wire):
-    """`tool_result` events in call order, already journaled, and the host that ran them."""
+    """`tool_result` events of the calls that finished, already journaled, the host that ran
+    them, and the asks of the calls held back until someone answers them."""
 
     events: tuple[dict[str, Any], ...]
     host: str
+    asks: tuple[ApprovalAsk, ...] = ()
 
 
 class FinishInput(_Wire):
@@ -160,3 +210,111 @@ class RunOutput(_Wire):
     run_id: str
     records: tuple[dict[str, Any], ...]
     items: tuple[ItemResult, ...]
+
+
+# -- exec runs: a root agent and the workers it spawns ---------------------------------------
+
+
+def agent_workflow_id(run_id: str, agent_id: str) -> str:
+    """The id of the workflow that holds agent `agent_id` of run `run_id`."""
+    return f"{run_id}.{agent_id}"
+
+
+class CollabLimits(_Wire):
+    """What the collab tools need from the run's config: its limits and personality."""
+
+    max_depth: int = Field(default=1, ge=1)
+    max_threads: int = Field(default=6, ge=1)
+    personality: str = "pragmatic"
+
+
+class AgentInput(_Wire):
+    """One agent's workflow argument: its spec, its task, and whom to tell when it ends."""
+
+    run_id: str
+    spec: dict[str, Any]
+    task: str
+    subagent_context: str | None = None
+    parent_workflow_id: str | None = None
+    limits: CollabLimits = CollabLimits()
+    policy: ActivityPolicy = ActivityPolicy()
+    carry: AgentCarry | None = None
+    """Set when the agent's workflow continued as new in the middle of a turn."""
+    inbox: tuple[str, ...] = ()
+    """Messages that had come in for the agent's next turn when it continued as new."""
+
+
+class AgentOutput(_Wire):
+    agent_id: str
+    status: str
+    message: str | None = None
+    error: str | None = None
+
+
+class ExecRunInput(_Wire):
+    """The run workflow's argument for a run started from one task (`corral exec`)."""
+
+    run_id: str
+    root: AgentInput
+    role: str = "general"
+
+
+class ExecOutput(_Wire):
+    run_id: str
+    root: AgentOutput
+
+
+class SendInput(_Wire):
+    """A parent's message to its worker (the `send_input` signal)."""
+
+    message: str
+    interrupt: bool = False
+
+
+class PrepareSpecInput(_Wire):
+    """Set up an agent of an exec run on its host: journal it and read its context."""
+
+    spec: dict[str, Any]
+    task: str
+    subagent_context: str | None = None
+    limits: CollabLimits = CollabLimits()
+
+
+class TurnContextInput(_Wire):
+    spec: dict[str, Any]
+    subagent_context: str | None = None
+
+
+class SpawnSpecInput(_Wire):
+    """Build a worker's spec from its parent's and what `spawn_agent` asked for."""
+
+    parent: dict[str, Any]
+    request: dict[str, Any]
+    nickname: str
+    limits: CollabLimits
+    siblings: tuple[dict[str, Any], ...] = ()
+
+
+class SpawnedSpec(_Wire):
+    """The worker's spec and its `<subagent_context>`, or why it was refused."""
+
+    spec: dict[str, Any] | None = None
+    subagent_context: str | None = None
+    refused: str | None = None
+
+
+class AgentEndedInput(_Wire):
+    """An agent's turn ended (or it was stopped): journal its status and pending events."""
+
+    agent_id: str
+    status: str
+    message: str | None = None
+    error: str | None = None
+    usage: dict[str, Any] = Field(default_factory=dict)
+    cost_usd: float = 0.0
+    journal: JournalBatch
+
+
+class RunStatusInput(_Wire):
+    run_id: str
+    status: str

@@ -23,12 +23,14 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from agents import CorralConfig
 
 from ._activities import CorralActivities
+from ._agent_workflow import AgentWorkflow, RunWorkflow
 from ._connect import TemporalSettings, connect
-from ._services import open_worker_services
+from ._services import JournalObserver, open_worker_services
 from ._wire import host_queue
 from ._workflows import FanoutWorkflow, ItemWorkflow
 
 SHUTDOWN_TIMEOUT = 30.0
+WORKFLOWS = (FanoutWorkflow, ItemWorkflow, RunWorkflow, AgentWorkflow)
 PASSTHROUGH = ("agents", "tools", "orchestrator", "observability", "pydantic", "anyio")
 """Imported once, outside the workflow sandbox: corral's code is deterministic where the
 workflows use it (the agent core), and reloading it per workflow would cost seconds."""
@@ -44,6 +46,8 @@ class WorkerSettings:
     graceful_shutdown_s: float = 10.0
     sticky_timeout_s: float = 5.0
     """How long a workflow waits for this worker's cache before any worker takes it over."""
+    on_journal: JournalObserver | None = None
+    """Told of the batches workflows journal by themselves (approval requests among them)."""
 
     @property
     def host_queue(self) -> str:
@@ -60,13 +64,17 @@ async def run_worker(
     config: CorralConfig,
     *,
     env: Mapping[str, str] | None = None,
+    client: Client | None = None,
     task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Host corral's workflows and activities until cancelled; `task_status` gets the host
-    queue once both pollers run."""
-    client = await connect(settings.temporal)
+    queue once both pollers run. `client` is one already connected (a test server's)."""
+    client = client or await connect(settings.temporal)
     environ = os.environ if env is None else env
-    async with open_worker_services(config, host=settings.host, env=environ) as services:
+    opened = open_worker_services(
+        config, host=settings.host, env=environ, on_journal=settings.on_journal
+    )
+    async with opened as services:
         activities = CorralActivities(services)
         workers = [
             _worker(client, settings, settings.temporal.task_queue, activities.shared, True),
@@ -97,7 +105,7 @@ def _worker(
     return Worker(
         client,
         task_queue=queue,
-        workflows=[FanoutWorkflow, ItemWorkflow] if shared else [],
+        workflows=list(WORKFLOWS) if shared else [],
         activities=activities,
         workflow_runner=workflow_runner(),
         max_concurrent_activities=settings.max_concurrent,

@@ -4,7 +4,8 @@
 workflows at once, and reads the outcome back from the journal. `ItemWorkflow` claims a host (the
 worker that picks up `corral.claim_host` from the shared queue), drives the item's agent with its
 tools pinned to that host, and when the host dies starts the item again, from its beginning, on
-whichever host claims it next.
+whichever host claims it next. A long history continues as new, carrying the agent over
+(`AgentCarry`; its core is rebuilt from the journal).
 """
 
 from __future__ import annotations
@@ -19,14 +20,19 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from agents import AgentStatus
 
-    from ._drive import AgentDriver, HostLost
+    from ._approvals import APPROVE_UPDATE, PENDING_QUERY, ApprovalBook
+    from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
     from ._wire import (
         ActivityPolicy,
+        AgentCarry,
+        ApprovalAnswer,
+        ApprovalAsk,
         FanoutRunInput,
         FinishInput,
         HostLostInput,
         ItemInput,
         ItemResult,
+        PrepareInput,
         RunOutput,
         host_queue,
     )
@@ -43,19 +49,42 @@ def _journal_options(policy: ActivityPolicy) -> dict[str, Any]:
 class ItemWorkflow:
     """One fan-out item: its worker agent, restarted on another host if its host dies."""
 
+    def __init__(self) -> None:
+        self.book = ApprovalBook()
+
+    @workflow.update(name=APPROVE_UPDATE)
+    def approve(self, reply: ApprovalAnswer) -> ApprovalAnswer:
+        return self.book.answer(reply.approval_id, reply.approve, reply.reason, reply.who)
+
+    @approve.validator
+    def _check_approval(self, reply: ApprovalAnswer) -> None:
+        self.book.check(reply.approval_id)
+
+    @workflow.query(name=PENDING_QUERY)
+    def pending_approvals(self) -> list[ApprovalAsk]:
+        return self.book.pending()
+
     @workflow.run
     async def run(self, item: ItemInput) -> ItemResult:
-        restarts = 0
+        restarts = item.carry.restarts if item.carry is not None else 0
+        carry = item.carry
         while True:
-            host = await workflow.execute_activity(
-                "corral.claim_host", result_type=str, **_journal_options(item.policy)
-            )
-            agent_id = f"agent-{workflow.uuid4().hex[:12]}"
-            shared = workflow.info().task_queue
-            driver = AgentDriver(item, agent_id, host_queue(host), shared)
+            driver, host = await self._driver(item, carry)
             try:
-                finish = await driver.run()
+                if carry is not None:
+                    actions = await driver.resume(carry)
+                else:
+                    prepare = PrepareInput(
+                        item=item, agent_id=driver.agent_id, host=host_queue(host)
+                    )
+                    actions = await driver.prepare("corral.prepare_agent", prepare)
+                finish = await driver.drive(actions)
+            except ContinueAsNewSuggested:
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                following = item.model_copy(update={"carry": driver.carry(host, restarts)})
+                workflow.continue_as_new(following)
             except HostLost as lost:
+                carry = None
                 restarts += 1
                 await self._host_lost(item, driver, host, str(lost))
                 if restarts <= item.policy.max_host_restarts:
@@ -65,6 +94,21 @@ class ItemWorkflow:
             return await self._finish(
                 item, driver, restarts, finish.status, finish.message, finish.error
             )
+
+    async def _driver(self, item: ItemInput, carry: AgentCarry | None) -> tuple[AgentDriver, str]:
+        """A driver for the item's agent: the one carried over, or a new one on a host that
+        claims it now."""
+        if carry is not None:
+            host, agent_id = carry.host, carry.agent_id
+        else:
+            host = await workflow.execute_activity(
+                "corral.claim_host", result_type=str, **_journal_options(item.policy)
+            )
+            agent_id = f"agent-{workflow.uuid4().hex[:12]}"
+        shared = workflow.info().task_queue
+        driver = AgentDriver(agent_id, item.policy, host_queue(host), shared, self.book)
+        driver.may_continue_as_new = lambda: True
+        return driver, host
 
     async def _host_lost(self, item: ItemInput, driver: AgentDriver, host: str, why: str) -> None:
         lost = HostLostInput(

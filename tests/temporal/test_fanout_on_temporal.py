@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import anyio.abc
 import pytest
+from temporalio.client import Client
 
 from agents import CorralConfig, open_sqlite_store
 from orchestrator.model_server import serve_model_server
@@ -29,6 +30,7 @@ from orchestrator.temporal import (
     TemporalExecutor,
     TemporalSettings,
     TemporalUnavailable,
+    connect,
 )
 
 from .conftest import free_port
@@ -158,11 +160,14 @@ async def test_a_server_that_is_not_there_fails_at_once_naming_the_address(
 
 @dataclass
 class KillAfterSome:
-    """Answers like `scripted`; once `finished` items have ended, stalls every request until
-    the test has killed a worker, so the kill lands while items are in flight."""
+    """Answers like `scripted`; once `finished` items have ended, holds every request of an
+    item that still has a tool call to make until the test has killed a worker, so the kill
+    lands while items that need their host are in flight. A held request is answered normally
+    after the kill."""
 
     finished: int
     ended: set[int] = field(default_factory=set)
+    held: set[int] = field(default_factory=set)
     reached: anyio.Event = field(default_factory=anyio.Event)
     killed: anyio.Event = field(default_factory=anyio.Event)
     after_kill: set[int] = field(default_factory=set)
@@ -171,13 +176,29 @@ class KillAfterSome:
         item, done = item_and_step(request)
         if self.killed.is_set():
             self.after_kill.add(item)
-        elif len(self.ended) >= self.finished:
+        elif len(self.ended) >= self.finished and done < 2:
+            self.held.add(item)
             self.reached.set()
             await self.killed.wait()
-            return "too late: that worker is gone"
         elif done == 2:
             self.ended.add(item)
         return scripted(request)
+
+
+async def claimed_hosts(client: Client, run_id: str, items: set[int]) -> dict[int, str]:
+    """The host each item's workflow claimed (the result of its `corral.claim_host`)."""
+    hosts: dict[int, str] = {}
+    for index in items:
+        history = await client.get_workflow_handle(f"{run_id}.item-{index}").fetch_history()
+        claims: set[int] = set()
+        for event in history.events:
+            scheduled = event.activity_task_scheduled_event_attributes
+            if scheduled.activity_type.name == "corral.claim_host":
+                claims.add(event.event_id)
+            completed = event.activity_task_completed_event_attributes
+            if completed.scheduled_event_id in claims:
+                hosts[index] = json.loads(completed.result.payloads[0].data)
+    return hosts
 
 
 async def test_a_worker_killed_mid_run_leaves_the_run_to_finish_on_the_other(
@@ -189,26 +210,27 @@ async def test_a_worker_killed_mid_run_leaves_the_run_to_finish_on_the_other(
     policy = KillAfterSome(finished=3)
     quick = POLICY.model_copy(update={"host_start_s": 3.0, "journal_timeout_s": 3.0})
     executor = TemporalExecutor(TemporalSettings(address=temporal_address), policy=quick)
-    finished: set[int] = set()
+    client = await connect(TemporalSettings(address=temporal_address))
+    victim: list[str] = []
+    in_flight: dict[int, str] = {}
     async with (
         serve_model_server(policy) as model,
-        corral_worker(temporal_address, "alpha", home),
+        corral_worker(temporal_address, "alpha", home) as alpha,
         corral_worker(temporal_address, "beta", home) as beta,
         anyio.create_task_group() as tg,
     ):
 
-        async def kill_beta() -> None:
+        async def kill_one_holding_items() -> None:
             with anyio.fail_after(WAIT):
                 await policy.reached.wait()
-            # While every request stalls, the items done so far cannot change.
-            async with open_sqlite_store(home / "journal.sqlite") as store:
-                finished.update(
-                    r.index for r in await store.items("run-killed") if r.status == "done"
-                )
-            os.kill(beta.pid, signal.SIGKILL)
+            # While every request is held, no item can move on: what each holds stays true.
+            in_flight.update(await claimed_hosts(client, "run-killed", set(policy.held)))
+            name = "beta" if "beta" in in_flight.values() else "alpha"
+            victim.append(name)
+            os.kill((beta if name == "beta" else alpha).pid, signal.SIGKILL)
             policy.killed.set()
 
-        tg.start_soon(kill_beta)
+        tg.start_soon(kill_one_holding_items)
         with anyio.fail_after(WAIT):
             done = await executor.run_fanout(
                 config_for(home, model.base_url),
@@ -220,10 +242,18 @@ async def test_a_worker_killed_mid_run_leaves_the_run_to_finish_on_the_other(
                 run_id="run-killed",
             )
     assert [(i.index, i.status) for i in done.outcome.items] == [(n, "done") for n in range(ITEMS)]
-    assert not finished & policy.after_kill, "no item done before the kill was asked for again"
+    ended_before = policy.ended
+    assert len(ended_before) >= 3, "some items had finished before the kill"
+    assert not ended_before & policy.after_kill, "no item finished before the kill ran again"
     witness = [int(x) for x in (workspace / "witness.txt").read_text().split()]
-    assert all(witness.count(n) == 1 for n in finished), "nor were their tools run again"
-    for placement in done.placements:
+    assert all(witness.count(n) == 1 for n in ended_before), "nor were their tools run again"
+    (dead,) = victim
+    survivor = "alpha" if dead == "beta" else "beta"
+    held_by_dead = {i for i, host in in_flight.items() if host == dead}
+    assert held_by_dead, f"the killed worker {dead} held items in flight: {in_flight}"
+    placements = {p.index: p for p in done.placements}
+    for index in held_by_dead:
+        assert placements[index].restarts >= 1, placements[index]
+        assert placements[index].tool_hosts == (survivor,), placements[index]
+    for placement in placements.values():
         assert len(placement.tool_hosts) == 1, placement
-        if placement.restarts:
-            assert placement.tool_hosts == ("alpha",), placement

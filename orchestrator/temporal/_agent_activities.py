@@ -1,0 +1,190 @@
+"""The activities of exec runs on Temporal: the run's record, its agents' setup and endings.
+
+Spawning a worker builds its spec with the supervisor's own code (`child_spec`, its narrowed
+profile, its `<subagent_context>`), so a worker on Temporal gets exactly what it would locally.
+Preparing an agent and reading its turn context run on its host; the rest on any worker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any, cast
+
+import anyio.to_thread
+from temporalio import activity
+
+from agents import (
+    AgentsConfig,
+    AgentSpec,
+    CorralConfig,
+    RunRecord,
+    Store,
+    TurnContext,
+    UserInput,
+    build_core,
+    build_turn_context,
+    event_to_payload,
+)
+from tools import InvalidInput, SandboxMode
+
+from .._run import render_subagent_context
+from ..supervisor import SpawnRequest, child_spec
+from ..supervisor._spawn import peer_of
+from ..supervisor._tools import SpawnAgentArgs
+from ._heartbeat import heartbeating
+from ._journal import journal_agent, write_batch
+from ._services import WorkerServices, registry_for
+from ._wire import (
+    AgentEndedInput,
+    CollabLimits,
+    ExecRunInput,
+    JournalBatch,
+    PreparedAgent,
+    PrepareSpecInput,
+    RunStatusInput,
+    SpawnedSpec,
+    SpawnSpecInput,
+    TurnContextInput,
+)
+
+EXEC = "exec"
+
+
+class AgentActivities:
+    """The exec-run activities, bound to one worker's services."""
+
+    def __init__(self, services: WorkerServices) -> None:
+        self.services = services
+
+    @property
+    def shared(self) -> list[Any]:
+        return [self.begin_exec, self.set_run_status, self.spawn_spec, self.agent_ended]
+
+    @property
+    def on_host(self) -> list[Any]:
+        return [self.prepare_spec, self.turn_context]
+
+    @activity.defn(name="corral.begin_exec")
+    async def begin_exec(self, run: ExecRunInput) -> None:
+        """The run's record, as `corral exec` journals it, unless a retry wrote it already."""
+        store = self.services.store
+        if await store.get_run(run.run_id) is not None:
+            return
+        now = time.time()
+        config = {"task": run.root.task, "cwd": str(run.root.spec["cwd"]), "role": run.role}
+        record = RunRecord(
+            run_id=run.run_id,
+            kind=EXEC,
+            status="running",
+            created_at=now,
+            updated_at=now,
+            config={**config, "executor": "temporal"},
+        )
+        await store.create_run(record)
+
+    @activity.defn(name="corral.set_run_status")
+    async def set_run_status(self, status: RunStatusInput) -> None:
+        await self.services.store.update_run(
+            status.run_id, status=status.status, updated_at=time.time()
+        )
+
+    @activity.defn(name="corral.prepare_spec")
+    async def prepare_spec(self, prepare: PrepareSpecInput) -> PreparedAgent:
+        spec = self.services.spec_of(prepare.spec)
+        store = self.services.store
+        async with heartbeating():
+            context = await _turn_context(spec, prepare.subagent_context)
+        await journal_agent(store, spec, prepare.task)
+        core = build_core(spec, registry_for(spec, None, _agents_config(prepare.limits)))
+        first = event_to_payload(UserInput(text=prepare.task, context=context))
+        first = await _journaled_first(store, spec.agent_id, first)
+        return PreparedAgent(
+            spec=spec.to_journal(),
+            core_config=dataclasses.asdict(core.config),
+            first_event=first,
+            max_wall_time_s=spec.budgets.max_wall_time_s,
+            max_cost_usd=spec.budgets.max_cost_usd,
+        )
+
+    @activity.defn(name="corral.turn_context")
+    async def turn_context(self, turn: TurnContextInput) -> dict[str, Any]:
+        context = await _turn_context(self.services.spec_of(turn.spec), turn.subagent_context)
+        dumped: dict[str, Any] = context.model_dump(mode="json")
+        return dumped
+
+    @activity.defn(name="corral.spawn_spec")
+    async def spawn_spec(self, spawn: SpawnSpecInput) -> SpawnedSpec:
+        """The worker's spec, or the reason it may not start (the model is told)."""
+        parent = self.services.spec_of(spawn.parent)
+        try:
+            args = SpawnAgentArgs.model_validate(spawn.request)
+            request = SpawnRequest(
+                message=args.message,
+                role=args.role or "general",
+                model=args.model,
+                sandbox=SandboxMode(args.sandbox) if args.sandbox else None,
+                write_set=tuple(args.write_set or ()),
+            )
+            spec = child_spec(_runtime(self.services.config, spawn), _parent(parent), request)
+        except InvalidInput as exc:
+            return SpawnedSpec(refused=str(exc))
+        siblings = [peer_of(self.services.spec_of(s)) for s in spawn.siblings]
+        context = render_subagent_context(
+            me=peer_of(spec), parent=peer_of(parent), task=request.message, siblings=siblings
+        )
+        return SpawnedSpec(spec=spec.to_journal(), subagent_context=context)
+
+    @activity.defn(name="corral.agent_ended")
+    async def agent_ended(self, ended: AgentEndedInput) -> None:
+        """Journal an agent's pending events and the status its turn (or its close) left."""
+        store = self.services.store
+        await write_batch(store, ended.journal)
+        await store.update_agent(
+            ended.agent_id,
+            status=ended.status,
+            final_message=ended.message,
+            error=ended.error,
+            usage=ended.usage,
+            cost_usd=ended.cost_usd,
+            updated_at=time.time(),
+        )
+
+
+async def _turn_context(spec: AgentSpec, subagent_context: str | None) -> TurnContext:
+    now = datetime.now().astimezone()
+    return await anyio.to_thread.run_sync(
+        lambda: build_turn_context(spec, now=now, subagent_context=subagent_context)
+    )
+
+
+async def _journaled_first(store: Store, agent_id: str, first: dict[str, Any]) -> dict[str, Any]:
+    """The task event as journaled: a retried preparation keeps the context read first."""
+    have = await store.events(agent_id)
+    if have:
+        return have[0].payload
+    await write_batch(store, JournalBatch(agent_id=agent_id, first_seq=1, events=(first,)))
+    return first
+
+
+def _agents_config(limits: CollabLimits) -> AgentsConfig:
+    return AgentsConfig(max_depth=limits.max_depth, max_threads=limits.max_threads)
+
+
+def _runtime(config: CorralConfig, spawn: SpawnSpecInput) -> Any:
+    """What `child_spec` reads of a run's runtime: its config's limits and personality, the
+    run id and the next nickname (the workflow chose it, so a retry picks the same)."""
+    run_config = config.model_copy(
+        update={"agents": _agents_config(spawn.limits), "personality": spawn.limits.personality}
+    )
+    parent_run = str(spawn.parent["run_id"])
+    return SimpleNamespace(
+        config=run_config, run_id=parent_run, next_nickname=lambda: spawn.nickname
+    )
+
+
+def _parent(spec: AgentSpec) -> Any:
+    """What `child_spec` reads of the parent's handle."""
+    return cast(Any, SimpleNamespace(spec=spec, depth=spec.depth, agent_id=spec.agent_id))

@@ -1,0 +1,271 @@
+"""The workflows of an exec run: `RunWorkflow` for the run, `AgentWorkflow` for each agent.
+
+The run journals itself, holds its root agent as a child workflow and journals how it ended
+(`interrupted` when it was cancelled). An agent's workflow holds its `AgentDriver`: it claims a
+host, works turn after turn (a new turn per message its parent sends or per worker that ends
+while it is idle), reports each turn's end to its parent by signal, and stays open for more
+until it is cancelled (its parent closed it, or the run ended). The root ends once its turn is
+done and none of its workers runs. Cancellation reaches every worker before the agent
+journals itself `interrupted`. Approvals are the `approve` update, with a validator. A long
+history continues as new mid-turn, carrying the agent over, as long as the agent has no
+workers (they are children of the run that started them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ChildWorkflowError, FailureError
+
+with workflow.unsafe.imports_passed_through():
+    from agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
+
+    from ._approvals import APPROVE_UPDATE, PENDING_QUERY, ApprovalBook
+    from ._collab import (
+        AGENT_WORKFLOW,
+        ENDED_SIGNAL,
+        SEND_INPUT_SIGNAL,
+        WorkflowCollab,
+        cancelled_error,
+    )
+    from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
+    from ._wire import (
+        AgentEndedInput,
+        AgentInput,
+        AgentOutput,
+        ApprovalAnswer,
+        ApprovalAsk,
+        ExecOutput,
+        ExecRunInput,
+        PrepareSpecInput,
+        RunStatusInput,
+        SendInput,
+        TurnContextInput,
+        agent_workflow_id,
+        host_queue,
+    )
+
+CANCELLED = "the run was cancelled"
+INTERRUPTED_FOR_INPUT = "interrupted by its parent to take new input"
+CONTEXT_TIMEOUT = timedelta(minutes=5)
+
+
+def _options(agent: AgentInput) -> dict[str, Any]:
+    return {
+        "start_to_close_timeout": timedelta(seconds=agent.policy.journal_timeout_s),
+        "retry_policy": RetryPolicy(maximum_attempts=agent.policy.journal_attempts),
+    }
+
+
+@workflow.defn(name=AGENT_WORKFLOW)
+class AgentWorkflow:
+    """One agent of an exec run: the root, or a worker spawned by its parent."""
+
+    def __init__(self) -> None:
+        self.book = ApprovalBook()
+        self.inbox: list[str] = []
+        self.interrupting = False
+        self.collab: WorkflowCollab | None = None
+
+    # -- handlers ---------------------------------------------------------------------------
+
+    @workflow.update(name=APPROVE_UPDATE)
+    def approve(self, reply: ApprovalAnswer) -> ApprovalAnswer:
+        return self.book.answer(reply.approval_id, reply.approve, reply.reason, reply.who)
+
+    @approve.validator
+    def _check_approval(self, reply: ApprovalAnswer) -> None:
+        self.book.check(reply.approval_id)
+
+    @workflow.query(name=PENDING_QUERY)
+    def pending_approvals(self) -> list[ApprovalAsk]:
+        return self.book.pending()
+
+    @workflow.signal(name=SEND_INPUT_SIGNAL)
+    def send_input(self, sent: SendInput) -> None:
+        self.inbox.append(sent.message)
+        self.interrupting = self.interrupting or sent.interrupt
+
+    @workflow.signal(name=ENDED_SIGNAL)
+    def worker_ended(self, ended: AgentOutput) -> None:
+        if self.collab is not None:
+            self.collab.ended(ended)
+
+    # -- the agent --------------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, agent: AgentInput) -> AgentOutput:
+        agent_id = str(agent.spec["agent_id"])
+        host = agent.carry.host if agent.carry is not None else await self._claim(agent)
+        shared = workflow.info().task_queue
+        driver = AgentDriver(agent_id, agent.policy, host_queue(host), shared, self.book)
+        driver.mail = self._mail
+        # Workers are child workflows of this run: it may hand over only an agent without any.
+        driver.may_continue_as_new = lambda: self.collab is None or not self.collab.workers
+        if set(agent.spec["tools"]) & WorkflowCollab.names:
+            self.collab = driver.collab = WorkflowCollab(agent, driver)
+        self.inbox.extend(agent.inbox)
+        try:
+            finish = await self._live(agent, driver)
+        except ContinueAsNewSuggested:
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            carry = driver.carry(host)
+            inbox = tuple(self._take_messages())
+            workflow.continue_as_new(agent.model_copy(update={"carry": carry, "inbox": inbox}))
+        except (asyncio.CancelledError, ActivityError, ChildWorkflowError) as exc:
+            if cancelled_error(exc):
+                await self._cancelled(agent, driver)
+            raise
+        if self.collab is not None:
+            await self.collab.stop_all()
+        return AgentOutput(
+            agent_id=agent_id, status=str(finish.status), message=finish.message, error=finish.error
+        )
+
+    async def _claim(self, agent: AgentInput) -> str:
+        host: str = await workflow.execute_activity(
+            "corral.claim_host", result_type=str, **_options(agent)
+        )
+        return host
+
+    async def _live(self, agent: AgentInput, driver: AgentDriver) -> Finish:
+        try:
+            finish = await driver.drive(await self._first_actions(agent, driver))
+            while True:
+                if not (finish.status is AgentStatus.INTERRUPTED and self.inbox):
+                    await self._ended(agent, driver, finish)
+                if not await self._more_to_do(agent):
+                    return finish
+                finish = await driver.drive(driver.feed(await self._next_input(agent, driver)))
+        except HostLost as lost:
+            finish = Finish(status=AgentStatus.FAILED, error=f"its host stopped answering: {lost}")
+            await self._ended(agent, driver, finish)
+            return finish
+
+    async def _first_actions(self, agent: AgentInput, driver: AgentDriver) -> list[Any]:
+        """The agent's task on a fresh host, or the turn an earlier run handed over."""
+        if agent.carry is not None:
+            return await driver.resume(agent.carry)
+        prepare = PrepareSpecInput(
+            spec=agent.spec,
+            task=agent.task,
+            subagent_context=agent.subagent_context,
+            limits=agent.limits,
+        )
+        return await driver.prepare("corral.prepare_spec", prepare)
+
+    def _mail(self) -> list[Any]:
+        """What the core should see now, mid-turn: an interrupt, or the notifications (and
+        messages) that came in; an interrupt leaves the messages for the next turn."""
+        if self.interrupting:
+            self.interrupting = False
+            return [Interrupt(reason=INTERRUPTED_FOR_INPUT)]
+        texts = self._take_messages()
+        return [Notify(text=text) for text in texts]
+
+    def _take_messages(self) -> list[str]:
+        texts = [*(self.collab.messages if self.collab else []), *self.inbox]
+        if self.collab is not None:
+            self.collab.messages.clear()
+        self.inbox.clear()
+        return texts
+
+    async def _more_to_do(self, agent: AgentInput) -> bool:
+        """Wait for a message; the root stops waiting once none of its workers runs."""
+        root = agent.parent_workflow_id is None
+        collab = self.collab
+
+        def ready() -> bool:
+            waiting = bool(self.inbox) or bool(collab is not None and collab.messages)
+            return waiting or (root and not (collab is not None and collab.running()))
+
+        await workflow.wait_condition(ready)
+        self.interrupting = False
+        return bool(self.inbox) or bool(collab is not None and collab.messages)
+
+    async def _next_input(self, agent: AgentInput, driver: AgentDriver) -> UserInput:
+        turn = TurnContextInput(spec=driver.spec, subagent_context=agent.subagent_context)
+        context: dict[str, Any] = await workflow.execute_activity(
+            "corral.turn_context",
+            turn,
+            task_queue=driver.host_queue,
+            result_type=dict[str, Any],
+            start_to_close_timeout=CONTEXT_TIMEOUT,
+            schedule_to_start_timeout=timedelta(seconds=agent.policy.host_start_s),
+        )
+        text = "\n\n".join(self._take_messages())
+        return UserInput(text=text, context=TurnContext.model_validate(context))
+
+    async def _ended(self, agent: AgentInput, driver: AgentDriver, finish: Finish) -> None:
+        """Journal the turn's end, then tell the parent."""
+        core = driver.core
+        ended = AgentEndedInput(
+            agent_id=driver.agent_id,
+            status=str(finish.status),
+            message=finish.message,
+            error=finish.error,
+            usage=core.total_usage.model_dump(mode="json") if core is not None else {},
+            cost_usd=driver.cost,
+            journal=driver.take_journal(),
+        )
+        await workflow.execute_activity("corral.agent_ended", ended, **_options(agent))
+        if agent.parent_workflow_id is not None:
+            parent = workflow.get_external_workflow_handle(agent.parent_workflow_id)
+            output = AgentOutput(
+                agent_id=driver.agent_id,
+                status=str(finish.status),
+                message=finish.message,
+                error=finish.error,
+            )
+            try:
+                await parent.signal(ENDED_SIGNAL, output)
+            except FailureError as exc:  # the parent has ended: nobody is left to tell
+                workflow.logger.warning("could not tell %s: %s", agent.parent_workflow_id, exc)
+
+    async def _cancelled(self, agent: AgentInput, driver: AgentDriver) -> None:
+        """Cancel every worker first, then journal this agent interrupted if it was working."""
+        if self.collab is not None:
+            await self.collab.stop_all()
+        if driver.busy:
+            finish = driver.finish_now(Interrupt(reason=CANCELLED))
+            core = driver.core
+            ended = AgentEndedInput(
+                agent_id=driver.agent_id,
+                status=str(finish.status),
+                error=finish.error,
+                usage=core.total_usage.model_dump(mode="json") if core is not None else {},
+                cost_usd=driver.cost,
+                journal=driver.take_journal(),
+            )
+            await workflow.execute_activity("corral.agent_ended", ended, **_options(agent))
+
+
+@workflow.defn(name="corral.RunWorkflow")
+class RunWorkflow:
+    """An exec run: its record, its root agent as a child workflow, and how it ended."""
+
+    @workflow.run
+    async def run(self, run: ExecRunInput) -> ExecOutput:
+        options = _options(run.root)
+        await workflow.execute_activity("corral.begin_exec", run, **options)
+        agent_id = str(run.root.spec["agent_id"])
+        try:
+            root: AgentOutput = await workflow.execute_child_workflow(
+                AGENT_WORKFLOW,
+                run.root,
+                id=agent_workflow_id(run.run_id, agent_id),
+                result_type=AgentOutput,
+            )
+        except (asyncio.CancelledError, ChildWorkflowError) as exc:
+            # The subtree has ended (cancelled, or the root failed): the journal says how.
+            ended = AgentStatus.INTERRUPTED if cancelled_error(exc) else AgentStatus.FAILED
+            status = RunStatusInput(run_id=run.run_id, status=str(ended))
+            await workflow.execute_activity("corral.set_run_status", status, **options)
+            raise
+        status = RunStatusInput(run_id=run.run_id, status=root.status)
+        await workflow.execute_activity("corral.set_run_status", status, **options)
+        return ExecOutput(run_id=run.run_id, root=root)

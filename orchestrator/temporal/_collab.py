@@ -1,0 +1,323 @@
+"""The supervisor's collab tools inside an agent's workflow: workers are child workflows.
+
+`spawn_agent` builds the worker's spec in an activity (the supervisor's own code) and starts
+its `AgentWorkflow`; `send_input` signals it; `wait_agent` is a `wait_condition` on the status
+the workers report by signal, with a durable timer for `timeout_ms`; `close_agent` cancels the
+worker's workflow and journals it `closed`. An agent addresses its own workers only (its
+direct children); limits (depth, live workers) are checked here with the local messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, CancelledError, ChildWorkflowError
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from pydantic import BaseModel, ValidationError
+
+    from agents import AgentStatus, FunctionCall
+
+    from .._run import CLOSED
+    from .._run._fragments import render_notification
+    from .._run._names import nickname
+    from ..supervisor import COLLAB_TOOL_NAMES
+    from ..supervisor._catalog import TASK_PREVIEW_CHARS, WAIT_MAX_MS
+    from ..supervisor._tools import (
+        CloseAgentArgs,
+        ListAgentsArgs,
+        SendInputArgs,
+        SpawnAgentArgs,
+        WaitAgentArgs,
+    )
+    from ._drive import AgentDriver
+    from ._wire import (
+        AgentEndedInput,
+        AgentInput,
+        AgentOutput,
+        JournalBatch,
+        SendInput,
+        SpawnedSpec,
+        SpawnSpecInput,
+        agent_workflow_id,
+    )
+
+AGENT_WORKFLOW = "corral.AgentWorkflow"
+ENDED_SIGNAL = "agent_ended"
+SEND_INPUT_SIGNAL = "send_input"
+
+
+ArgsT = TypeVar("ArgsT", bound="BaseModel")
+
+
+class Refused(Exception):
+    """A collab call that cannot be carried out; its message goes to the model."""
+
+
+@dataclass
+class Worker:
+    """One worker of this agent, as its parent's workflow knows it."""
+
+    spec: dict[str, Any]
+    task: str
+    handle: workflow.ChildWorkflowHandle[Any, AgentOutput]
+    status: str = str(AgentStatus.RUNNING)
+    message: str | None = None
+    closed: bool = False
+
+    @property
+    def agent_id(self) -> str:
+        return str(self.spec["agent_id"])
+
+    @property
+    def nickname(self) -> str:
+        return str(self.spec["nickname"])
+
+    @property
+    def final(self) -> bool:
+        return self.closed or self.handle.done() or AgentStatus(self.status).is_final
+
+    @property
+    def running(self) -> bool:
+        return not self.final
+
+    def label(self) -> str:
+        return CLOSED if self.closed else self.status
+
+
+class WorkflowCollab:
+    """The collab tools of the agent `me`, whose workflow holds `driver`."""
+
+    names = frozenset(COLLAB_TOOL_NAMES)
+
+    def __init__(self, me: AgentInput, driver: AgentDriver) -> None:
+        self.me = me
+        self.driver = driver
+        self.workers: dict[str, Worker] = {}
+        self.messages: list[str] = []
+        """Notifications from workers that ended, for this agent's next request or turn."""
+
+    # -- the tools --------------------------------------------------------------------------
+
+    async def handle(self, call: FunctionCall) -> tuple[str, bool]:
+        try:
+            answer = await self._dispatch(call)
+        except Refused as exc:
+            return str(exc), False
+        return json.dumps(answer, ensure_ascii=False), True
+
+    async def _dispatch(self, call: FunctionCall) -> dict[str, Any]:
+        if call.name == "spawn_agent":
+            return await self._spawn(_args(SpawnAgentArgs, call))
+        if call.name == "send_input":
+            return await self._send(_args(SendInputArgs, call))
+        if call.name == "wait_agent":
+            return await self._wait(_args(WaitAgentArgs, call))
+        if call.name == "close_agent":
+            return await self._close(_args(CloseAgentArgs, call))
+        _args(ListAgentsArgs, call)
+        return {"agents": [self._describe(w) for w in self.workers.values()]}
+
+    async def _spawn(self, args: SpawnAgentArgs) -> dict[str, Any]:
+        self._check_limits()
+        spawned = await self._spec_for(args)
+        if spawned.spec is None:
+            raise Refused(spawned.refused or "the worker was refused")
+        me = self.me
+        child = AgentInput(
+            run_id=me.run_id,
+            spec=spawned.spec,
+            task=args.message,
+            subagent_context=spawned.subagent_context,
+            parent_workflow_id=workflow.info().workflow_id,
+            limits=me.limits,
+            policy=me.policy,
+        )
+        agent_id = str(spawned.spec["agent_id"])
+        handle = await workflow.start_child_workflow(
+            AGENT_WORKFLOW,
+            child,
+            id=agent_workflow_id(me.run_id, agent_id),
+            result_type=AgentOutput,
+            parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
+        )
+        worker = Worker(spec=spawned.spec, task=args.message, handle=handle)
+        self.workers[agent_id] = worker
+        return {"agent_id": agent_id, "nickname": worker.nickname}
+
+    def _check_limits(self) -> None:
+        limits = self.me.limits
+        depth = int(self.me.spec.get("depth", 0))
+        if depth + 1 > limits.max_depth:
+            raise Refused(
+                f"depth limit reached (agents.max_depth = {limits.max_depth}): "
+                "do this task yourself"
+            )
+        live = sum(1 for w in self.workers.values() if w.running)
+        if live >= limits.max_threads:
+            raise Refused(
+                f"thread limit reached (agents.max_threads = {limits.max_threads}): {live} of "
+                "your workers are still running; wait for one with wait_agent or close one with "
+                "close_agent before spawning another"
+            )
+
+    async def _spec_for(self, args: SpawnAgentArgs) -> SpawnedSpec:
+        depth = int(self.me.spec.get("depth", 0))
+        name = nickname(len(self.workers))
+        if depth > 0:  # nicknames are handed out per parent: a grandchild's names its parent
+            name = f"{self.me.spec['nickname']}/{name}"
+        spawn = SpawnSpecInput(
+            parent=self.driver.spec,
+            request=args.model_dump(mode="json", exclude_none=True),
+            nickname=name,
+            limits=self.me.limits,
+            siblings=tuple(w.spec for w in self.workers.values() if not w.closed),
+        )
+        spawned: SpawnedSpec = await workflow.execute_activity(
+            "corral.spawn_spec", spawn, result_type=SpawnedSpec, **self._options()
+        )
+        return spawned
+
+    async def _send(self, args: SendInputArgs) -> dict[str, Any]:
+        if not args.message.strip():
+            raise Refused("the message is empty; say what the worker should do")
+        worker = self._find(args.target)
+        if worker.closed or worker.handle.done():
+            raise Refused(f"agent {worker.nickname} ({worker.agent_id}) is closed")
+        await worker.handle.signal(
+            SEND_INPUT_SIGNAL, SendInput(message=args.message, interrupt=args.interrupt)
+        )
+        worker.status = str(AgentStatus.RUNNING)  # so a `wait` right after sees no stale end
+        return {"delivered": True}
+
+    async def _wait(self, args: WaitAgentArgs) -> dict[str, Any]:
+        if not args.targets:
+            raise Refused("targets is empty; name at least one worker to wait for")
+        if args.timeout_ms < 0:
+            raise Refused(f"timeout_ms must be 0 or more, not {args.timeout_ms}")
+        targets = {w.agent_id: w for w in (self._find(t) for t in args.targets)}
+        within = min(args.timeout_ms, WAIT_MAX_MS) / 1000
+
+        def done() -> dict[str, Worker]:
+            return {i: w for i, w in targets.items() if w.final}
+
+        if not done() and within > 0:
+            try:
+                await workflow.wait_condition(lambda: bool(done()), timeout=within)
+            except TimeoutError:
+                return {"status": {}, "timed_out": True}
+        if not done():  # a zero timeout, and nothing done yet
+            return {"status": {}, "timed_out": True}
+        status = {i: self._status_of(w) for i, w in done().items()}
+        return {"status": status, "timed_out": False}
+
+    async def _close(self, args: CloseAgentArgs) -> dict[str, Any]:
+        worker = self._find(args.target)
+        if worker.closed:
+            return {"previous_status": CLOSED}
+        previous = worker.status
+        await self._stop([worker])
+        await self._journal_closed(worker)
+        return {"previous_status": previous}
+
+    # -- what the workflow tells it ---------------------------------------------------------
+
+    def ended(self, ended: AgentOutput) -> None:
+        """A worker's turn ended: remember its status, and tell this agent."""
+        worker = self.workers.get(ended.agent_id)
+        if worker is None or worker.closed:
+            return
+        worker.status, worker.message = ended.status, ended.message or ended.error
+        self.messages.append(
+            render_notification(
+                agent_id=worker.agent_id,
+                nickname=worker.nickname,
+                status=ended.status,
+                message=worker.message,
+            )
+        )
+
+    def running(self) -> bool:
+        return any(w.running for w in self.workers.values())
+
+    async def stop_all(self) -> None:
+        """Cancel every worker still open and wait until each has ended (and journaled)."""
+        await self._stop([w for w in self.workers.values() if not w.handle.done()])
+
+    async def _stop(self, workers: list[Worker]) -> None:
+        for worker in workers:
+            worker.closed = True
+            worker.handle.cancel()
+        results = await asyncio.gather(*(w.handle for w in workers), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException) and not cancelled_error(result):
+                workflow.logger.warning("a worker ended with %s while closed", result)
+
+    async def _journal_closed(self, worker: Worker) -> None:
+        ended = AgentEndedInput(
+            agent_id=worker.agent_id,
+            status=CLOSED,
+            message=worker.message,
+            journal=JournalBatch(agent_id=worker.agent_id, first_seq=1),
+        )
+        await workflow.execute_activity("corral.agent_ended", ended, **self._options())
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _find(self, target: str) -> Worker:
+        wanted = target.strip()
+        for worker in self.workers.values():
+            if wanted in (worker.agent_id, worker.nickname):
+                return worker
+        if not self.workers:
+            listing = "you have no workers yet; start one with spawn_agent"
+        else:
+            names = ", ".join(
+                f"{w.nickname} ({w.agent_id}, {w.label()})" for w in self.workers.values()
+            )
+            listing = f"your workers are: {names}"
+        raise Refused(f"no worker of yours is called {target!r}; {listing}")
+
+    def _status_of(self, worker: Worker) -> dict[str, Any]:
+        return {"status": worker.label(), "nickname": worker.nickname, "message": worker.message}
+
+    def _describe(self, worker: Worker) -> dict[str, Any]:
+        return {
+            "agent_id": worker.agent_id,
+            "nickname": worker.nickname,
+            "role": worker.spec.get("role"),
+            "status": worker.label(),
+            "depth": worker.spec.get("depth"),
+            "parent": worker.spec.get("parent_id"),
+            "task": worker.task[:TASK_PREVIEW_CHARS],
+        }
+
+    def _options(self) -> dict[str, Any]:
+        policy = self.me.policy
+        return {
+            "start_to_close_timeout": timedelta(seconds=policy.journal_timeout_s),
+            "retry_policy": RetryPolicy(maximum_attempts=policy.journal_attempts),
+        }
+
+
+def _args(model: type[ArgsT], call: FunctionCall) -> ArgsT:
+    try:
+        return model.model_validate_json(call.arguments or "{}")
+    except ValidationError as exc:
+        raise Refused(f"invalid arguments for {call.name}: {exc}") from exc
+
+
+def cancelled_error(error: BaseException) -> bool:
+    """Whether `error` says a workflow (or a child of it) was cancelled."""
+    if isinstance(error, asyncio.CancelledError | CancelledError):
+        return True
+    # A cancelled activity or child surfaces as its error, with the cancellation as cause.
+    wrapped = isinstance(error, ActivityError | ChildWorkflowError)
+    return wrapped and isinstance(error.__cause__, CancelledError)

@@ -1,0 +1,50 @@
+"""An exec run's workflow input, built and checked where the run is asked for.
+
+The root agent's spec is built by the same code as `corral exec` (`build_root_spec`), with the
+collab tools when the role is supervisor. Run-specific tools other than the collab tools cannot
+travel to a worker, so asking for one is refused before anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from agents import CorralConfig
+
+from .._single import RunSetup, build_root_spec
+from ..supervisor import COLLAB_TOOL_NAMES
+from ._errors import TemporalSetupError
+from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput
+
+
+def exec_input(
+    config: CorralConfig,
+    task: str,
+    *,
+    cwd: Path,
+    setup: RunSetup,
+    run_id: str,
+    role: str,
+    policy: ActivityPolicy,
+) -> ExecRunInput:
+    """The `RunWorkflow` argument of a run whose root agent works on `task`."""
+    extra = tuple(setup.tool_providers)
+    foreign = [name for name in extra if name not in COLLAB_TOOL_NAMES]
+    if foreign:
+        raise TemporalSetupError(
+            f"tools {', '.join(foreign)} exist only in this process and cannot run on a "
+            "Temporal worker; run with --executor local"
+        )
+    env: Mapping[str, str] = os.environ if setup.env is None else setup.env
+    spec = build_root_spec(config, cwd=cwd, env=env, run_id=run_id, role=role, extra_tools=extra)
+    limits = CollabLimits(
+        max_depth=config.agents.max_depth,
+        max_threads=config.agents.max_threads,
+        personality=config.personality,
+    )
+    root = AgentInput(
+        run_id=run_id, spec=spec.to_journal(), task=task, limits=limits, policy=policy
+    )
+    return ExecRunInput(run_id=run_id, root=root, role=role)
