@@ -39,6 +39,8 @@ pytestmark = pytest.mark.anyio
 
 WAIT = 45.0
 ITEMS = 12
+SPREAD_ITEMS = 50
+"""The fan-out spread over two workers: as many items as issue 10 asks for."""
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: append {n} to the witness, then report n."
 POLICY = ActivityPolicy(heartbeat_s=2.0, host_start_s=10.0)
@@ -109,22 +111,22 @@ async def test_a_fanout_runs_across_two_workers_each_item_on_one_host(
         with anyio.fail_after(WAIT):
             done = await executor.run_fanout(
                 config_for(home, model.base_url),
-                [{"n": n} for n in range(ITEMS)],
+                [{"n": n} for n in range(SPREAD_ITEMS)],
                 TEMPLATE,
                 SCHEMA,
                 cwd=workspace,
-                concurrency=6,
+                concurrency=10,
                 run_id="run-temporal",
                 out=workspace / "results.jsonl",
             )
     outcome = done.outcome
     assert [(i.index, i.status, i.result) for i in outcome.items] == [
-        (n, "done", {"n": n}) for n in range(ITEMS)
+        (n, "done", {"n": n}) for n in range(SPREAD_ITEMS)
     ]
     lines = (workspace / "results.jsonl").read_text().splitlines()
-    assert [json.loads(line)["result"] for line in lines] == [{"n": n} for n in range(ITEMS)]
+    assert [json.loads(line)["result"] for line in lines] == [{"n": n} for n in range(SPREAD_ITEMS)]
     witness = sorted(int(x) for x in (workspace / "witness.txt").read_text().split())
-    assert witness == list(range(ITEMS)), "every item's shell call ran exactly once"
+    assert witness == list(range(SPREAD_ITEMS)), "every item's shell call ran exactly once"
     placements = sorted(done.placements, key=lambda p: p.index)
     assert all(len(p.tool_hosts) == 1 for p in placements), placements
     assert {p.tool_hosts[0] for p in placements} <= {"alpha", "beta"}
@@ -133,7 +135,7 @@ async def test_a_fanout_runs_across_two_workers_each_item_on_one_host(
         agents = await store.list_agents("run-temporal")
         events = await store.events(agents[0].agent_id)
     assert run is not None and run.status == "done"
-    assert len(agents) == ITEMS and {a.status for a in agents} == {"completed"}
+    assert len(agents) == SPREAD_ITEMS and {a.status for a in agents} == {"completed"}
     kinds = [e.kind for e in events]
     assert kinds[0] == "user_input" and kinds.count("tool_result") == 2
     assert [e.seq for e in events] == list(range(1, len(events) + 1)), "no event journaled twice"
