@@ -4,38 +4,39 @@
 `executor_from_settings` only when asked for, hands runs to corral workers of a Temporal server
 (`_on_temporal`, which needs the optional `corral[temporal]` extra). `run_fanout` and
 `run_single_agent` dispatch to `RunSetup.executor`, so every pipeline built on them follows.
+A service asks the executor to cancel a run and, for runs not in this process, for their
+approvals (`approvals`, `answer`), so runs on Temporal are cancelled and approved like local ones.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from agents import CorralConfig
-from tools import InvalidInput
+from agents import CorralConfig, Store
 
-from ._single import RunSetup, SingleOutcome, run_single_agent
+from ._executor_settings import (
+    INSTALL_HINT,
+    ExecutorKind,
+    ExecutorSettings,
+    ExecutorSettingsError,
+    NotOnThisExecutor,
+    UnknownRunApproval,
+)
+from ._single import Handoff, RunSetup, SingleOutcome, run_single_agent
 from .fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, run_fanout
-
-ExecutorKind = Literal["local", "temporal"]
-EXECUTOR_KINDS: tuple[ExecutorKind, ...] = ("local", "temporal")
-INSTALL_HINT = "pip install 'corral[temporal]'"
-_ADDRESS = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})")
-
-
-class ExecutorSettingsError(InvalidInput):
-    """The executor asked for cannot be set up: a bad address, or the Temporal extra missing."""
-
-
-class NotOnThisExecutor(InvalidInput):
-    """The run asked for cannot be carried out by the executor asked for."""
 
 
 class Executor(Protocol):
-    """Carries out runs; both methods take what the local functions of the same name take."""
+    """Carries out runs; both run methods take what the local functions of the same name take.
+
+    `cancel`, `approvals` and `answer` serve runs that execute elsewhere; the local executor's
+    runs are cancelled through their own scope and approved through the service's board.
+    Approvals are the service's JSON: `id`, `run_id`, `agent_id`, `tool`, `command`, `cwd`,
+    `reason`, `kind`, `state`, `created_at`, `deadline`, `decision_reason`, `answered_by`.
+    """
 
     @property
     def kind(self) -> ExecutorKind: ...
@@ -68,6 +69,21 @@ class Executor(Protocol):
         run_id: str | None = None,
         role: str = "general",
     ) -> SingleOutcome: ...
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel run `run_id` where it executes, with every agent below it."""
+        ...
+
+    async def approvals(self, run_id: str, journal: Store) -> list[dict[str, Any]]:
+        """The run's approvals, oldest first, from its journal and where it executes."""
+        ...
+
+    async def answer(
+        self, approval_id: str, *, approve: bool, reason: str | None, journal: Store
+    ) -> dict[str, Any]:
+        """Answer a pending approval and show it answered; `UnknownRunApproval` when no
+        journaled run has it, `ApprovalRefused` when it takes no answer."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -124,47 +140,17 @@ class LocalExecutor:
     ) -> SingleOutcome:
         return await run_single_agent(config, task, cwd=cwd, setup=setup, run_id=run_id, role=role)
 
+    async def cancel(self, run_id: str) -> None:
+        """Nothing to do here: a local run stops when its caller cancels the scope it runs in."""
 
-@dataclass(frozen=True)
-class ExecutorSettings:
-    """Which executor runs go to, and for Temporal, where its server is."""
+    async def approvals(self, run_id: str, journal: Store) -> list[dict[str, Any]]:
+        return []
 
-    kind: ExecutorKind = "local"
-    address: str = "127.0.0.1:7233"
-    namespace: str = "default"
-    task_queue: str = "corral"
-
-
-def resolve_executor_settings(
-    config: CorralConfig,
-    *,
-    kind: str | None = None,
-    address: str | None = None,
-    namespace: str | None = None,
-) -> ExecutorSettings:
-    """The settings from `config` (`executor`, `[temporal]`), each flag given beating it."""
-    chosen = kind or config.executor
-    if chosen not in EXECUTOR_KINDS:
-        raise ExecutorSettingsError(f"--executor {chosen}: choose one of local, temporal")
-    if address is not None:
-        check_address(address, "--temporal-address")
-    elif chosen == "temporal":
-        check_address(config.temporal.address, "config temporal.address")
-    return ExecutorSettings(
-        kind="temporal" if chosen == "temporal" else "local",
-        address=address or config.temporal.address,
-        namespace=namespace or config.temporal.namespace,
-        task_queue=config.temporal.task_queue,
-    )
-
-
-def check_address(address: str, source: str) -> None:
-    """Refuse anything but HOST:PORT (an IPv6 host in brackets), naming where it came from."""
-    match = _ADDRESS.fullmatch(address.strip())
-    if match is None or not 0 < int(match.group(1)) < 65536:
-        raise ExecutorSettingsError(
-            f"{source} {address!r} is not HOST:PORT; give the Temporal server's frontend, "
-            "e.g. 127.0.0.1:7233"
+    async def answer(
+        self, approval_id: str, *, approve: bool, reason: str | None, journal: Store
+    ) -> dict[str, Any]:
+        raise UnknownRunApproval(
+            f"no approval {approval_id}: a local run's approvals are answered where it runs"
         )
 
 
@@ -184,7 +170,7 @@ def executor_from_settings(settings: ExecutorSettings) -> Executor:
     return TemporalRunner.from_settings(settings)
 
 
-def refuse_remote(chosen: Executor | ExecutorSettings | None, what: str, why: str) -> None:
+def refuse_remote(chosen: Handoff | ExecutorSettings | None, what: str, why: str) -> None:
     """Raise `NotOnThisExecutor` unless `chosen` is local (or none): `what` cannot run there,
     because `why`."""
     if chosen is not None and chosen.kind != "local":

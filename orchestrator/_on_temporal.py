@@ -2,23 +2,46 @@
 
 A thin adapter over `orchestrator.temporal.TemporalExecutor`: it checks the inputs, makes sure the
 server answers before it tells the caller a run has started, and returns the same outcomes as
-the local executor. Importing it imports `temporalio`; only `executor_from_settings` does.
+the local executor. It cancels a run by cancelling its workflow, and shows and answers the
+approvals its agents' workflows hold (`_temporal_asks` maps them to the service's JSON).
+Importing it imports `temporalio`; only `executor_from_settings` does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import CorralConfig
+from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedError
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
-from ._executor import ExecutorKind, ExecutorSettings, NotOnThisExecutor
-from ._single import RunSetup, SingleOutcome, new_id
+from agents import AgentStatus, CorralConfig, Finish, Store
+
+from ._executor_settings import (
+    ApprovalRefused,
+    ExecutorKind,
+    ExecutorSettings,
+    UnknownRunApproval,
+)
+from ._single import RunSetup, SingleOutcome, journal_path, new_id
+from ._temporal_asks import Ask, journaled_asks, split_approval_id
 from .fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, plan_fanout
 from .fanout._plan import check_counts
-from .temporal import TemporalExecutor, TemporalSettings, connect, policy_from_config
+from .temporal import (
+    ApprovalRejected,
+    ExecOutput,
+    RunWorkflow,
+    TemporalExecutor,
+    TemporalRunFailed,
+    TemporalSettings,
+    answer_approval,
+    connect,
+    pending_approvals,
+    policy_from_config,
+)
 
 
 @dataclass(frozen=True)
@@ -30,6 +53,9 @@ class TemporalRunner:
     """
 
     settings: TemporalSettings
+    answered: dict[str, Ask] = field(default_factory=dict, compare=False, repr=False)
+    """Asks answered through this runner, by API id: shown answered before the agent's
+    workflow has journaled the answer."""
 
     @classmethod
     def from_settings(cls, settings: ExecutorSettings) -> TemporalRunner:
@@ -95,16 +121,93 @@ class TemporalRunner:
         run_id: str | None = None,
         role: str = "general",
     ) -> SingleOutcome:
+        run_id = run_id or new_id("run")
         executor = self._executor(config)
-        # Single runs on Temporal arrive with a later build of `orchestrator.temporal`.
-        run = getattr(executor, "run_single", None)
-        if run is None:
-            raise NotOnThisExecutor(
-                "exec runs on Temporal are not available in this build; use --executor local"
+        try:
+            return await executor.run_single(
+                config, task, cwd=cwd, run_id=run_id, role=role, env=setup.env
             )
-        done = await run(config, task, cwd=cwd, run_id=run_id, role=role, env=setup.env)
-        outcome: SingleOutcome = getattr(done, "outcome", done)
-        return outcome
+        except WorkflowAlreadyStartedError:
+            # The run's workflow ended while nobody waited (a restarted service): its outcome
+            # stands, and running the agent again would do its work twice.
+            return await self._ended_single(config, run_id)
+
+    async def _ended_single(self, config: CorralConfig, run_id: str) -> SingleOutcome:
+        client = await connect(self.settings)
+        handle = client.get_workflow_handle_for(RunWorkflow.run, run_id)
+        try:
+            output: ExecOutput = await handle.result()
+        except (WorkflowFailureError, RPCError) as exc:
+            raise TemporalRunFailed(
+                f"run {run_id} ended on Temporal ({self.settings.address}) without an outcome: "
+                f"{exc}; `corral status` shows what its agents journaled"
+            ) from exc
+        root = output.root
+        finish = Finish(status=AgentStatus(root.status), message=root.message, error=root.error)
+        return SingleOutcome(output.run_id, root.agent_id, finish, journal_path(config))
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel the run's workflow; Temporal carries the cancel to every child workflow."""
+        client = await connect(self.settings)
+        try:
+            await client.get_workflow_handle(run_id).cancel()
+        except RPCError as exc:
+            if exc.status == RPCStatusCode.NOT_FOUND:  # never started, or long gone
+                return
+            raise TemporalRunFailed(
+                f"run {run_id} could not be cancelled on Temporal ({self.settings.address}): "
+                f"{exc.message}"
+            ) from exc
+
+    async def approvals(self, run_id: str, journal: Store) -> list[dict[str, Any]]:
+        asks = [
+            self.answered.get(a.id, a) if a.answer is None else a
+            for a in await journaled_asks(journal, run_id)
+        ]
+        waiting = {ask.workflow_id for ask in asks if ask.answer is None}
+        if not waiting:
+            return [ask.to_json() for ask in asks]
+        client = await connect(self.settings)
+        pending: set[str] = set()
+        for workflow_id in sorted(waiting):
+            pending |= await _pending_ids(client, workflow_id)
+        return [ask.to_json(pending=ask.id in pending) for ask in asks]
+
+    async def answer(
+        self, approval_id: str, *, approve: bool, reason: str | None, journal: Store
+    ) -> dict[str, Any]:
+        ask = await _find_ask(journal, approval_id)
+        client = await connect(self.settings)
+        try:
+            answer = await answer_approval(
+                client, ask.workflow_id, ask.approval_id, approve, reason or ""
+            )
+        except ApprovalRejected as exc:
+            raise ApprovalRefused(str(exc)) from exc
+        shown = self.answered[approval_id] = ask.answered(answer.approve, answer.reason, answer.who)
+        return shown.to_json()
 
     def _executor(self, config: CorralConfig) -> TemporalExecutor:
         return TemporalExecutor(self.settings, policy=policy_from_config(config))
+
+
+async def _pending_ids(client: Client, workflow_id: str) -> set[str]:
+    """The API ids of the asks `workflow_id` still waits on; none once it cannot be asked
+    (the workflow ended, or no worker answers its query)."""
+    try:
+        asks = await pending_approvals(client, workflow_id)
+    except (RPCError, WorkflowQueryFailedError):
+        return set()
+    return {Ask.api_id(workflow_id, ask.approval_id) for ask in asks}
+
+
+async def _find_ask(journal: Store, approval_id: str) -> Ask:
+    """The journaled ask `approval_id` names; `UnknownRunApproval` when no run has it."""
+    for run_id in split_approval_id(approval_id):
+        if await journal.get_run(run_id) is None:
+            continue
+        for ask in await journaled_asks(journal, run_id):
+            if ask.id == approval_id:
+                return ask
+        raise ApprovalRefused(f"run {run_id} has asked for no approval {approval_id}")
+    raise UnknownRunApproval(f"no approval {approval_id} in any run on Temporal")

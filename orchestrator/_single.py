@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agents import (
     AgentRecord,
@@ -48,7 +48,6 @@ from .services._skills_service import SkillsService
 from .services.compaction import Compactor
 
 if TYPE_CHECKING:
-    from ._executor import Executor
     from .services._mcp_tooling import McpTooling
 
 JOURNAL_NAME = "journal.sqlite"
@@ -74,6 +73,47 @@ class SingleOutcome:
     journal: Path
 
 
+class Handoff(Protocol):
+    """Somewhere else to carry a run out: a remote executor (`_executor.Executor` is the whole
+    contract; it sits above this module, so the fan-out's own types appear here as `Any`).
+
+    `run_single_agent` and `run_fanout` hand their run to the setup's handoff when it is not
+    local, so every caller (the commands, the service, the pipelines) follows without knowing.
+    """
+
+    @property
+    def kind(self) -> str: ...
+
+    async def run_single(
+        self,
+        config: CorralConfig,
+        task: str,
+        *,
+        cwd: Path,
+        setup: RunSetup,
+        run_id: str | None = None,
+        role: str = "general",
+    ) -> SingleOutcome: ...
+
+    async def run_fanout(
+        self,
+        config: CorralConfig,
+        items: Any,
+        template: str,
+        schema: Any,
+        *,
+        cwd: Path,
+        setup: RunSetup,
+        concurrency: int | None = None,
+        run_id: str | None = None,
+        out: Path | str | None = None,
+        max_result_tries: int = ...,
+        tools: Sequence[str] | None = None,
+        on_start: Any = None,
+        role: str = "general",
+    ) -> Any: ...
+
+
 @dataclass(frozen=True)
 class RunSetup:
     """How to open a run's runtime: hooks, services for tools, and run-specific tools."""
@@ -88,7 +128,7 @@ class RunSetup:
     """The process's compaction limiter; one per run when not given."""
     skills: SkillsService | None = None
     """Skills matched to each agent's task; discovered from the run's folder when not given."""
-    executor: Executor | None = None
+    executor: Handoff | None = None
     """Where the run's agents execute; in this process when not given (or local)."""
 
 

@@ -12,13 +12,8 @@ from typing import Any, TextIO
 from agents import CorralConfig, FunctionCall, RunnerHooks, load_config
 from tools import InvalidInput, ToolOutput
 
-from .._executor import (
-    EXECUTOR_KINDS,
-    Executor,
-    ExecutorSettings,
-    executor_from_settings,
-    resolve_executor_settings,
-)
+from .._executor import Executor, executor_from_settings
+from .._executor_settings import EXECUTOR_KINDS, ExecutorSettings, resolve_executor_settings
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:

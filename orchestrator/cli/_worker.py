@@ -17,7 +17,7 @@ import anyio
 
 from tools import InvalidInput
 
-from .._executor import resolve_executor_settings
+from .._executor_settings import resolve_executor_settings
 from ._common import load_cli_config
 
 _DESCRIPTION = (

@@ -79,7 +79,7 @@ async def run_fanout(
     """
     executor = setup.executor
     if executor is not None and executor.kind != "local":
-        return await executor.run_fanout(
+        handed_off: FanoutOutcome = await executor.run_fanout(
             config,
             items,
             template,
@@ -94,6 +94,7 @@ async def run_fanout(
             on_start=on_start,
             role=role,
         )
+        return handed_off
     check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
     plan = plan_fanout(items, template, schema)
     env = _environ(setup)

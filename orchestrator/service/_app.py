@@ -177,7 +177,7 @@ class _Api:
 
     async def cancel(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        entry = self._manager.cancel(run_id)
+        entry = await self._manager.cancel(run_id)
         if entry is None:
             return _error(404, f"no run {run_id} is executing on this server")
         status = await self._manager.status_of(entry)

@@ -1,8 +1,10 @@
-"""The approval endpoints: list a run's approvals, answer one; thin handlers over `ApprovalBoard`.
+"""The approval endpoints: list a run's approvals, answer one; thin handlers over `RunManager`
+(its `ApprovalBoard` for local runs, its executor for runs on Temporal).
 
 `GET /v1/runs/{run_id}/approvals[?state=pending|all|approved|denied|expired]` lists them;
 `POST /v1/approvals/{approval_id}` with `{"decision": "approve" | "deny", "reason": ...}` answers
-one: 404 for an unknown id, 409 when it was answered already or expired, 422 for a bad body.
+one: 404 for an unknown id, 409 when it was answered already or expired, 422 for a bad body,
+503 when the executor holding the run cannot be asked.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ._approvals import STATES, ApprovalBoard
+from tools import CorralError
+
+from ._approvals import STATES
 from ._errors import ApprovalClosed, UnknownApproval
 from ._runs import RunManager
 
@@ -47,7 +51,6 @@ def _error(status: int, detail: str, **extra: object) -> JSONResponse:
 class _ApprovalApi:
     def __init__(self, manager: RunManager) -> None:
         self._manager = manager
-        self._board: ApprovalBoard = manager.approvals
 
     async def list_approvals(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
@@ -57,7 +60,10 @@ class _ApprovalApi:
         known = self._manager.get(run_id) is not None
         if not known and await self._manager.store.get_run(run_id) is None:
             return _error(404, f"no run {run_id}")
-        shown = [a.to_json() for a in self._board.list(run_id)]
+        try:
+            shown = await self._manager.list_approvals(run_id)
+        except CorralError as exc:
+            return _error(503, str(exc))
         return JSONResponse(
             {"approvals": [a for a in shown if wanted == "all" or a["state"] == wanted]}
         )
@@ -73,12 +79,15 @@ class _ApprovalApi:
             return _error(422, "invalid approval answer", errors=errors)
         approval_id = request.path_params["approval_id"]
         try:
-            approval = self._board.answer(approval_id, answer.decision == "approve", answer.reason)
+            approve = answer.decision == "approve"
+            shown = await self._manager.answer_approval(approval_id, approve, answer.reason)
         except UnknownApproval as exc:
             return _error(404, str(exc))
         except ApprovalClosed as exc:
             return _error(409, str(exc))
-        return JSONResponse(approval.to_json())
+        except CorralError as exc:
+            return _error(503, str(exc))
+        return JSONResponse(shown)
 
 
 async def _read_small(request: Request) -> bytes | None:

@@ -6,6 +6,8 @@ CLI (`_execute`, `_resume`); its state is read from the journal, and this module
 the journal cannot know: that a run is still queued, was cancelled, or crashed. Every accepted
 run is written to the `SubmissionBook` before the client hears 202, so a server that dies (even
 by SIGKILL) carries its unfinished runs on when it starts again, or marks them interrupted.
+A run on a remote executor (Temporal) is cancelled where it runs and, after a restart, waited
+for again rather than resumed here; its approvals are the executor's (`approvals`, `answer`).
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from agents import CorralConfig, RunnerHooks, Store, load_config
 from tools import CorralError
 
 from .._executor import Executor
+from .._executor_settings import ApprovalRefused, UnknownRunApproval
 from .._single import RunSetup, new_id
 from ..fanout import plan_fanout
 from ._approvals import ApprovalBoard
-from ._errors import QueueFull, RunRejected
+from ._errors import ApprovalClosed, QueueFull, RunRejected, UnknownApproval
 from ._events import EventLog
 from ._execute import ServiceRequest, execute
 from ._models import RUN_REQUEST, ExecRequest, FanoutRequest
@@ -39,6 +42,9 @@ from ._submissions import Submission, SubmissionBook
 logger = logging.getLogger(__name__)
 
 CLEANUP_TIMEOUT = 10.0
+REMOTE_CANCEL_GRACE = 30.0
+"""How long a cancelled remote run may take to journal its agents' ends before the server
+stops waiting for it."""
 QUEUED, RUNNING, CANCELLED, FAILED = "queued", "running", "cancelled", "failed"
 INTERRUPTED = "interrupted"
 OnRestart = Literal["resume", "interrupt"]
@@ -74,6 +80,8 @@ class RunEntry:
     finished: bool = False
     resumed: bool = False
     """Carried on from the journal after a restart, rather than started afresh."""
+    done: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the run's work has ended, however it ended."""
 
 
 class _PokeHooks(RunnerHooks):
@@ -198,12 +206,56 @@ class RunManager:
         logger.info("run %s: %s after a restart", run_id, "left" if entry.finished else action)
         return entry
 
-    def cancel(self, run_id: str) -> RunEntry | None:
+    @property
+    def remote(self) -> bool:
+        """Whether runs execute elsewhere (Temporal), not in this process."""
+        return self.executor is not None and self.executor.kind != "local"
+
+    async def cancel(self, run_id: str) -> RunEntry | None:
+        """Stop the run; a remote one is cancelled where it runs, and waited for a while, so
+        its agents' ends reach the journal (and the event stream) before it is settled."""
         entry = self._runs.get(run_id)
-        if entry is not None and not entry.finished:
-            entry.status = CANCELLED
+        if entry is None or entry.finished or entry.status == CANCELLED:
+            return entry
+        started = entry.status == RUNNING
+        entry.status = CANCELLED
+        if not (started and self.remote and self._tg is not None):
             entry.scope.cancel()
+            return entry
+        try:
+            assert self.executor is not None
+            await self.executor.cancel(run_id)
+        except CorralError as exc:
+            logger.warning("run %s: %s; the server stops waiting for it", run_id, exc)
+            entry.scope.cancel()
+            return entry
+        self._tg.start_soon(_stop_waiting, entry, name=f"cancel {run_id}")
         return entry
+
+    async def list_approvals(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's approvals as the API shows them, oldest first, wherever the run executes."""
+        shown = [approval.to_json() for approval in self.approvals.list(run_id)]
+        if self.executor is not None and self.remote:
+            shown += await self.executor.approvals(run_id, self.store)
+        return shown
+
+    async def answer_approval(
+        self, approval_id: str, approve: bool, reason: str | None
+    ) -> dict[str, Any]:
+        """Answer a pending approval: `UnknownApproval` or `ApprovalClosed` when it cannot be."""
+        try:
+            return self.approvals.answer(approval_id, approve, reason).to_json()
+        except UnknownApproval:
+            if self.executor is None or not self.remote:
+                raise
+        try:
+            return await self.executor.answer(
+                approval_id, approve=approve, reason=reason, journal=self.store
+            )
+        except UnknownRunApproval as exc:
+            raise UnknownApproval(str(exc)) from exc
+        except ApprovalRefused as exc:
+            raise ApprovalClosed(str(exc)) from exc
 
     def _admit(self) -> None:
         waiting = sum(1 for e in self._runs.values() if e.status == QUEUED)
@@ -257,10 +309,14 @@ class RunManager:
                             entry.finished = True
                             entry.log.poke()
         except Exception as exc:  # the one boundary: a run's crash must not stop the server
-            logger.exception("run %s failed", entry.run_id)
-            entry.status, entry.error = FAILED, _describe(exc)
+            if entry.status == CANCELLED:  # a remote run's wait ends in its cancellation
+                logger.info("run %s cancelled: %s", entry.run_id, _describe(exc))
+            else:
+                logger.exception("run %s failed", entry.run_id)
+                entry.status, entry.error = FAILED, _describe(exc)
         finally:
             entry.finished = True
+            entry.done.set()
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
                 await self._settle(entry)
 
@@ -272,7 +328,8 @@ class RunManager:
             services={"approver": approver},
             executor=self.executor,
         )
-        if entry.resumed:
+        # A remote run's workflow outlived the server: starting it again under its id joins it.
+        if entry.resumed and not self.remote:
             await resume_run(entry.run_id, config=entry.config, setup=setup, store=self.store)
             return
         await execute(
@@ -295,7 +352,8 @@ class RunManager:
         # A run cancelled by the server's stop may have journaled `interrupted` itself.
         unfinished = record is None or open_in_journal or record.status == INTERRUPTED
         held_over = self._stopping and entry.status in (QUEUED, RUNNING) and unfinished
-        if open_in_journal:
+        # A remote run's workflow goes on without this server: the journal is its to write.
+        if open_in_journal and not (held_over and self.remote):
             final = INTERRUPTED if entry.status == CANCELLED or held_over else FAILED
             await self.store.update_run(entry.run_id, status=final, updated_at=time.time())
         await entry.log.read_round(self.store, entry.run_id)
@@ -317,6 +375,13 @@ class RunManager:
             return entry.status
         record = await self.store.get_run(entry.run_id)
         return record.status if record is not None else entry.status
+
+
+async def _stop_waiting(entry: RunEntry) -> None:
+    """Give a cancelled remote run `REMOTE_CANCEL_GRACE` s to end, then stop waiting for it."""
+    with anyio.move_on_after(REMOTE_CANCEL_GRACE):
+        await entry.done.wait()
+    entry.scope.cancel()
 
 
 def _ended(entry: RunEntry) -> Callable[[], bool]:

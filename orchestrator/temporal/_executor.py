@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio.to_thread
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError
 
 from agents import AgentStatus, CorralConfig, Finish, ItemRecord
@@ -142,7 +143,14 @@ class TemporalExecutor:
         )
         client = await self._client()
         return await client.start_workflow(
-            RunWorkflow.run, run, id=run_id, task_queue=self.settings.task_queue
+            RunWorkflow.run,
+            run,
+            id=run_id,
+            task_queue=self.settings.task_queue,
+            # A running run is joined (a restarted service waits for it again); an ended one
+            # is refused, since its root agent would run twice: its outcome is read instead.
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
 
     async def run_single(
@@ -177,7 +185,14 @@ class TemporalExecutor:
         client = await self._client()
         try:
             return await client.execute_workflow(
-                FanoutWorkflow.run, run, id=run.run_id, task_queue=self.settings.task_queue
+                FanoutWorkflow.run,
+                run,
+                id=run.run_id,
+                task_queue=self.settings.task_queue,
+                # A running run is joined; an ended one runs again, finds every item journaled
+                # done and ends at once, or carries on the items it had not finished.
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
             )
         except (WorkflowFailureError, RPCError) as exc:
             raise TemporalRunFailed(

@@ -16,12 +16,8 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus
 
 from agents import load_config
-from orchestrator._executor import (
-    ExecutorSettingsError,
-    LocalExecutor,
-    executor_from_settings,
-    resolve_executor_settings,
-)
+from orchestrator._executor import LocalExecutor, executor_from_settings
+from orchestrator._executor_settings import ExecutorSettingsError, resolve_executor_settings
 from orchestrator.cli import main
 from orchestrator.model_server import serve_model_server
 from orchestrator.temporal import TemporalSettings, connect

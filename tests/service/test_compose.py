@@ -25,7 +25,7 @@ import yaml
 from agents import OtelConfig, load_config, model_settings_from_config
 from agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
 from observability import CAPTURE_ENV, telemetry_settings
-from orchestrator._executor import resolve_executor_settings
+from orchestrator._executor_settings import resolve_executor_settings
 from orchestrator.cli._common import executor_settings
 from orchestrator.cli._main import build_parser
 from orchestrator.service import check_bind, resolve_token

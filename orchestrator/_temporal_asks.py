@@ -1,0 +1,112 @@
+"""The approvals of runs on Temporal as the service shows them, read from the run's journal.
+
+Agents on Temporal journal each ask as `approval_requested` (with the workflow that holds it) and
+its outcome as `approval_answered`; `journaled_asks` pairs them into `Ask`s whose JSON is the one
+the service shows for local runs. Whether an unanswered ask still waits is the workflow's to say
+(`orchestrator._on_temporal` asks it); nothing here talks to Temporal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agents import Store
+
+REQUESTED, ANSWERED = "approval_requested", "approval_answered"
+PENDING, APPROVED, DENIED, EXPIRED = "pending", "approved", "denied", "expired"
+SEPARATOR = ":"
+"""Between the workflow id and its own approval id: neither run ids nor agent ids hold one."""
+ENDED_UNANSWERED = "the run ended before the approval was answered"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One journaled ask of a run on Temporal and, once known, its answer."""
+
+    run_id: str
+    agent_id: str
+    note: dict[str, Any]
+    at: float
+    answer: dict[str, Any] | None = None
+    """The `approval_answered` note's fields: `decision`, `reason`, `who`."""
+
+    @staticmethod
+    def api_id(workflow_id: str, approval_id: str) -> str:
+        """The id the API shows: an approval id is unique only within its workflow."""
+        return f"{workflow_id}{SEPARATOR}{approval_id}"
+
+    @property
+    def workflow_id(self) -> str:
+        return str(self.note["workflow_id"])
+
+    @property
+    def approval_id(self) -> str:
+        return str(self.note["approval_id"])
+
+    @property
+    def id(self) -> str:
+        return self.api_id(self.workflow_id, self.approval_id)
+
+    def answered(self, approve: bool, reason: str, who: str) -> Ask:
+        decision = "approve" if approve else "deny"
+        return replace(self, answer={"decision": decision, "reason": reason, "who": who})
+
+    def to_json(self, *, pending: bool = True) -> dict[str, Any]:
+        """The service's approval JSON; `pending` says whether an unanswered ask still waits."""
+        note = self.note
+        state, reason, who = self._outcome(pending)
+        return {
+            "id": self.id,
+            "run_id": self.run_id,
+            "agent_id": str(note.get("agent_id") or self.agent_id),
+            "tool": note.get("tool"),
+            "command": note.get("command"),
+            "cwd": note.get("cwd"),
+            "reason": note.get("reason"),
+            "kind": note.get("approval_kind"),
+            "state": state,
+            "created_at": self.at,
+            "deadline": self.at + float(note.get("timeout_s") or 0.0),
+            "decision_reason": reason,
+            "answered_by": who,
+        }
+
+    def _outcome(self, pending: bool) -> tuple[str, str | None, str | None]:
+        if self.answer is None:
+            return (PENDING, None, None) if pending else (EXPIRED, ENDED_UNANSWERED, "cancel")
+        who = str(self.answer.get("who") or "api")
+        reason = self.answer.get("reason")
+        if who == "deadline":
+            return EXPIRED, reason, who
+        return (APPROVED if self.answer.get("decision") == "approve" else DENIED), reason, who
+
+
+async def journaled_asks(journal: Store, run_id: str) -> list[Ask]:
+    """The run's asks on Temporal, oldest first, each with its answer if one was journaled.
+
+    An ask made again under the same id (an item restarted on another host) replaces the
+    earlier one."""
+    asks: dict[str, Ask] = {}
+    latest: dict[tuple[str, str], str] = {}
+    for event in await journal.run_events(run_id):
+        payload = event.payload
+        if event.kind == REQUESTED and "workflow_id" in payload:
+            ask = Ask(run_id, event.agent_id, payload, event.at)
+            asks.pop(ask.id, None)
+            asks[ask.id] = ask
+            latest[(event.agent_id, ask.approval_id)] = ask.id
+        elif event.kind == ANSWERED:
+            key = latest.get((event.agent_id, str(payload.get("approval_id"))))
+            if key is not None:
+                asks[key] = replace(asks[key], answer=payload)
+    return list(asks.values())
+
+
+def split_approval_id(api_id: str) -> list[str]:
+    """The run ids an API approval id may belong to, longest first (run ids may hold dots)."""
+    workflow_id, separator, approval_id = api_id.partition(SEPARATOR)
+    if not separator or not approval_id:
+        return []
+    parts = workflow_id.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)]
