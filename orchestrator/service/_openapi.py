@@ -76,5 +76,6 @@ def _answer_approval() -> dict[str, Any]:
             "404": {"description": "no such approval"},
             "409": {"description": "already answered, or past its deadline"},
             "422": {"description": "invalid body"},
+            "503": {"description": "the executor holding the run (Temporal) cannot be reached"},
         },
     }
