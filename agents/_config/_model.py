@@ -196,6 +196,9 @@ class TemporalConfig(_Section):
     """HOST:PORT of the server's frontend."""
     namespace: str = Field(default="default", min_length=1)
     task_queue: str = Field(default="corral", min_length=1)
+    payload_threshold_bytes: int = Field(default=256 * 1024, ge=1024, le=2 * 1024 * 1024)
+    """Payloads this large or larger travel by reference (a blob under `$CORRAL_HOME/blobs`);
+    Temporal itself refuses payloads of 2 MiB."""
 
 
 class CorralConfig(_Section):

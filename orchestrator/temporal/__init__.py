@@ -4,8 +4,10 @@
 a Temporal server and waits for it; `answer_approval` answers an agent's pending approval (an
 update on its workflow); `run_worker` is one
 `corral worker` process hosting the workflows and activities, with tool activities pinned to its
-own host queue. The agent core is the same `AgentCore` the local runner drives. Importing this
-package needs the optional `corral[temporal]` extra (`temporalio`).
+own host queue. The agent core is the same `AgentCore` the local runner drives. Payloads of
+`[temporal] payload_threshold_bytes` or more travel by reference (`BlobReferenceCodec`), and
+`CorralTracingInterceptor` continues a run's trace through its workflows and activities.
+Importing this package needs the optional `corral[temporal]` extra (`temporalio`).
 """
 
 from ._activities import CorralActivities as CorralActivities
@@ -16,15 +18,24 @@ from ._approvals import answer_approval as answer_approval
 from ._approvals import pending_approvals as pending_approvals
 from ._binaries import dev_server_path as dev_server_path
 from ._binaries import test_server_path as test_server_path
+from ._codec import DEFAULT_PAYLOAD_THRESHOLD as DEFAULT_PAYLOAD_THRESHOLD
+from ._codec import BlobReferenceCodec as BlobReferenceCodec
+from ._codec import BlobStore as BlobStore
+from ._codec import FileBlobStore as FileBlobStore
+from ._codec import MemoryBlobStore as MemoryBlobStore
 from ._connect import CONNECT_TIMEOUT as CONNECT_TIMEOUT
 from ._connect import TemporalSettings as TemporalSettings
 from ._connect import connect as connect
+from ._connect import data_converter as data_converter
+from ._errors import PayloadBlobError as PayloadBlobError
 from ._errors import TemporalRunFailed as TemporalRunFailed
 from ._errors import TemporalSetupError as TemporalSetupError
 from ._errors import TemporalUnavailable as TemporalUnavailable
 from ._executor import TemporalExecutor as TemporalExecutor
 from ._executor import TemporalOutcome as TemporalOutcome
 from ._executor import policy_from_config as policy_from_config
+from ._tracing import CorralTracingInterceptor as CorralTracingInterceptor
+from ._tracing import run_span as run_span
 from ._wire import SHARED_QUEUE as SHARED_QUEUE
 from ._wire import ActivityPolicy as ActivityPolicy
 from ._wire import AgentOutput as AgentOutput
@@ -42,6 +53,7 @@ from ._workflows import ItemWorkflow as ItemWorkflow
 
 __all__ = [
     "CONNECT_TIMEOUT",
+    "DEFAULT_PAYLOAD_THRESHOLD",
     "SHARED_QUEUE",
     "ActivityPolicy",
     "AgentOutput",
@@ -49,11 +61,17 @@ __all__ = [
     "ApprovalAnswer",
     "ApprovalAsk",
     "ApprovalRejected",
+    "BlobReferenceCodec",
+    "BlobStore",
     "CorralActivities",
+    "CorralTracingInterceptor",
     "ExecOutput",
     "FanoutWorkflow",
+    "FileBlobStore",
     "ItemResult",
     "ItemWorkflow",
+    "MemoryBlobStore",
+    "PayloadBlobError",
     "RunWorkflow",
     "TemporalExecutor",
     "TemporalOutcome",
@@ -65,10 +83,12 @@ __all__ = [
     "agent_workflow_id",
     "answer_approval",
     "connect",
+    "data_converter",
     "dev_server_path",
     "host_queue",
     "pending_approvals",
     "policy_from_config",
+    "run_span",
     "run_worker",
     "test_server_path",
     "workflow_runner",

@@ -45,6 +45,7 @@ from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
 from ._services import WorkerServices, registry_for
+from ._tracing import ToolSpans, chat_span
 from ._wire import (
     FanoutRunInput,
     FinishInput,
@@ -142,13 +143,16 @@ class CorralActivities:
         spec = self.services.spec_of(call.spec)
         request = REQUEST_ADAPTER.validate_python(call.request)
         client = self.services.clients.client_for(spec.model)
-        try:
-            async with heartbeating():
-                response = await client.complete(request)
-        except ModelError as exc:
-            return await self._model_failed(call, after, str(exc))
-        price = price_for(self.services.config.prices, response.model or spec.model.model)
-        cost = cost_of(response.usage, price)
+        with chat_span(call.journal.agent_id, request) as chat:
+            try:
+                async with heartbeating():
+                    response = await client.complete(request)
+            except ModelError as exc:
+                chat.failed(exc)
+                return await self._model_failed(call, after, str(exc))
+            price = price_for(self.services.config.prices, response.model or spec.model.model)
+            cost = cost_of(response.usage, price)
+            chat.succeeded(response, cost)
         usage = response.usage.model_dump(mode="json")
         if call.summary:
             return ModelCallOutput(summary=_last_text(response.items), usage=usage, cost_usd=cost)
@@ -204,8 +208,10 @@ class CorralActivities:
         rerun: set[str],
     ) -> dict[str, ToolOutput]:
         store = self.services.store
+        spans = ToolSpans()
 
         async def started(call: ToolCall) -> None:
+            spans.start(call)
             CURRENT_CALL.set(call.call_id)
             if call.call_id in rerun:  # held for approval last time: its entry is there
                 return
@@ -223,6 +229,7 @@ class CorralActivities:
             await store.ledger_start(entry)
 
         async def ended(call: ToolCall, output: ToolOutput) -> None:
+            spans.end(call, output)
             if call.call_id in approver.asks:  # not run: it waits for an answer
                 return
             with anyio.CancelScope(shield=True):
@@ -236,9 +243,12 @@ class CorralActivities:
 
         tool_calls = [ToolCall(c.call_id, c.name, c.arguments) for c in calls]
         context = build_tool_context(spec, {"approver": approver})
-        results = await run_tool_calls(
-            registry, tool_calls, context, on_start=started, on_result=ended
-        )
+        try:
+            results = await run_tool_calls(
+                registry, tool_calls, context, on_start=started, on_result=ended
+            )
+        finally:
+            spans.close()
         return {call.call_id: output for call, output in zip(calls, results, strict=True)}
 
     @activity.defn(name="corral.finish_item")

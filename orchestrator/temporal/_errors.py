@@ -5,7 +5,8 @@
     │   └── TemporalSetupError      a Temporal binary or setting is missing: says what to install
     └── OperationFailed
         ├── TemporalUnavailable     the server cannot be reached at the address given
-        └── TemporalRunFailed       the run's workflow failed or was cancelled on the server
+        ├── TemporalRunFailed       the run's workflow failed or was cancelled on the server
+        └── PayloadBlobError        a payload sent by reference is missing from the blob store
 
 Third-party errors (the SDK's `RuntimeError`s, `WorkflowFailureError`) are translated once, where
 the executor or the worker talks to the server.
@@ -26,3 +27,8 @@ class TemporalUnavailable(OperationFailed):
 
 class TemporalRunFailed(OperationFailed):
     """The run's workflow ended without an outcome (failed, cancelled or terminated)."""
+
+
+class PayloadBlobError(OperationFailed):
+    """A payload that travelled by reference cannot be read back: its blob is missing or
+    corrupt, or the reference is malformed."""
