@@ -9,11 +9,15 @@ Importing it imports `temporalio`; only `executor_from_settings` does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import anyio
+from opentelemetry.trace import TracerProvider
 from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
@@ -41,7 +45,12 @@ from .temporal import (
     connect,
     pending_approvals,
     policy_from_config,
+    run_span,
 )
+
+BLOBS = "blobs"
+"""The folder under `$CORRAL_HOME` that holds payloads too big to travel through Temporal."""
+TELEMETRY_GRACE = 15.0
 
 
 @dataclass(frozen=True)
@@ -95,20 +104,21 @@ class TemporalRunner:
         await connect(self.settings)
         if on_start is not None:
             on_start(run_id, total, total)
-        done = await self._executor(config).run_fanout(
-            config,
-            items,
-            template,
-            schema,
-            cwd=cwd,
-            concurrency=concurrency,
-            run_id=run_id,
-            out=out,
-            max_result_tries=max_result_tries,
-            tools=tools,
-            role=role,
-            env=setup.env,
-        )
+        async with self._executor(config, setup, run_id) as executor:
+            done = await executor.run_fanout(
+                config,
+                items,
+                template,
+                schema,
+                cwd=cwd,
+                concurrency=concurrency,
+                run_id=run_id,
+                out=out,
+                max_result_tries=max_result_tries,
+                tools=tools,
+                role=role,
+                env=setup.env,
+            )
         return done.outcome
 
     async def run_single(
@@ -122,11 +132,11 @@ class TemporalRunner:
         role: str = "general",
     ) -> SingleOutcome:
         run_id = run_id or new_id("run")
-        executor = self._executor(config)
         try:
-            return await executor.run_single(
-                config, task, cwd=cwd, run_id=run_id, role=role, env=setup.env
-            )
+            async with self._executor(config, setup, run_id) as executor:
+                return await executor.run_single(
+                    config, task, cwd=cwd, run_id=run_id, role=role, env=setup.env
+                )
         except WorkflowAlreadyStartedError:
             # The run's workflow ended while nobody waited (a restarted service): its outcome
             # stands, and running the agent again would do its work twice.
@@ -187,8 +197,44 @@ class TemporalRunner:
         shown = self.answered[approval_id] = ask.answered(answer.approve, answer.reason, answer.who)
         return shown.to_json()
 
-    def _executor(self, config: CorralConfig) -> TemporalExecutor:
-        return TemporalExecutor(self.settings, policy=policy_from_config(config))
+    @asynccontextmanager
+    async def _executor(
+        self, config: CorralConfig, setup: RunSetup, run_id: str
+    ) -> AsyncIterator[TemporalExecutor]:
+        """An executor for one run: payloads by reference in the run's home, and with telemetry
+        on, the run's root span, under which its workflows and activities trace."""
+        settings = replace(
+            self.settings,
+            blob_dir=config.home / BLOBS,
+            payload_threshold_bytes=config.temporal.payload_threshold_bytes,
+        )
+        policy = policy_from_config(config)
+        async with _run_trace(config, setup, run_id) as provider:
+            client = await connect(settings, tracer_provider=provider)
+            yield TemporalExecutor(settings, policy=policy, client=client)
+
+
+@asynccontextmanager
+async def _run_trace(
+    config: CorralConfig, setup: RunSetup, run_id: str
+) -> AsyncIterator[TracerProvider | None]:
+    """The run's tracer provider inside its root span, when config or environment ask for
+    telemetry (as a local run's `open_observability` does); flushed when the run ends."""
+    from observability import build_telemetry, telemetry_settings
+
+    settings = telemetry_settings(config.otel, os.environ if setup.env is None else setup.env)
+    telemetry = build_telemetry(settings) if settings.enabled else None
+    provider = telemetry.tracer_provider if telemetry is not None else None
+    try:
+        if provider is None:
+            yield None
+        else:
+            with run_span(provider, run_id):
+                yield provider
+    finally:
+        if telemetry is not None:
+            with anyio.move_on_after(TELEMETRY_GRACE, shield=True):
+                await anyio.to_thread.run_sync(telemetry.shutdown, abandon_on_cancel=True)
 
 
 async def _pending_ids(client: Client, workflow_id: str) -> set[str]:

@@ -22,6 +22,7 @@ from orchestrator.cli import main
 from orchestrator.model_server import serve_model_server
 from orchestrator.temporal import TemporalSettings, connect
 from tests.e2e._cli import Result, corral_env, run_corral
+from tests.observability._otlp_receiver import otlp_receiver
 from tests.temporal import conftest as temporal_fixtures
 from tests.temporal.test_fanout_on_temporal import corral_worker
 
@@ -191,17 +192,22 @@ async def test_without_temporalio_local_runs_work_and_temporal_says_to_install_i
 
 @pytest.mark.anyio
 async def test_a_fanout_on_temporal_runs_on_a_corral_worker_and_writes_its_results(
-    temporal_address: str, workspace: Path, tmp_path: Path
+    temporal_address: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    async with (
-        serve_model_server(reporter) as model,
-        corral_worker(temporal_address, "alpha", home),
-    ):
-        env = corral_env(home, model.base_url)
-        args = ["--executor", "temporal", "--temporal-address", temporal_address]
-        done = await run_corral(fanout_args(*args, "--run-id", "run-far"), env=env, cwd=workspace)
+    telemetry = {"OTEL_METRICS_EXPORTER": "none", "OTEL_SERVICE_NAME": "corral-worker"}
+    async with otlp_receiver() as receiver, serve_model_server(reporter) as model:
+        endpoint = f"http://127.0.0.1:{receiver.port}"
+        for name, value in {**telemetry, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}.items():
+            monkeypatch.setenv(name, value)  # the worker's environment
+        async with corral_worker(temporal_address, "alpha", home):
+            env = corral_env(home, model.base_url, **telemetry)
+            env.update(OTEL_EXPORTER_OTLP_ENDPOINT=endpoint, OTEL_SERVICE_NAME="corral-cli")
+            args = ["--executor", "temporal", "--temporal-address", temporal_address]
+            done = await run_corral(
+                fanout_args(*args, "--run-id", "run-far"), env=env, cwd=workspace
+            )
     assert done.code == 0, done.stderr
     assert done.stderr.startswith("corral fanout: run run-far (3 items)\n")
     assert "3 done, 0 failed of 3 items" in done.stderr
@@ -209,3 +215,10 @@ async def test_a_fanout_on_temporal_runs_on_a_corral_worker_and_writes_its_resul
     client = await connect(TemporalSettings(address=temporal_address))
     run = await client.get_workflow_handle("run-far").describe()
     assert run.status == WorkflowExecutionStatus.COMPLETED, "the run was a workflow there"
+    spans = receiver.spans
+    roots = [s for s in spans if s.span.name == "invoke_workflow corral"]
+    assert [r.service for r in roots] == ["corral-cli"], "the command opens the run's trace"
+    assert {s.span.trace_id for s in spans} == {roots[0].span.trace_id}, "one trace per run"
+    worker_spans = [s.span.name for s in spans if s.service == "corral-worker"]
+    assert worker_spans.count("RunWorkflow:corral.ItemWorkflow") == 3
+    assert sum(name.startswith("chat ") for name in worker_spans) == 6
