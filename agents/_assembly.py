@@ -20,9 +20,10 @@ from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
 from ._config import BudgetConfig, CorralConfig, ShellConfig
 from ._core import AgentCore, CoreConfig
 from ._environment import capture_environment
-from ._events import TurnContext
+from ._events import AgentStatus, TurnContext
 from ._fragments import DEVELOPER_INSTRUCTIONS
 from ._permissions_fragment import render_permissions
+from ._store import AgentRecord
 from .model import ModelSettings
 
 
@@ -63,6 +64,22 @@ class AgentSpec(BaseModel):
 
     def to_journal(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"model": {"api_key"}})
+
+    def journal_record(self, task: str, *, now: float) -> AgentRecord:
+        """The journal's record of this agent starting on `task` (resume rebuilds it from this)."""
+        return AgentRecord(
+            agent_id=self.agent_id,
+            run_id=self.run_id,
+            parent_id=self.parent_id,
+            nickname=self.nickname,
+            role=self.role,
+            status=str(AgentStatus.RUNNING),
+            created_at=now,
+            updated_at=now,
+            base_instructions=self.instructions,
+            config={**self.to_journal(), "task": task},
+            depth=self.depth,
+        )
 
     @classmethod
     def from_journal(cls, data: Mapping[str, Any], *, env: Mapping[str, str]) -> AgentSpec:

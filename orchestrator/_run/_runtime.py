@@ -20,7 +20,6 @@ import anyio
 from anyio.abc import TaskGroup
 
 from agents import (
-    AgentRecord,
     AgentRunner,
     AgentSpec,
     AgentStatus,
@@ -300,23 +299,7 @@ class RunRuntime:
         return self.budget.charge(usage, cost, tool_calls)
 
     async def _journal_agent(self, spec: AgentSpec, task: str) -> None:
-        now = self.options.clock()
-        config = {**spec.to_journal(), "task": task}
-        await self.store.create_agent(
-            AgentRecord(
-                agent_id=spec.agent_id,
-                run_id=spec.run_id,
-                parent_id=spec.parent_id,
-                nickname=spec.nickname,
-                role=spec.role,
-                status=str(AgentStatus.RUNNING),
-                created_at=now,
-                updated_at=now,
-                base_instructions=spec.instructions,
-                config=config,
-                depth=spec.depth,
-            )
-        )
+        await self.store.create_agent(spec.journal_record(task, now=self.options.clock()))
 
     # -- the life of an agent ---------------------------------------------------------------
 

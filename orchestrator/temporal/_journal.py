@@ -12,7 +12,7 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, RunRecord, Store
+from agents import AgentSpec, ItemRecord, RunRecord, Store
 from agents._store import SeqConflict
 
 from ..fanout import FANOUT
@@ -68,22 +68,7 @@ async def journal_agent(store: Store, spec: AgentSpec, task: str) -> None:
     """The agent's record, as the local runtime writes it, unless a retry already did."""
     if await store.get_agent(spec.agent_id) is not None:
         return
-    now = time.time()
-    await store.create_agent(
-        AgentRecord(
-            agent_id=spec.agent_id,
-            run_id=spec.run_id,
-            parent_id=spec.parent_id,
-            nickname=spec.nickname,
-            role=spec.role,
-            status=str(AgentStatus.RUNNING),
-            created_at=now,
-            updated_at=now,
-            base_instructions=spec.instructions,
-            config={**spec.to_journal(), "task": task},
-            depth=spec.depth,
-        )
-    )
+    await store.create_agent(spec.journal_record(task, now=time.time()))
 
 
 def usage_counts(usage: dict[str, Any]) -> dict[str, int]:
