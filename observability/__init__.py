@@ -24,6 +24,7 @@ from ._trace_tree import build_trace_tree as build_trace_tree
 from ._trace_tree import format_trace_tree as format_trace_tree
 from ._tracing import CostFn as CostFn
 from ._tracing import TracingHooks as TracingHooks
+from ._tracing import chat_response_attributes as chat_response_attributes
 from ._tracing import current_trace_context as current_trace_context
 from ._waits import WaitRecorder as WaitRecorder
 from ._waits import record_approval_wait as record_approval_wait
@@ -47,6 +48,7 @@ __all__ = [
     "build_telemetry",
     "build_trace_tree",
     "capture_enabled",
+    "chat_response_attributes",
     "current_trace_context",
     "format_trace_tree",
     "missing_price",

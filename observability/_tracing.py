@@ -20,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from opentelemetry.util.types import AttributeValue
 
 from agents import AgentStatus, FunctionCall, ModelRequest, ModelResponse, RunnerHooks, Usage
 from tools import ToolOutput
@@ -253,19 +254,7 @@ class TracingHooks(RunnerHooks):
     ) -> None:
         usage = response.usage
         cost = self._cost_of(request.model, usage) if self._cost_of is not None else 0.0
-        span.set_attributes(
-            {
-                sc.GEN_AI_RESPONSE_MODEL: response.model or request.model,
-                sc.GEN_AI_USAGE_INPUT_TOKENS: usage.input_tokens,
-                sc.GEN_AI_USAGE_OUTPUT_TOKENS: usage.output_tokens,
-                sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: usage.cached_input_tokens,
-                sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS: usage.reasoning_tokens,
-                sc.CORRAL_RETRIES: max(response.attempts - 1, 0),
-                sc.CORRAL_COST: cost,
-            }
-        )
-        if response.response_id:
-            span.set_attribute(sc.GEN_AI_RESPONSE_ID, response.response_id)
+        span.set_attributes(chat_response_attributes(request.model, response, cost))
         if self._content is not None:
             output = json.dumps([item.to_wire() for item in response.items])
             span.set_attribute(sc.GEN_AI_OUTPUT_MESSAGES, self._content(output))
@@ -386,3 +375,22 @@ def _item_index(name: str) -> int | None:
     """The fan-out item a worker's nickname (`item 7`) names, or None."""
     prefix, _, number = name.partition(" ")
     return int(number) if prefix == "item" and number.isdigit() else None
+
+
+def chat_response_attributes(
+    model: str, response: ModelResponse, cost_usd: float
+) -> dict[str, AttributeValue]:
+    """What a `chat` span records of a response: model, usage, retries, cost and its id."""
+    usage = response.usage
+    attributes: dict[str, AttributeValue] = {
+        sc.GEN_AI_RESPONSE_MODEL: response.model or model,
+        sc.GEN_AI_USAGE_INPUT_TOKENS: usage.input_tokens,
+        sc.GEN_AI_USAGE_OUTPUT_TOKENS: usage.output_tokens,
+        sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: usage.cached_input_tokens,
+        sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS: usage.reasoning_tokens,
+        sc.CORRAL_RETRIES: max(response.attempts - 1, 0),
+        sc.CORRAL_COST: cost_usd,
+    }
+    if response.response_id:
+        attributes[sc.GEN_AI_RESPONSE_ID] = response.response_id
+    return attributes

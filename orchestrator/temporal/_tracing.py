@@ -24,6 +24,7 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput
 
 from agents import ModelRequest, ModelResponse
 from observability import _semconv as sc
+from observability import chat_response_attributes
 from tools import ToolCall, ToolOutput
 
 _ACTIVITY_TRACER: ContextVar[Tracer | None] = ContextVar("corral_activity_tracer", default=None)
@@ -79,20 +80,7 @@ class ChatSpan:
     model: str
 
     def succeeded(self, response: ModelResponse, cost_usd: float) -> None:
-        usage = response.usage
-        self.span.set_attributes(
-            {
-                sc.GEN_AI_RESPONSE_MODEL: response.model or self.model,
-                sc.GEN_AI_USAGE_INPUT_TOKENS: usage.input_tokens,
-                sc.GEN_AI_USAGE_OUTPUT_TOKENS: usage.output_tokens,
-                sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: usage.cached_input_tokens,
-                sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS: usage.reasoning_tokens,
-                sc.CORRAL_RETRIES: max(response.attempts - 1, 0),
-                sc.CORRAL_COST: cost_usd,
-            }
-        )
-        if response.response_id:
-            self.span.set_attribute(sc.GEN_AI_RESPONSE_ID, response.response_id)
+        self.span.set_attributes(chat_response_attributes(self.model, response, cost_usd))
 
     def failed(self, error: BaseException) -> None:
         self.span.set_attribute(sc.ERROR_TYPE, type(error).__name__)
