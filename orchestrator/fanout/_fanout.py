@@ -1,7 +1,8 @@
 """Running a fan-out, and resuming one: the journal's run and items around a `WorkerPool`.
 
 `run_fanout` checks every input first (`plan_fanout`), then journals the run with its settings
-and all its items, and runs the workers; `resume_fanout` needs only the run's id. Both read the
+and all its items, and runs the workers; given the id of a run already journaled with the same
+inputs, it carries that run on instead. `resume_fanout` needs only the run's id. Both read the
 outcomes back from the journal, record the run's summary, and write the results file.
 """
 
@@ -35,6 +36,7 @@ from ._items import FanoutItem
 from ._outcome import FINAL_STATUSES, FanoutOutcome, ItemOutcome, write_results
 from ._plan import (
     DEFAULT_MAX_RESULT_TRIES,
+    FanoutPlan,
     FanoutSettings,
     check_counts,
     plan_fanout,
@@ -112,7 +114,12 @@ async def run_fanout(
         worker=prototype.to_journal(),
     )
 
+    carry_on = await _same_run_journaled(config, run_id, settings, plan)
+
     async def begin(store: Store) -> list[ItemRecord]:
+        if carry_on:
+            await store.update_run(run_id, status="running", updated_at=time.time())
+            return await store.items(run_id)
         now = time.time()
         config_json = settings.model_dump(mode="json")
         await store.create_run(
@@ -184,6 +191,30 @@ async def resume_fanout(
         begin=begin,
         on_start=on_start,
     )
+
+
+async def _same_run_journaled(
+    config: CorralConfig, run_id: str, settings: FanoutSettings, plan: FanoutPlan
+) -> bool:
+    """Whether `run_id` is a fan-out journaled before with these inputs, to be carried on (a
+    command run again after a crash, a service restarted); another run there is refused."""
+    async with open_sqlite_store(journal_path(config)) as store:
+        journaled = await store.get_run(run_id)
+        if journaled is None:
+            return False
+        records = await store.items(run_id)
+    same = (
+        journaled.kind == FANOUT
+        and journaled.config.get("template") == settings.template
+        and journaled.config.get("result_schema") == settings.result_schema
+        and [r.input for r in records] == [i.data for i in plan.items]
+    )
+    if not same:
+        raise FanoutInputError(
+            f"run id {run_id} is taken by a {journaled.kind} run with other inputs; choose "
+            f"another run id, or carry that run on with `corral resume {run_id}`"
+        )
+    return True
 
 
 async def find_fanout_run(config: CorralConfig, target: str) -> str | None:

@@ -82,6 +82,12 @@ class CorralClient:
         answer = await self._call("GET", f"/v1/runs/{run_id}/results")
         return list(answer["results"])
 
+    async def report(self, run_id: str) -> dict[str, Any]:
+        """A pipeline run's report (review, triage, refactor); `ServiceUnreachable` until it
+        has one."""
+        answer = await self._call("GET", f"/v1/runs/{run_id}/report")
+        return dict(answer["report"])
+
     async def approvals(self, run_id: str, *, state: str | None = None) -> list[dict[str, Any]]:
         """The run's approvals, oldest first; `state` filters (`pending`, `expired`, ...)."""
         params = {"state": state} if state is not None else {}

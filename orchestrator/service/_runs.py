@@ -47,6 +47,8 @@ REMOTE_CANCEL_GRACE = 30.0
 stops waiting for it."""
 QUEUED, RUNNING, CANCELLED, FAILED = "queued", "running", "cancelled", "failed"
 INTERRUPTED = "interrupted"
+CARRIED_ON_BY_ID = frozenset({"fanout", "review", "triage"})
+"""Kinds that, started again under a journaled run's id with the same inputs, carry it on."""
 OnRestart = Literal["resume", "interrupt"]
 
 
@@ -328,8 +330,11 @@ class RunManager:
             services={"approver": approver},
             executor=self.executor,
         )
-        # A remote run's workflow outlived the server: starting it again under its id joins it.
-        if entry.resumed and not self.remote:
+        # Started again under its id, a fan-out (review and triage are fan-outs) carries on what
+        # the journal holds and rebuilds its report, and a remote run joins its workflow, which
+        # outlived the server. An exec run is resumed by replay; a refactor is refused.
+        carried_by_id = self.remote or entry.request.kind in CARRIED_ON_BY_ID
+        if entry.resumed and not carried_by_id:
             await resume_run(entry.run_id, config=entry.config, setup=setup, store=self.store)
             return
         await execute(

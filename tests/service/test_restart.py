@@ -18,7 +18,9 @@ from agents import open_sqlite_store
 from orchestrator.model_server import serve_model_server
 from orchestrator.service import CorralClient, CorralService, ServiceLimits, ServiceOptions
 
+from ..e2e import test_triage as triage_e2e
 from ._harness import SCHEMA, TEMPLATE, TOKEN, WAIT, Gate
+from .test_pipelines import LABELS
 
 pytestmark = pytest.mark.anyio
 
@@ -97,3 +99,47 @@ async def test_with_on_restart_interrupt_an_unfinished_run_stays_interrupted(
     assert end["status"] == "interrupted" and "on_restart is interrupt" in end["error"]
     assert run["status"] == "interrupted" and run["items"].get("done", 0) == 0
     assert later["status"] == "interrupted"
+
+
+class HoldIssue:
+    """The triage end-to-end policy, holding the first request about issue `number`."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.reached = anyio.Event()
+        self.release = anyio.Event()
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        if f"#{self.number}" in triage_e2e.task_of(request) and not self.release.is_set():
+            self.reached.set()
+            await self.release.wait()
+        return triage_e2e.triager(request)
+
+
+async def test_a_triage_stopped_by_the_server_is_finished_by_the_next_one_with_its_report(
+    tmp_path: Path,
+) -> None:
+    policy = HoldIssue(13)
+    home = tmp_path / "home"
+    limits = ServiceLimits()
+    async with serve_model_server(policy) as model:
+        request = {
+            "kind": "triage",
+            "issues": triage_e2e.ISSUES,
+            "labels": LABELS,
+            "concurrency": 1,
+            "base_url": model.base_url,
+            "cd": str(tmp_path),
+        }
+        async with service(home, limits) as client:
+            run_id = (await client.submit(request))["id"]
+            with anyio.fail_after(WAIT):
+                await policy.reached.wait()
+        policy.release.set()
+        async with service(home, limits) as client:
+            end = await ending(client, run_id)
+            report = await client.report(run_id)
+    triaged = report["json"]
+    assert end["status"] == "done"
+    assert [i["number"] for i in triaged["issues"]] == [11, 12, 13, 14]
+    assert all(i["labels"] for i in triaged["issues"])
