@@ -1,8 +1,10 @@
 """The activities of a corral worker: every piece of I/O an agent's workflow asks for.
 
 Model calls and journal writes may run on any worker (the shared queue); preparing an agent and
-running its tools run on the host that holds its workspace (that host's queue). Each activity
-journals what it produced before answering, so the workflow feeds its core only journaled events.
+running its tools run on the host that holds its workspace (that host's queue), with the
+worker's MCP tools (or `tool_search`) beside the core ones. Each activity journals what it
+produced before answering, so the workflow feeds its core only journaled events; a batch that
+gave the agent new tools answers a `tools_changed` event too.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ from agents import (
     ModelItem,
     ModelRequest,
     ToolResult,
+    ToolsChanged,
     UserInput,
     build_core,
     build_tool_context,
     build_turn_context,
     event_to_payload,
 )
-from tools import ToolCall, ToolOutput, run_tool_calls
+from tools import ToolCall, ToolOutput, ToolRegistry, run_tool_calls
 
 from .._run import cost_of, price_for
 from ..fanout import FanoutItem, Template
@@ -44,7 +47,7 @@ from ._agent_activities import AgentActivities
 from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
-from ._services import WorkerServices, registry_for
+from ._services import ToolList, WorkerServices, grown_tools, registry_for
 from ._tracing import ToolSpans, chat_span
 from ._wire import (
     FanoutRunInput,
@@ -124,7 +127,9 @@ class CorralActivities:
         store = self.services.store
         await journal_agent(store, spec, task)
         slot, _ = await self.services.slot_of(spec)
-        core = build_core(spec, registry_for(spec, slot))
+        # No skills: a local fan-out's workers get none either (`run_fanout` discovers none).
+        core = build_core(spec, self.services.equip(registry_for(spec, slot)))
+        self.services.remember_tools(spec.agent_id, core.config.tools)
         await store.update_item(spec.run_id, item.index, status="running", agent_id=spec.agent_id)
         first = event_to_payload(UserInput(text=task, context=context))
         await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
@@ -185,15 +190,17 @@ class CorralActivities:
         fresh = [c for c in calls if c.call_id not in known]
         approver = HeldApprover(spec.agent_id, batch.answers)
         rerun = {e.call_id for e in ledger if e.call_id in answered}
+        registry, core_tools = await self.services.batch_tools(spec, slot, after)
         async with heartbeating():
-            ran = await self._run_fresh(spec, fresh, registry_for(spec, slot), approver, rerun)
+            ran = await self._run_fresh(spec, fresh, registry, approver, rerun)
         outputs.update(ran)
-        events = tuple(
+        results = tuple(
             event_to_payload(ToolResult(call_id=c.call_id, output=o.text, success=o.success))
             for c in calls
             if c.call_id not in approver.asks
             for o in (outputs[c.call_id],)
         )
+        events = (*_tools_changed(core_tools, registry), *results)
         done = JournalBatch(agent_id=spec.agent_id, first_seq=after, events=events)
         await write_batch(store, done)
         asks = tuple(approver.asks.values())
@@ -203,7 +210,7 @@ class CorralActivities:
         self,
         spec: AgentSpec,
         calls: Sequence[FunctionCall],
-        registry: Any,
+        registry: ToolRegistry,
         approver: HeldApprover,
         rerun: set[str],
     ) -> dict[str, ToolOutput]:
@@ -306,6 +313,13 @@ async def _agent_config(store: Any, agent_id: str) -> dict[str, Any]:
     data = dict(record.config)
     data.pop("task", None)
     return data
+
+
+def _tools_changed(core_tools: ToolList, registry: ToolRegistry) -> tuple[dict[str, Any], ...]:
+    """A `tools_changed` event when the batch gave the agent tools its core lacks; it comes
+    before the results, so the request the core builds after the last one offers them."""
+    grown = grown_tools(core_tools, registry) if core_tools else None
+    return () if grown is None else (event_to_payload(ToolsChanged(tools=grown)),)
 
 
 def _from_ledger(entry: LedgerEntry) -> ToolOutput:

@@ -1,7 +1,8 @@
 """The activities of exec runs on Temporal: the run's record, its agents' setup and endings.
 
 Spawning a worker builds its spec with the supervisor's own code (`child_spec`, its narrowed
-profile, its `<subagent_context>`), so a worker on Temporal gets exactly what it would locally.
+profile, its `<subagent_context>`), and preparing an agent gives it the worker's MCP tools and
+the skills matched to its task, so an agent on Temporal gets exactly what it would locally.
 Preparing an agent and reading its turn context run on its host; the rest on any worker.
 """
 
@@ -96,11 +97,14 @@ class AgentActivities:
         spec = self.services.spec_of(prepare.spec)
         store = self.services.store
         async with heartbeating():
-            context = await _turn_context(spec, prepare.subagent_context)
+            skills = await self.services.skills_for(spec, prepare.task)
+            context = await _turn_context(spec, prepare.subagent_context, skills.listing)
         await journal_agent(store, spec, prepare.task)
-        core = build_core(spec, registry_for(spec, None, _agents_config(prepare.limits)))
-        first = event_to_payload(UserInput(text=prepare.task, context=context))
-        first = await _journaled_first(store, spec.agent_id, first)
+        registry = registry_for(spec, None, _agents_config(prepare.limits))
+        core = build_core(spec, self.services.equip(registry))
+        self.services.remember_tools(spec.agent_id, core.config.tools)
+        task = UserInput(text=prepare.task, context=context, attachments=skills.attachments)
+        first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
         return PreparedAgent(
             spec=spec.to_journal(),
             core_config=dataclasses.asdict(core.config),
@@ -111,7 +115,9 @@ class AgentActivities:
 
     @activity.defn(name="corral.turn_context")
     async def turn_context(self, turn: TurnContextInput) -> dict[str, Any]:
-        context = await _turn_context(self.services.spec_of(turn.spec), turn.subagent_context)
+        spec = self.services.spec_of(turn.spec)
+        skills = await _journaled_skills(self.services.store, spec.agent_id)
+        context = await _turn_context(spec, turn.subagent_context, skills)
         dumped: dict[str, Any] = context.model_dump(mode="json")
         return dumped
 
@@ -153,11 +159,23 @@ class AgentActivities:
         )
 
 
-async def _turn_context(spec: AgentSpec, subagent_context: str | None) -> TurnContext:
+async def _turn_context(
+    spec: AgentSpec, subagent_context: str | None, skills: str | None
+) -> TurnContext:
     now = datetime.now().astimezone()
     return await anyio.to_thread.run_sync(
-        lambda: build_turn_context(spec, now=now, subagent_context=subagent_context)
+        lambda: build_turn_context(spec, now=now, subagent_context=subagent_context, skills=skills)
     )
+
+
+async def _journaled_skills(store: Store, agent_id: str) -> str | None:
+    """The skills listing chosen at the agent's start, kept in every later turn's context (as
+    locally) so a compaction puts it back."""
+    for record in await store.events(agent_id):
+        if record.kind == "user_input":
+            skills = (record.payload.get("context") or {}).get("skills")
+            return skills if isinstance(skills, str) else None
+    return None
 
 
 async def _journaled_first(store: Store, agent_id: str, first: dict[str, Any]) -> dict[str, Any]:

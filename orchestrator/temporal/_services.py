@@ -1,17 +1,23 @@
-"""What a `corral worker` process shares among its activities: journal, model clients, host.
+"""What a `corral worker` process shares among its activities: journal, model clients, host,
+MCP servers and skills.
 
-One `WorkerServices` per worker process, opened by `open_worker_services` and closed with it. It
-also holds what several activities compute the same way: an agent's tool registry (core tools
-plus `report_result` bound to a slot rebuilt from the ledger) and the fan-out run's settings.
+One `WorkerServices` per worker process, opened by `open_worker_services` and closed with it (the
+MCP servers of its config's `[mcp_servers]` start before it polls and stop when it stops). It
+also holds what several activities compute the same way: an agent's tool registry (core tools,
+`report_result` bound to a slot rebuilt from the ledger, then the MCP tools or `tool_search`, as
+a local run equips it), each run's skills and the fan-out run's settings.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
 
 from agents import AgentsConfig, AgentSpec, CorralConfig, LedgerEntry, Store, open_sqlite_store
 from tools import ToolRegistry, build_core_registry, core_tool_names
@@ -21,10 +27,50 @@ from .._run import ClientPool
 from .._single import journal_path
 from ..fanout import REPORT_RESULT, FanoutSettings, ResultSchema, ResultSlot, report_result_tool
 from ..fanout._plan import item_of
+from ..services._skills_service import SkillsForTask, SkillsService
 from ..supervisor import collab_tool_providers
+
+if TYPE_CHECKING:
+    from ..services._mcp_tooling import McpTooling
 
 JournalObserver = Callable[[str, list[dict[str, Any]]], None]
 """Told (agent id, event payloads) after a workflow's events were journaled by themselves."""
+RUNS_KEPT = 64
+"""Runs whose skills a worker keeps discovered; an older run's next agent discovers again."""
+TOOL_LISTS_KEPT = 1024
+"""Agents whose prepared tool list a worker remembers (for `tool_search` results)."""
+ToolList = tuple[dict[str, Any], ...]
+TOOLS_CHANGED = "tools_changed"
+
+
+def grown_tools(core: ToolList, registry: ToolRegistry) -> ToolList | None:
+    """`core` with the registry's tools it lacks appended (what `tool_search` loaded, what an
+    MCP server added), or None when it lacks none. Appending keeps the request prefix valid."""
+    have = {tool["name"] for tool in core}
+    new = [tool for tool in registry.responses_tools() if tool["name"] not in have]
+    return (*core, *new) if new else None
+
+
+class RunSkills:
+    """Each run's skills, discovered once at the folder of the first of its agents that this
+    worker prepares (a run's agents share their root's folder), as a local run discovers them
+    once when it starts."""
+
+    def __init__(self, config: CorralConfig) -> None:
+        self._config = config
+        self._runs: OrderedDict[str, SkillsService] = OrderedDict()
+        self._lock = anyio.Lock()
+
+    async def for_agent(self, spec: AgentSpec) -> SkillsService:
+        async with self._lock:
+            found = self._runs.get(spec.run_id)
+            if found is None:
+                found = await SkillsService.discover(self._config, spec.cwd)
+                self._runs[spec.run_id] = found
+                while len(self._runs) > RUNS_KEPT:
+                    self._runs.popitem(last=False)
+            self._runs.move_to_end(spec.run_id)
+            return found
 
 
 @dataclass
@@ -38,7 +84,61 @@ class WorkerServices:
     env: Mapping[str, str]
     on_journal: JournalObserver | None = None
     """Told of every batch the `corral.journal` activity wrote (e.g. approval requests)."""
+    mcp: McpTooling | None = None
+    """The worker's MCP servers and their tooling; None when its config names none."""
+    skills: RunSkills | None = None
+    """None when `[skills]` is off."""
     _settings: dict[str, FanoutSettings] = field(default_factory=dict)
+    _prepared: OrderedDict[str, ToolList] = field(default_factory=OrderedDict)
+
+    def equip(self, registry: ToolRegistry) -> ToolRegistry:
+        """`registry` with the MCP tools, or `tool_search` when they are deferred."""
+        if self.mcp is not None:
+            self.mcp.equip(registry)
+        return registry
+
+    def remember_tools(self, agent_id: str, tools: ToolList) -> None:
+        """The tool list an agent's core starts with: a later `tool_search` appends to it."""
+        if self.mcp is None:
+            return
+        self._prepared[agent_id] = tools
+        while len(self._prepared) > TOOL_LISTS_KEPT:
+            self._prepared.popitem(last=False)
+
+    def prepared_tools(self, agent_id: str) -> ToolList | None:
+        return self._prepared.get(agent_id)
+
+    async def batch_tools(
+        self, spec: AgentSpec, slot: ResultSlot | None, batch_seq: int
+    ) -> tuple[ToolRegistry, ToolList]:
+        """The registry a tool batch runs with, holding the MCP tools `tool_search` loaded for
+        the agent before, and the tool list its core had before the batch (whose events start
+        at `batch_seq`): the last one journaled before it, else the one it was prepared with."""
+        registry = self.equip(registry_for(spec, slot))
+        if self.mcp is None:
+            return registry, ()
+        changes = [
+            (event.seq, tuple(event.payload["tools"]))
+            for event in await self.store.events(spec.agent_id)
+            if event.kind == TOOLS_CHANGED
+        ]
+        exposed = {tool.name: tool for tool in self.mcp.mcp.tools}
+        for listed in changes[-1][1] if changes else ():
+            tool = exposed.get(listed["name"])
+            if tool is not None and tool.name not in registry:
+                registry.register(tool)
+        earlier = [tools for seq, tools in changes if seq < batch_seq]
+        core = earlier[-1] if earlier else self.prepared_tools(spec.agent_id)
+        if core is None:  # prepared by a worker since gone: build it as that one did
+            collab = self.config.agents
+            core = tuple(self.equip(registry_for(spec, slot, collab)).responses_tools())
+        return registry, core
+
+    async def skills_for(self, spec: AgentSpec, task: str) -> SkillsForTask:
+        """The skills listing and `$name` bodies for `task`, ranked in the agent's run."""
+        if self.skills is None:
+            return SkillsForTask(None, ())
+        return await (await self.skills.for_agent(spec)).for_task(task)
 
     def spec_of(self, data: Mapping[str, Any]) -> AgentSpec:
         """A journaled spec, its endpoint key read from this worker's environment."""
@@ -104,10 +204,11 @@ async def open_worker_services(
     env: Mapping[str, str],
     on_journal: JournalObserver | None = None,
 ) -> AsyncIterator[WorkerServices]:
-    """The journal of `config` and one client pool, for as long as the worker runs."""
+    """The journal of `config`, one client pool, its MCP servers (started; a required one that
+    fails raises `McpStartupFailed`) and its skills, for as long as the worker runs."""
     clients = ClientPool(RateLimiterRegistry.from_config(config))
     try:
-        async with open_sqlite_store(journal_path(config)) as store:
+        async with open_sqlite_store(journal_path(config)) as store, _open_mcp(config) as mcp:
             yield WorkerServices(
                 config=config,
                 store=store,
@@ -115,6 +216,18 @@ async def open_worker_services(
                 host=host,
                 env=env,
                 on_journal=on_journal,
+                mcp=mcp,
+                skills=RunSkills(config) if config.skills.enabled else None,
             )
     finally:
         await clients.aclose()
+
+
+def _open_mcp(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
+    # Imported here, as a local run does: the MCP SDK and the search index cost a second at
+    # start-up, and most workers configure no MCP server.
+    from observability import current_trace_context
+
+    from ..services._mcp_tooling import open_mcp_tooling
+
+    return open_mcp_tooling(config, trace_context=current_trace_context)

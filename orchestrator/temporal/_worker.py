@@ -4,8 +4,9 @@ It polls two task queues: the shared one (workflows, model calls, journal writes
 host queue (`corral-host-<name>`: preparing agents and running their tools, where their
 workspace is). Cancelling `run_worker` (SIGTERM in `corral worker`) shuts both pollers down
 gracefully: no new work is taken, and running activities get `graceful_shutdown_s` to finish.
-Workers trace as `[otel]` and the OTEL_* variables say, continuing each run's trace, and keep
-large payloads in the blob store of their config's `$CORRAL_HOME`.
+Workers trace as `[otel]` and the OTEL_* variables say, continuing each run's trace, keep
+large payloads in the blob store of their config's `$CORRAL_HOME`, and start the MCP servers of
+its `[mcp_servers]` before they poll (stopping them when they stop).
 """
 
 from __future__ import annotations
