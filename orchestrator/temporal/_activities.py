@@ -58,6 +58,7 @@ from ._wire import (
     ModelCallOutput,
     PreparedAgent,
     PrepareInput,
+    SkippedItems,
     ToolBatchInput,
     ToolBatchOutput,
 )
@@ -86,6 +87,7 @@ class CorralActivities:
             self.agent_events,
             self.finish_item,
             self.host_lost,
+            self.fail_items,
             self.finish_run,
         ]
 
@@ -282,6 +284,14 @@ class CorralActivities:
             fields.update(status="failed", error=slot.failure(finish.status, finish.error))
         await store.update_item(finish.run_id, finish.index, **fields)
         return str(fields["status"])
+
+    @activity.defn(name="corral.fail_items")
+    async def fail_items(self, skipped: SkippedItems) -> None:
+        """Journal the items a fan-out did not start as failed, each with its reason."""
+        for index, error in skipped.errors.items():
+            await self.services.store.update_item(
+                skipped.run_id, index, status="failed", error=error
+            )
 
     @activity.defn(name="corral.host_lost")
     async def host_lost(self, lost: HostLostInput) -> None:

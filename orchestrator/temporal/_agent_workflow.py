@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
 
     from ._approvals import APPROVE_UPDATE, PENDING_QUERY, ApprovalBook
+    from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
     from ._collab import (
         AGENT_WORKFLOW,
         ENDED_SIGNAL,
@@ -42,7 +43,9 @@ with workflow.unsafe.imports_passed_through():
         ExecOutput,
         ExecRunInput,
         PrepareSpecInput,
+        RunCharge,
         RunStatusInput,
+        RunVerdict,
         SendInput,
         TurnContextInput,
         agent_workflow_id,
@@ -70,6 +73,7 @@ class AgentWorkflow:
         self.inbox: list[str] = []
         self.interrupting = False
         self.collab: WorkflowCollab | None = None
+        self.run_link: RunLink | None = None
 
     # -- handlers ---------------------------------------------------------------------------
 
@@ -90,6 +94,11 @@ class AgentWorkflow:
         self.inbox.append(sent.message)
         self.interrupting = self.interrupting or sent.interrupt
 
+    @workflow.signal(name=RUN_VERDICT_SIGNAL)
+    def run_verdict(self, verdict: RunVerdict) -> None:
+        if self.run_link is not None:
+            self.run_link.heard(verdict)
+
     @workflow.signal(name=ENDED_SIGNAL)
     def worker_ended(self, ended: AgentOutput) -> None:
         if self.collab is not None:
@@ -100,10 +109,13 @@ class AgentWorkflow:
     @workflow.run
     async def run(self, agent: AgentInput) -> AgentOutput:
         agent_id = str(agent.spec["agent_id"])
+        if agent.run_terms is not None:
+            self.run_link = RunLink(agent.run_id, agent.run_terms)
         host = agent.carry.host if agent.carry is not None else await self._claim(agent)
         shared = workflow.info().task_queue
         driver = AgentDriver(agent_id, agent.policy, host_queue(host), shared, self.book)
         driver.mail = self._mail
+        driver.run = self.run_link
         # Workers are child workflows of this run: it may hand over only an agent without any.
         driver.may_continue_as_new = lambda: self.collab is None or not self.collab.workers
         if set(agent.spec["tools"]) & WorkflowCollab.names:
@@ -121,10 +133,25 @@ class AgentWorkflow:
                 await self._cancelled(agent, driver)
             raise
         if self.collab is not None:
+            await self._wind_down(self.collab)
             await self.collab.stop_all()
         return AgentOutput(
             agent_id=agent_id, status=str(finish.status), message=finish.message, error=finish.error
         )
+
+    async def _wind_down(self, collab: WorkflowCollab) -> None:
+        """When the run's budget stopped this agent, tell its running workers and let each
+        end at its next step (journaling why), rather than cancel them mid-step."""
+        link = self.run_link
+        if link is None or link.stop is None:
+            return
+        verdict = RunVerdict(stop=link.stop)
+        for worker in [w for w in collab.workers.values() if w.running]:
+            try:
+                await worker.handle.signal(RUN_VERDICT_SIGNAL, verdict)
+            except FailureError as exc:  # it ended meanwhile
+                workflow.logger.info("could not stop %s: %s", worker.agent_id, exc)
+        await workflow.wait_condition(lambda: not collab.running())
 
     async def _claim(self, agent: AgentInput) -> str:
         host: str = await workflow.execute_activity(
@@ -138,8 +165,9 @@ class AgentWorkflow:
             while True:
                 if not (finish.status is AgentStatus.INTERRUPTED and self.inbox):
                     await self._ended(agent, driver, finish)
-                if not await self._more_to_do(agent):
-                    return finish
+                stopped = self.run_link is not None and self.run_link.stop is not None
+                if stopped or not await self._more_to_do(agent):
+                    return finish  # a run out of budget takes no more turns
                 finish = await driver.drive(driver.feed(await self._next_input(agent, driver)))
         except HostLost as lost:
             finish = Finish(status=AgentStatus.FAILED, error=f"its host stopped answering: {lost}")
@@ -246,17 +274,27 @@ class AgentWorkflow:
 
 @workflow.defn(name="corral.RunWorkflow")
 class RunWorkflow:
-    """An exec run: its record, its root agent as a child workflow, and how it ended."""
+    """An exec run: its record, its root agent as a child workflow, how it ended, and the
+    tally of its budget that every agent charges."""
+
+    def __init__(self) -> None:
+        self.charges: list[RunCharge] = []
+
+    @workflow.signal(name=RUN_CHARGE_SIGNAL)
+    def run_charge(self, charge: RunCharge) -> None:
+        self.charges.append(charge)
 
     @workflow.run
     async def run(self, run: ExecRunInput) -> ExecOutput:
         options = _options(run.root)
         await workflow.execute_activity("corral.begin_exec", run, **options)
         agent_id = str(run.root.spec["agent_id"])
+        book = RunBook(run.run_limits, self.charges)
+        serving = asyncio.create_task(book.serve()) if run.run_limits.counted else None
         try:
             root: AgentOutput = await workflow.execute_child_workflow(
                 AGENT_WORKFLOW,
-                run.root,
+                run.root.model_copy(update={"run_terms": book.terms}),
                 id=agent_workflow_id(run.run_id, agent_id),
                 result_type=AgentOutput,
             )
@@ -266,6 +304,9 @@ class RunWorkflow:
             status = RunStatusInput(run_id=run.run_id, status=str(ended))
             await workflow.execute_activity("corral.set_run_status", status, **options)
             raise
+        finally:
+            if serving is not None:
+                serving.cancel()
         status = RunStatusInput(run_id=run.run_id, status=root.status)
         await workflow.execute_activity("corral.set_run_status", status, **options)
         return ExecOutput(run_id=run.run_id, root=root)

@@ -139,6 +139,7 @@ class WorkflowCollab:
             parent_workflow_id=workflow.info().workflow_id,
             limits=me.limits,
             policy=me.policy,
+            run_terms=me.run_terms,
         )
         agent_id = str(spawned.spec["agent_id"])
         handle = await workflow.start_child_workflow(
@@ -153,6 +154,9 @@ class WorkflowCollab:
         return {"agent_id": agent_id, "nickname": worker.nickname}
 
     def _check_limits(self) -> None:
+        run = self.driver.run
+        if run is not None and run.stop is not None:
+            raise Refused(f"no more workers can start: {run.stop}")
         limits = self.me.limits
         depth = int(self.me.spec.get("depth", 0))
         if depth + 1 > limits.max_depth:

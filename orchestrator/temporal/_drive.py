@@ -49,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
     )
 
     from ._approvals import ApprovalBook, answered_note, requested_note
+    from ._budgets import RunLink
     from ._wire import (
         ActivityPolicy,
         AgentCarry,
@@ -110,6 +111,8 @@ class AgentDriver:
         self.approvals = approvals or ApprovalBook()
         self.collab: CollabTools | None = None
         self.mail: Mail | None = None
+        self.run: RunLink | None = None
+        """The run's budget, when the run has one."""
         self.core: AgentCore | None = None
         self.spec: dict[str, Any] = {}
         self.seq = 0
@@ -176,8 +179,7 @@ class AgentDriver:
     async def drive(self, actions: list[Action]) -> Finish:
         """Carry out `actions` and all that follow until the core finishes its turn; raises
         `ContinueAsNewSuggested` (with the journal up to date) when the history grew long."""
-        limit = self.max_wall_time_s
-        left = None if limit is None else max(limit - self.wall_used_s, 0.0)
+        left, reason = self._time_left()
         started = workflow.now()
         try:
             async with asyncio.timeout(left):
@@ -187,7 +189,6 @@ class AgentDriver:
             await self.flush()
             raise
         except TimeoutError:
-            reason = f"wall-time budget exceeded: {self.max_wall_time_s:g} s"
             finish = self.finish_now(BudgetExceeded(reason=reason))
         finally:
             for _, handle in self._preparations.values():
@@ -195,6 +196,18 @@ class AgentDriver:
             self._preparations.clear()
         self.wall_used_s = 0.0  # the budget is per turn
         return finish
+
+    def _time_left(self) -> tuple[float | None, str]:
+        """Seconds this turn may take (the agent's wall-time budget or the run's deadline,
+        whichever comes first), and what to say when they are up."""
+        limit = self.max_wall_time_s
+        left = None if limit is None else max(limit - self.wall_used_s, 0.0)
+        reason = f"wall-time budget exceeded: {limit:g} s" if limit is not None else ""
+        run_left = None if self.run is None else self.run.deadline_left()
+        if run_left is not None and (left is None or run_left < left):
+            assert self.run is not None
+            return run_left, self.run.wall_reason()
+        return left, reason
 
     def _may_stop_here(self, queue: list[Action]) -> bool:
         """Whether to continue as new before `queue`: only where the core's own pending
@@ -236,6 +249,9 @@ class AgentDriver:
         queue = list(actions)
         while queue:
             queue.extend(self._collect_preparations())
+            stop = self.run.stop if self.run is not None else None
+            if stop is not None and not any(isinstance(a, Finish) for a in queue):
+                return self.finish_now(BudgetExceeded(reason=stop))
             mailed = self._collect_mail()
             ended = next((a for a in mailed if isinstance(a, Finish)), None)
             if ended is not None:
@@ -302,11 +318,21 @@ class AgentDriver:
         out = await self._model(action.request, summary=False)
         actions = self._apply(out.events)
         self.cost += out.cost_usd
+        shared = await self._charge_run(out)
         limit = self.max_cost
-        if limit is None or self.cost < limit or any(isinstance(a, Finish) for a in actions):
+        reason = shared
+        if limit is not None and self.cost >= limit:
+            reason = f"cost budget exceeded: ${self.cost:.4f} of ${limit:.4f} spent"
+        if reason is None or any(isinstance(a, Finish) for a in actions):
             return actions
-        reason = f"cost budget exceeded: ${self.cost:.4f} of ${limit:.4f} spent"
         return self.feed(BudgetExceeded(reason=reason))
+
+    async def _charge_run(self, out: ModelCallOutput) -> str | None:
+        """Charge the run's budget with a model call; answer why it is exhausted, or None."""
+        if self.run is None or out.error is not None:
+            return None
+        calls = sum(1 for e in out.events if _is_function_call(e))
+        return await self.run.charge(out.usage, out.cost_usd, calls)
 
     def _model_input(self, request: ModelRequest, *, summary: bool) -> ModelCallInput:
         return ModelCallInput(
@@ -470,6 +496,15 @@ def _prepared(
         return result.model_copy(update={"error": message or _LOST})
     usage = Usage.model_validate(out.usage)
     return result.model_copy(update={"summary": out.summary, "usage": usage})
+
+
+def _is_function_call(payload: dict[str, Any]) -> bool:
+    item = payload.get("item")
+    return (
+        payload["kind"] == "model_item"
+        and isinstance(item, dict)
+        and (item.get("type") == "function_call")
+    )
 
 
 def _core_config(data: dict[str, Any]) -> CoreConfig:

@@ -38,7 +38,7 @@ from ._agent_workflow import RunWorkflow
 from ._connect import TemporalSettings, connect
 from ._errors import TemporalRunFailed
 from ._exec import exec_input
-from ._wire import ActivityPolicy, ExecOutput, FanoutRunInput, ItemResult, RunOutput
+from ._wire import ActivityPolicy, ExecOutput, FanoutRunInput, ItemResult, RunLimits, RunOutput
 from ._workflows import FanoutWorkflow
 
 
@@ -57,6 +57,12 @@ def policy_from_config(config: CorralConfig) -> ActivityPolicy:
         model_attempts=config.request_max_retries + 1,
         model_timeout_s=max(600.0, idle * (config.stream_max_retries + 1)),
     )
+
+
+def run_limits_of(config: CorralConfig) -> RunLimits:
+    """The run-wide budgets (`[budgets] run_*`) the run's workflow keeps."""
+    fields = RunLimits.model_fields
+    return RunLimits(**config.budgets.model_dump(include=set(fields)))
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,7 @@ class TemporalExecutor:
             items=tuple(item.data for item in plan.items),
             concurrency=width,
             policy=self.policy or policy_from_config(config),
+            run_limits=run_limits_of(config),
         )
         output = await self._carry_out(run)
         return await _outcome(config, output, settings.out)
@@ -140,7 +147,7 @@ class TemporalExecutor:
         policy = self.policy or policy_from_config(config)
         run = exec_input(
             config, task, cwd=cwd, setup=setup, run_id=run_id, role=role, policy=policy
-        )
+        ).model_copy(update={"run_limits": run_limits_of(config)})
         client = await self._client()
         return await client.start_workflow(
             RunWorkflow.run,

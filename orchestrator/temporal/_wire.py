@@ -55,6 +55,52 @@ class JournalBatch(_Wire):
     events: tuple[dict[str, Any], ...] = ()
 
 
+class RunLimits(_Wire):
+    """`[budgets] run_*`: the limits every agent of the run shares, kept by the run's workflow."""
+
+    run_max_tokens: int | None = None
+    run_max_cost_usd: float | None = None
+    run_max_tool_calls: int | None = None
+    run_max_turns: int | None = None
+    run_max_wall_time_s: float | None = None
+
+    @property
+    def counted(self) -> bool:
+        """Whether agents must report what each model call spent."""
+        counts = (self.run_max_tokens, self.run_max_cost_usd, self.run_max_tool_calls)
+        return any(limit is not None for limit in (*counts, self.run_max_turns))
+
+    @property
+    def any_set(self) -> bool:
+        return self.counted or self.run_max_wall_time_s is not None
+
+
+class RunTerms(_Wire):
+    """What an agent of a run with limits knows of them: the limits, and the run's deadline
+    (seconds since the epoch, workflow time) when it has a wall-time budget."""
+
+    limits: RunLimits
+    deadline: float | None = None
+
+
+class RunCharge(_Wire):
+    """One model call's spending, reported by an agent's workflow to its run's workflow (the
+    `run_charge` signal); the run answers `token` with a `RunVerdict`."""
+
+    workflow_id: str
+    token: str
+    usage: dict[str, Any]
+    cost_usd: float = 0.0
+    tool_calls: int = 0
+
+
+class RunVerdict(_Wire):
+    """The run's answer to a charge (`token`), or news that its budget is exhausted (`stop`)."""
+
+    token: str | None = None
+    stop: str | None = None
+
+
 class FanoutRunInput(_Wire):
     """The run workflow's argument: a checked fan-out, as `run_fanout` would journal it."""
 
@@ -65,6 +111,7 @@ class FanoutRunInput(_Wire):
     """Each item's JSON object, in order; item `i` is `items[i]`."""
     concurrency: int = Field(ge=1)
     policy: ActivityPolicy = ActivityPolicy()
+    run_limits: RunLimits = RunLimits()
 
 
 class AgentCarry(_Wire):
@@ -95,6 +142,8 @@ class ItemInput(_Wire):
     policy: ActivityPolicy
     carry: AgentCarry | None = None
     """Set when the item's workflow continued as new in the middle of its agent's work."""
+    run_terms: RunTerms | None = None
+    """The run's limits, when it has any."""
 
 
 class PrepareInput(_Wire):
@@ -188,6 +237,13 @@ class FinishInput(_Wire):
     tool_hosts: tuple[str, ...] = ()
 
 
+class SkippedItems(_Wire):
+    """Items a fan-out never started (its budget was spent), with the reason each failed."""
+
+    run_id: str
+    errors: dict[int, str]
+
+
 class HostLostInput(_Wire):
     run_id: str
     index: int
@@ -242,6 +298,8 @@ class AgentInput(_Wire):
     """Set when the agent's workflow continued as new in the middle of a turn."""
     inbox: tuple[str, ...] = ()
     """Messages that had come in for the agent's next turn when it continued as new."""
+    run_terms: RunTerms | None = None
+    """The run's limits, when it has any (set by the run's workflow)."""
 
 
 class AgentOutput(_Wire):
@@ -257,6 +315,7 @@ class ExecRunInput(_Wire):
     run_id: str
     root: AgentInput
     role: str = "general"
+    run_limits: RunLimits = RunLimits()
 
 
 class ExecOutput(_Wire):

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from agents import AgentStatus
 
     from ._approvals import APPROVE_UPDATE, PENDING_QUERY, ApprovalBook
+    from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
     from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
     from ._wire import (
         ActivityPolicy,
@@ -33,7 +34,10 @@ with workflow.unsafe.imports_passed_through():
         ItemInput,
         ItemResult,
         PrepareInput,
+        RunCharge,
         RunOutput,
+        RunVerdict,
+        SkippedItems,
         host_queue,
     )
 
@@ -51,6 +55,12 @@ class ItemWorkflow:
 
     def __init__(self) -> None:
         self.book = ApprovalBook()
+        self.run_link: RunLink | None = None
+
+    @workflow.signal(name=RUN_VERDICT_SIGNAL)
+    def run_verdict(self, verdict: RunVerdict) -> None:
+        if self.run_link is not None:
+            self.run_link.heard(verdict)
 
     @workflow.update(name=APPROVE_UPDATE)
     def approve(self, reply: ApprovalAnswer) -> ApprovalAnswer:
@@ -66,6 +76,8 @@ class ItemWorkflow:
 
     @workflow.run
     async def run(self, item: ItemInput) -> ItemResult:
+        if item.run_terms is not None:
+            self.run_link = RunLink(item.run_id, item.run_terms)
         restarts = item.carry.restarts if item.carry is not None else 0
         carry = item.carry
         while True:
@@ -108,6 +120,7 @@ class ItemWorkflow:
         shared = workflow.info().task_queue
         driver = AgentDriver(agent_id, item.policy, host_queue(host), shared, self.book)
         driver.may_continue_as_new = lambda: True
+        driver.run = self.run_link
         return driver, host
 
     async def _host_lost(self, item: ItemInput, driver: AgentDriver, host: str, why: str) -> None:
@@ -155,7 +168,15 @@ class ItemWorkflow:
 
 @workflow.defn(name="corral.FanoutWorkflow")
 class FanoutWorkflow:
-    """A fan-out run: one `ItemWorkflow` per unfinished item, `concurrency` at a time."""
+    """A fan-out run: one `ItemWorkflow` per unfinished item, `concurrency` at a time; once
+    the run's budget is spent, the items not started fail without starting."""
+
+    def __init__(self) -> None:
+        self.charges: list[RunCharge] = []
+
+    @workflow.signal(name=RUN_CHARGE_SIGNAL)
+    def run_charge(self, charge: RunCharge) -> None:
+        self.charges.append(charge)
 
     @workflow.run
     async def run(self, run: FanoutRunInput) -> RunOutput:
@@ -163,14 +184,34 @@ class FanoutWorkflow:
         todo: list[int] = await workflow.execute_activity(
             "corral.begin_run", run, result_type=list[int], **options
         )
+        book = RunBook(run.run_limits, self.charges)
+        serving = asyncio.create_task(book.serve()) if run.run_limits.counted else None
+        skipped: dict[int, str] = {}
         gate = asyncio.Semaphore(run.concurrency)
-        results = await asyncio.gather(*(self._item(run, index, gate) for index in todo))
+        try:
+            found = await asyncio.gather(
+                *(self._item(run, index, gate, book, skipped) for index in todo)
+            )
+        finally:
+            if serving is not None:
+                serving.cancel()
+        if skipped:
+            failed = SkippedItems(run_id=run.run_id, errors=skipped)
+            await workflow.execute_activity("corral.fail_items", failed, **options)
         records: list[dict[str, Any]] = await workflow.execute_activity(
             "corral.finish_run", run.run_id, result_type=list[dict[str, Any]], **options
         )
-        return RunOutput(run_id=run.run_id, records=tuple(records), items=tuple(results))
+        results = tuple(result for result in found if result is not None)
+        return RunOutput(run_id=run.run_id, records=tuple(records), items=results)
 
-    async def _item(self, run: FanoutRunInput, index: int, gate: asyncio.Semaphore) -> ItemResult:
+    async def _item(
+        self,
+        run: FanoutRunInput,
+        index: int,
+        gate: asyncio.Semaphore,
+        book: RunBook,
+        skipped: dict[int, str],
+    ) -> ItemResult | None:
         item = ItemInput(
             run_id=run.run_id,
             index=index,
@@ -178,8 +219,14 @@ class FanoutWorkflow:
             template=str(run.settings["template"]),
             worker=dict(run.settings["worker"]),
             policy=run.policy,
+            run_terms=book.terms,
         )
         async with gate:
+            exhausted = book.exhausted()
+            if exhausted is not None:
+                # Starting it would only spend one more model request to learn the same.
+                skipped[index] = exhausted
+                return None
             result: ItemResult = await workflow.execute_child_workflow(
                 ItemWorkflow.run, item, id=f"{run.run_id}.item-{index}"
             )
