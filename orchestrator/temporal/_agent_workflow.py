@@ -24,7 +24,7 @@ from temporalio.exceptions import ActivityError, ChildWorkflowError, FailureErro
 with workflow.unsafe.imports_passed_through():
     from agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
 
-    from ._approvals import APPROVE_UPDATE, PENDING_QUERY, ApprovalBook
+    from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
     from ._collab import (
         AGENT_WORKFLOW,
@@ -38,8 +38,6 @@ with workflow.unsafe.imports_passed_through():
         AgentEndedInput,
         AgentInput,
         AgentOutput,
-        ApprovalAnswer,
-        ApprovalAsk,
         ExecOutput,
         ExecRunInput,
         PrepareSpecInput,
@@ -65,7 +63,7 @@ def _options(agent: AgentInput) -> dict[str, Any]:
 
 
 @workflow.defn(name=AGENT_WORKFLOW)
-class AgentWorkflow:
+class AgentWorkflow(ApprovalHandlers):
     """One agent of an exec run: the root, or a worker spawned by its parent."""
 
     def __init__(self) -> None:
@@ -76,18 +74,6 @@ class AgentWorkflow:
         self.run_link: RunLink | None = None
 
     # -- handlers ---------------------------------------------------------------------------
-
-    @workflow.update(name=APPROVE_UPDATE)
-    def approve(self, reply: ApprovalAnswer) -> ApprovalAnswer:
-        return self.book.answer(reply.approval_id, reply.approve, reply.reason, reply.who)
-
-    @approve.validator
-    def _check_approval(self, reply: ApprovalAnswer) -> None:
-        self.book.check(reply.approval_id)
-
-    @workflow.query(name=PENDING_QUERY)
-    def pending_approvals(self) -> list[ApprovalAsk]:
-        return self.book.pending()
 
     @workflow.signal(name=SEND_INPUT_SIGNAL)
     def send_input(self, sent: SendInput) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from temporalio import workflow
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
@@ -23,6 +24,25 @@ PENDING_QUERY = "pending_approvals"
 
 class ApprovalRejected(InvalidInput):
     """The answer was refused: no such pending approval, or it was answered already."""
+
+
+class ApprovalHandlers:
+    """The `approve` update (with its validator) and the `pending_approvals` query, for every
+    workflow that holds an agent; the workflow keeps its asks in `book`."""
+
+    book: ApprovalBook
+
+    @workflow.update(name=APPROVE_UPDATE)
+    def approve(self, reply: ApprovalAnswer) -> ApprovalAnswer:
+        return self.book.answer(reply.approval_id, reply.approve, reply.reason, reply.who)
+
+    @approve.validator
+    def _check_approval(self, reply: ApprovalAnswer) -> None:
+        self.book.check(reply.approval_id)
+
+    @workflow.query(name=PENDING_QUERY)
+    def pending_approvals(self) -> list[ApprovalAsk]:
+        return self.book.pending()
 
 
 class ApprovalBook:

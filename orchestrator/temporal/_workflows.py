@@ -20,14 +20,12 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from agents import AgentStatus
 
-    from ._approvals import APPROVE_UPDATE, PENDING_QUERY, ApprovalBook
+    from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
     from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
     from ._wire import (
         ActivityPolicy,
         AgentCarry,
-        ApprovalAnswer,
-        ApprovalAsk,
         FanoutRunInput,
         FinishInput,
         HostLostInput,
@@ -50,7 +48,7 @@ def _journal_options(policy: ActivityPolicy) -> dict[str, Any]:
 
 
 @workflow.defn(name="corral.ItemWorkflow")
-class ItemWorkflow:
+class ItemWorkflow(ApprovalHandlers):
     """One fan-out item: its worker agent, restarted on another host if its host dies."""
 
     def __init__(self) -> None:
@@ -61,18 +59,6 @@ class ItemWorkflow:
     def run_verdict(self, verdict: RunVerdict) -> None:
         if self.run_link is not None:
             self.run_link.heard(verdict)
-
-    @workflow.update(name=APPROVE_UPDATE)
-    def approve(self, reply: ApprovalAnswer) -> ApprovalAnswer:
-        return self.book.answer(reply.approval_id, reply.approve, reply.reason, reply.who)
-
-    @approve.validator
-    def _check_approval(self, reply: ApprovalAnswer) -> None:
-        self.book.check(reply.approval_id)
-
-    @workflow.query(name=PENDING_QUERY)
-    def pending_approvals(self) -> list[ApprovalAsk]:
-        return self.book.pending()
 
     @workflow.run
     async def run(self, item: ItemInput) -> ItemResult:
