@@ -66,6 +66,14 @@ class TemporalRunner:
     """Asks answered through this runner, by API id: shown answered before the agent's
     workflow has journaled the answer."""
 
+    _connected: list[Client] = field(default_factory=list, compare=False, repr=False)
+    """The connection cancels and approvals reuse (the service asks for them often)."""
+
+    async def _client(self) -> Client:
+        if not self._connected:
+            self._connected.append(await connect(self.settings))
+        return self._connected[0]
+
     @classmethod
     def from_settings(cls, settings: ExecutorSettings) -> TemporalRunner:
         return cls(
@@ -100,11 +108,10 @@ class TemporalRunner:
         check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
         total = len(plan_fanout(items, template, schema).items)
         run_id = run_id or new_id("run")
-        # Raises at once, naming the address, before the caller announces a run.
-        await connect(self.settings)
-        if on_start is not None:
-            on_start(run_id, total, total)
+        # Connecting raises at once, naming the address, before the caller announces a run.
         async with self._executor(config, setup, run_id) as executor:
+            if on_start is not None:
+                on_start(run_id, total, total)
             done = await executor.run_fanout(
                 config,
                 items,
@@ -143,7 +150,7 @@ class TemporalRunner:
             return await self._ended_single(config, run_id)
 
     async def _ended_single(self, config: CorralConfig, run_id: str) -> SingleOutcome:
-        client = await connect(self.settings)
+        client = await self._client()
         handle = client.get_workflow_handle_for(RunWorkflow.run, run_id)
         try:
             output: ExecOutput = await handle.result()
@@ -158,7 +165,7 @@ class TemporalRunner:
 
     async def cancel(self, run_id: str) -> None:
         """Cancel the run's workflow; Temporal carries the cancel to every child workflow."""
-        client = await connect(self.settings)
+        client = await self._client()
         try:
             await client.get_workflow_handle(run_id).cancel()
         except RPCError as exc:
@@ -177,7 +184,7 @@ class TemporalRunner:
         waiting = {ask.workflow_id for ask in asks if ask.answer is None}
         if not waiting:
             return [ask.to_json() for ask in asks]
-        client = await connect(self.settings)
+        client = await self._client()
         pending: set[str] = set()
         for workflow_id in sorted(waiting):
             pending |= await _pending_ids(client, workflow_id)
@@ -187,7 +194,7 @@ class TemporalRunner:
         self, approval_id: str, *, approve: bool, reason: str | None, journal: Store
     ) -> dict[str, Any]:
         ask = await _find_ask(journal, approval_id)
-        client = await connect(self.settings)
+        client = await self._client()
         try:
             answer = await answer_approval(
                 client, ask.workflow_id, ask.approval_id, approve, reason or ""

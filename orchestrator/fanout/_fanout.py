@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -114,28 +115,9 @@ async def run_fanout(
         worker=prototype.to_journal(),
     )
 
-    carry_on = await _same_run_journaled(config, run_id, settings, plan)
-
-    async def begin(store: Store) -> list[ItemRecord]:
-        if carry_on:
-            await store.update_run(run_id, status="running", updated_at=time.time())
-            return await store.items(run_id)
-        now = time.time()
-        config_json = settings.model_dump(mode="json")
-        await store.create_run(
-            RunRecord(
-                run_id=run_id,
-                kind=FANOUT,
-                status="running",
-                created_at=now,
-                updated_at=now,
-                config=config_json,
-            )
-        )
-        records = [ItemRecord(run_id=run_id, index=i.index, input=i.data) for i in plan.items]
-        await store.put_items(run_id, records)
-        return records
-
+    carried_on = await _same_run_journaled(config, run_id, settings, plan)
+    start = _reopen_run if carried_on else _journal_run
+    begin = partial(start, run_id=run_id, settings=settings, items=plan.items)
     return await _carry_out(
         config,
         run_id=run_id,
@@ -191,6 +173,35 @@ async def resume_fanout(
         begin=begin,
         on_start=on_start,
     )
+
+
+async def _journal_run(
+    store: Store, *, run_id: str, settings: FanoutSettings, items: Sequence[FanoutItem]
+) -> list[ItemRecord]:
+    """Journal a new fan-out run with its settings and every item, pending."""
+    now = time.time()
+    await store.create_run(
+        RunRecord(
+            run_id=run_id,
+            kind=FANOUT,
+            status="running",
+            created_at=now,
+            updated_at=now,
+            config=settings.model_dump(mode="json"),
+        )
+    )
+    records = [ItemRecord(run_id=run_id, index=i.index, input=i.data) for i in items]
+    await store.put_items(run_id, records)
+    return records
+
+
+async def _reopen_run(
+    store: Store, *, run_id: str, settings: FanoutSettings, items: Sequence[FanoutItem]
+) -> list[ItemRecord]:
+    """A run journaled before with the same inputs, running again with the items it holds."""
+    del settings, items  # the journal already holds them
+    await store.update_run(run_id, status="running", updated_at=time.time())
+    return await store.items(run_id)
 
 
 async def _same_run_journaled(
