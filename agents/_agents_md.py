@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._errors import InvalidInput
+from corral.tools._errors import InvalidInput
 
 from ._fragments import USER_INSTRUCTIONS
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tools import PermissionProfile, ToolContext, ToolRegistry
+from corral.tools import PermissionProfile, ToolContext, ToolRegistry
 
 from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
 from ._config import BudgetConfig, CorralConfig, ShellConfig

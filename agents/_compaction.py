@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools._truncate import truncate_middle
+from corral.tools._truncate import truncate_middle
 
 from ._fragments import ALL_KINDS, SUMMARIZATION_PROMPT, compaction_summary_fragment, is_contextual
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Reasoning

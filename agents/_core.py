@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools._truncate import truncate_middle
+from corral.tools._truncate import truncate_middle
 
 from ._compaction import (
     DroppedItems,

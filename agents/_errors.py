@@ -12,7 +12,7 @@ CorralError
 
 from __future__ import annotations
 
-from tools._errors import OperationFailed
+from corral.tools._errors import OperationFailed
 
 
 class CoreStateError(OperationFailed):

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from tools import ToolOutput
+from corral.tools import ToolOutput
 
 from ._events import AgentStatus
 from ._items import FunctionCall

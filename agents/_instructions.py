@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from tools._errors import InvalidInput
+from corral.tools._errors import InvalidInput
 
 from ._prompt_files import prompt_dir, prompt_exists, read_prompt
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools._permissions import ApprovalPolicy, PermissionProfile, SandboxMode
+from corral.tools._permissions import ApprovalPolicy, PermissionProfile, SandboxMode
 
 from ._fragments import PERMISSIONS
 from ._prompt_files import read_prompt

@@ -10,7 +10,7 @@ from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-_PACKAGE = "agents.prompts"
+_PACKAGE = "corral.agents.prompts"
 
 
 def prompt_dir(*parts: str) -> Traversable:

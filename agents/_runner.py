@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from tools import ToolCall, ToolContext, ToolOutput, ToolRegistry, run_tool_calls
+from corral.tools import ToolCall, ToolContext, ToolOutput, ToolRegistry, run_tool_calls
 
 from ._compaction import DroppedItems
 from ._core import AgentCore

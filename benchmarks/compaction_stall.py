@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from agents import (
+from corral.agents import (
     AgentCore,
     AgentRecord,
     AgentRunner,
@@ -45,9 +45,9 @@ from agents import (
     UserInput,
     open_model_client,
 )
-from agents._fragments import SUMMARIZATION_PROMPT
-from orchestrator.services.compaction import Compactor
-from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
+from corral.agents._fragments import SUMMARIZATION_PROMPT
+from corral.orchestrator.services.compaction import Compactor
+from corral.tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 WINDOW = 32_000
 OUTPUT_TOKENS = 3_000
@@ -209,7 +209,7 @@ def _record(agent_id: str) -> AgentRecord:
 
 @contextmanager
 def model_server(latency_ms: int) -> Iterator[str]:
-    argv = [sys.executable, "-m", "orchestrator", "model-server"]
+    argv = [sys.executable, "-m", "corral", "model-server"]
     argv += ["--policy", "benchmarks.compaction_stall:policy", "--latency-ms", str(latency_ms)]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:

@@ -25,9 +25,9 @@ from typing import Any
 
 import anyio
 
-from agents import CorralConfig, RateLimit
-from orchestrator._single import RunSetup
-from orchestrator.fanout import run_fanout
+from corral.agents import CorralConfig, RateLimit
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.fanout import run_fanout
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: report it."
@@ -46,7 +46,7 @@ def policy(request: dict[str, Any]) -> Any:
 
 @contextmanager
 def model_server(latency_ms: int) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    argv = [sys.executable, "-m", "orchestrator", "model-server"]
+    argv = [sys.executable, "-m", "corral", "model-server"]
     argv += ["--policy", "benchmarks.fanout:policy", "--latency-ms", str(latency_ms)]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from orchestrator.services import WordLlamaEmbedder
-from orchestrator.services.skills import (
+from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services.skills import (
     MatchMethod,
     SkillCatalog,
     SkillMatcher,

@@ -28,10 +28,10 @@ from typing import IO
 
 import anyio
 
-from agents import CorralConfig, RateLimit
-from orchestrator._single import RunSetup
-from orchestrator.fanout import FanoutOutcome, run_fanout
-from orchestrator.temporal import (
+from corral.agents import CorralConfig, RateLimit
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.fanout import FanoutOutcome, run_fanout
+from corral.orchestrator.temporal import (
     TemporalExecutor,
     TemporalOutcome,
     TemporalSettings,
@@ -111,7 +111,7 @@ def dev_server(port: int) -> list[str]:
 
 
 def worker(address: str, host: str, concurrency: int) -> list[str]:
-    argv = [sys.executable, "-m", "orchestrator", "worker", "--temporal-address", address]
+    argv = [sys.executable, "-m", "corral", "worker", "--temporal-address", address]
     return [*argv, "--host-name", host, "--max-concurrent", str(concurrency)]
 
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.services import WordLlamaEmbedder
-from orchestrator.services.toolsearch import (
+from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services.toolsearch import (
     IndexedTool,
     Ranker,
     ToolIndex,

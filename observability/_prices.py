@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from agents import ModelPrice
+from corral.agents import ModelPrice
 
 logger = logging.getLogger(__name__)
 

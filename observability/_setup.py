@@ -35,7 +35,7 @@ from opentelemetry.sdk.trace.export import (
 )
 from opentelemetry.trace import NoOpTracerProvider
 
-from agents import CompositeHooks, OtelConfig, RunnerHooks
+from corral.agents import CompositeHooks, OtelConfig, RunnerHooks
 
 from ._content import Redactor, capture_enabled
 from ._logging import trace_ids_on_logs

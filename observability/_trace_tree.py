@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agents import AgentRecord
+from corral.agents import AgentRecord
 
 TURN_KIND = "model_completed"
 """The journal event that counts one turn: one completed model response."""

@@ -22,8 +22,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvid
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from opentelemetry.util.types import AttributeValue
 
-from agents import AgentStatus, FunctionCall, ModelRequest, ModelResponse, RunnerHooks, Usage
-from tools import ToolOutput
+from corral.agents import AgentStatus, FunctionCall, ModelRequest, ModelResponse, RunnerHooks, Usage
+from corral.tools import ToolOutput
 
 from . import _semconv as sc
 from ._metrics import RunMetrics

@@ -15,7 +15,7 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, TracerProvider
 
-from tools import ApprovalDecision, ApprovalRequest
+from corral.tools import ApprovalDecision, ApprovalRequest
 
 from . import _semconv as sc
 from ._metrics import RunMetrics

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents import CorralConfig, Store
+from corral.agents import CorralConfig, Store
 
 from ._executor_settings import (
     INSTALL_HINT,

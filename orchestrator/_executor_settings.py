@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agents import CorralConfig
-from tools import InvalidInput
+from corral.agents import CorralConfig
+from corral.tools import InvalidInput
 
 ExecutorKind = Literal["local", "temporal"]
 EXECUTOR_KINDS: tuple[ExecutorKind, ...] = ("local", "temporal")

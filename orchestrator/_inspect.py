@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from agents import AgentRecord, ItemRecord, RunRecord, Store, UnknownRun
+from corral.agents import AgentRecord, ItemRecord, RunRecord, Store, UnknownRun
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedE
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from agents import AgentStatus, CorralConfig, Finish, Store
+from corral.agents import AgentStatus, CorralConfig, Finish, Store
 
 from ._executor_settings import (
     ApprovalRefused,
@@ -227,7 +227,7 @@ async def _run_trace(
 ) -> AsyncIterator[TracerProvider | None]:
     """The run's tracer provider inside its root span, when config or environment ask for
     telemetry (as a local run's `open_observability` does); flushed when the run ends."""
-    from observability import build_telemetry, telemetry_settings
+    from corral.observability import build_telemetry, telemetry_settings
 
     settings = telemetry_settings(config.otel, os.environ if setup.env is None else setup.env)
     telemetry = build_telemetry(settings) if settings.enabled else None

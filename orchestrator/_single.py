@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agents import (
+from corral.agents import (
     AgentRecord,
     AgentSpec,
     AgentStatus,
@@ -30,7 +30,7 @@ from agents import (
     resolve_base_instructions,
     spec_from_config,
 )
-from tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
+from corral.tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
 
 from ._ratelimit import RateLimiterRegistry
 from ._run import (
@@ -135,7 +135,7 @@ class RunSetup:
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
     # Imported here: the MCP SDK and the search index cost a second at start-up, and most runs
     # configure no MCP server.
-    from observability import current_trace_context
+    from corral.observability import current_trace_context
 
     from .services._mcp_tooling import open_mcp_tooling
 
@@ -199,7 +199,7 @@ def _observed(
     config: CorralConfig, run_id: str, setup: RunSetup
 ) -> AbstractAsyncContextManager[RunnerHooks]:
     """The run's hooks, plus tracing when `[otel]` or the OTEL_* variables ask for it."""
-    from observability import open_observability  # the OpenTelemetry SDK costs start-up time
+    from corral.observability import open_observability  # the OpenTelemetry SDK costs start-up time
 
     env = os.environ if setup.env is None else setup.env
     return open_observability(
@@ -215,7 +215,7 @@ def _wait_observers(
     services: Mapping[str, Any], limiters: RateLimiterRegistry
 ) -> Mapping[str, Any]:
     """`services` with an approval observer; rate-limit waits are reported to the traced run."""
-    from observability import record_approval_wait, record_rate_limit_wait
+    from corral.observability import record_approval_wait, record_rate_limit_wait
 
     limiters.on_wait = record_rate_limit_wait  # routes by context, so a shared registry is fine
     return {"approval_observer": record_approval_wait, **services}

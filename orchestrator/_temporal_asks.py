@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents import Store
+from corral.agents import Store
 
 REQUESTED, ANSWERED = "approval_requested", "approval_answered"
 PENDING, APPROVED, DENIED, EXPIRED = "pending", "approved", "denied", "expired"

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import uvicorn
 
-from tools import InvalidInput, OperationFailed
+from corral.tools import InvalidInput, OperationFailed
 
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0

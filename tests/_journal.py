@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents import AgentRecord, RunRecord, Store
+from corral.agents import AgentRecord, RunRecord, Store
 
 
 def agent_record(agent_id: str = "a", run_id: str = "r") -> AgentRecord:

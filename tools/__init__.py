@@ -25,6 +25,7 @@ from ._file_tools import list_dir_tool as list_dir_tool
 from ._file_tools import read_file_tool as read_file_tool
 from ._fs_common import FileToolError as FileToolError
 from ._fs_common import SearchTimedOut as SearchTimedOut
+from ._function_tool import function_tool as function_tool
 from ._grep import grep_tool as grep_tool
 from ._parallel import run_tool_calls as run_tool_calls
 from ._patch import PatchConflict as PatchConflict
@@ -107,6 +108,7 @@ __all__ = [
     "file_tools",
     "format_command_output",
     "format_truncated_output",
+    "function_tool",
     "grep_tool",
     "is_known_safe_command",
     "is_within",

@@ -6,7 +6,7 @@ allowed, so the CLI can print it as is (exit code 2, no traceback).
 
 from __future__ import annotations
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 
 class ConfigError(InvalidInput):

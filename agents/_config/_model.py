@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools import APPROVAL_TIMEOUT, ApprovalPolicy, SandboxMode
+from corral.tools import APPROVAL_TIMEOUT, ApprovalPolicy, SandboxMode
 
 from ._errors import ConfigError
 

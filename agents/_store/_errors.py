@@ -19,7 +19,7 @@ The store translates `sqlite3` exceptions here, once, so callers never see a dri
 
 from __future__ import annotations
 
-from tools import CorralError, InvalidInput, OperationFailed
+from corral.tools import CorralError, InvalidInput, OperationFailed
 
 
 class StoreError(CorralError):

@@ -16,7 +16,7 @@ third-party error type::
 
 from __future__ import annotations
 
-from tools._errors import InvalidInput, OperationFailed
+from corral.tools._errors import InvalidInput, OperationFailed
 
 
 class ModelError(OperationFailed):

@@ -13,8 +13,8 @@ failed model call should handle it the same way.
 
 from __future__ import annotations
 
-from agents.model import ModelError
-from tools import InvalidInput
+from corral.agents.model import ModelError
+from corral.tools import InvalidInput
 
 
 class RateLimitConfigError(InvalidInput):

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import anyio
 
-from agents._config import RateLimit
-from agents.model import AttemptSlot
+from corral.agents._config import RateLimit
+from corral.agents.model import AttemptSlot
 
 from ._bucket import TokenBucket
 from ._clock import SYSTEM_CLOCK, Clock

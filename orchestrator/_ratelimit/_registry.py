@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from agents._config import CorralConfig, RateLimit
+from corral.agents._config import CorralConfig, RateLimit
 
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import RateLimitConfigError

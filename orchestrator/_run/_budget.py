@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from agents import BudgetConfig, ModelPrice, Usage
-from observability import missing_price, price_table
+from corral.agents import BudgetConfig, ModelPrice, Usage
+from corral.observability import missing_price, price_table
 
 PER_MILLION = 1_000_000
 

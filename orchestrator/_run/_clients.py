@@ -10,7 +10,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from agents import ModelClient, ModelSettings, open_model_client
+from corral.agents import ModelClient, ModelSettings, open_model_client
 
 from .._ratelimit import RateLimiterRegistry
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents import SUBAGENT_CONTEXT, SUBAGENT_NOTIFICATION
+from corral.agents import SUBAGENT_CONTEXT, SUBAGENT_NOTIFICATION
 
 
 @dataclass(frozen=True)

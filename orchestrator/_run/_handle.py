@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from agents import AgentRunner, AgentSpec, AgentStatus, Finish, UserInput
+from corral.agents import AgentRunner, AgentSpec, AgentStatus, Finish, UserInput
 
 FinishCallback = Callable[["AgentHandle", Finish], Awaitable[None]]
 

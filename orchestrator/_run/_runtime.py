@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from agents import (
+from corral.agents import (
     AgentRunner,
     AgentSpec,
     AgentStatus,
@@ -39,7 +39,7 @@ from agents import (
     continue_agent,
     replay_core,
 )
-from tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
+from corral.tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
 
 from ..services._skills_service import SkillsService
 from ._budget import RunBudget, cost_of, price_for

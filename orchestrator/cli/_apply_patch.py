@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from tools import PatchParseError, PermissionProfile, SandboxMode, apply_patch
+from corral.tools import PatchParseError, PermissionProfile, SandboxMode, apply_patch
 
 
 def add_parser(sub: Any) -> None:

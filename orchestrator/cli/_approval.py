@@ -14,7 +14,7 @@ from typing import TextIO
 
 import anyio
 
-from tools import ApprovalDecision, ApprovalRequest
+from corral.tools import ApprovalDecision, ApprovalRequest
 
 # How long the person has to answer one question.
 ANSWER_TIMEOUT = 60.0

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from agents import CorralConfig, FunctionCall, RunnerHooks, load_config
-from tools import InvalidInput, ToolOutput
+from corral.agents import CorralConfig, FunctionCall, RunnerHooks, load_config
+from corral.tools import InvalidInput, ToolOutput
 
 from .._executor import Executor, executor_from_settings
 from .._executor_settings import EXECUTOR_KINDS, ExecutorSettings, resolve_executor_settings

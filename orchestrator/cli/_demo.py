@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from agents import load_config
+from corral.agents import load_config
 
 from .._single import RunSetup
 from ..demo import DemoProgress, demo_policy, write_shop_repo

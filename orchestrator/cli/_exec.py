@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from agents import ROLES, AgentStatus, RunnerHooks
+from corral.agents import ROLES, AgentStatus, RunnerHooks
 
 from .._run import ToolProvider
 from .._single import RunSetup, SingleOutcome, run_single_agent

@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 
-from agents import CorralConfig, RunnerHooks
-from tools import InvalidInput
+from corral.agents import CorralConfig, RunnerHooks
+from corral.tools import InvalidInput
 
 from .._single import RunSetup
 from ..fanout import (

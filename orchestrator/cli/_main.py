@@ -18,7 +18,9 @@ from typing import Any
 
 import anyio
 
-from tools import CorralError
+from corral.tools import CorralError
+
+from .._version import corral_version
 
 TERMINATED = 143
 
@@ -53,6 +55,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="corral",
         description="Asynchronous multi-agent orchestration against any OpenAI-compatible model.",
     )
+    parser.add_argument("--version", action="version", version=f"corral {corral_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _modules_for(argv):
         importlib.import_module(f"{__package__}.{name}").add_parser(sub)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents import load_config
+from corral.agents import load_config
 
 from ..services.mcp import McpServerStatus, open_mcp_manager
 

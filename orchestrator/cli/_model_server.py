@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from orchestrator.model_server import (
+from corral.orchestrator.model_server import (
     FaultRates,
     ModelServerOptions,
     load_policy,

@@ -15,8 +15,8 @@ from typing import Any
 
 import anyio
 
-from agents import CorralConfig
-from tools import InvalidInput
+from corral.agents import CorralConfig
+from corral.tools import InvalidInput
 
 from .._single import RunSetup
 from ..pipelines.refactor import (

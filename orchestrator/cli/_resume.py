@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agents import RunnerHooks, load_config
+from corral.agents import RunnerHooks, load_config
 
 from .._executor import refuse_remote
 from .._single import RunSetup, resume_single

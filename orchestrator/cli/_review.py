@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 from .._single import RunSetup
 from ..pipelines.review import (

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from agents import load_config
+from corral.agents import load_config
 
 from ..service import (
     CorralService,

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents import load_config
-from orchestrator.services import WordLlamaEmbedder
-from orchestrator.services.skills import (
+from corral.agents import load_config
+from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services.skills import (
     EmptySkillQuery,
     Match,
     Skill,

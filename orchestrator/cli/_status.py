@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents import export_jsonl, load_config, open_sqlite_store
+from corral.agents import export_jsonl, load_config, open_sqlite_store
 
 from .._inspect import RunStatus, read_status, run_summary
 from .._single import journal_path

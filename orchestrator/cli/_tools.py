@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from agents import CorralConfig, load_config
+from corral.agents import CorralConfig, load_config
 
 from ..services import WordLlamaEmbedder
 from ..services.mcp import open_mcp_manager

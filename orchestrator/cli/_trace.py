@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents import Store, load_config, open_sqlite_store
-from observability import TURN_KIND, build_trace_tree, format_trace_tree
+from corral.agents import Store, load_config, open_sqlite_store
+from corral.observability import TURN_KIND, build_trace_tree, format_trace_tree
 
 from .._inspect import read_status
 from .._single import journal_path

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 from .._executor_settings import resolve_executor_settings
 from ._common import load_cli_config
@@ -65,7 +65,7 @@ def add_parser(sub: Any) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     try:
-        from orchestrator.temporal import TemporalSettings, WorkerSettings, run_worker
+        from corral.orchestrator.temporal import TemporalSettings, WorkerSettings, run_worker
     except ImportError as exc:
         raise InvalidInput(
             "corral worker needs Temporal's SDK: pip install 'corral[temporal]'"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from agents import AgentStatus, ModelRequest, ModelResponse, RunnerHooks
+from corral.agents import AgentStatus, ModelRequest, ModelResponse, RunnerHooks
 
 
 class DemoProgress(RunnerHooks):

@@ -13,7 +13,7 @@ they are recorded on the item (`failed`, with the reason) and the run carries on
 
 from __future__ import annotations
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 
 class FanoutInputError(InvalidInput):

@@ -20,7 +20,7 @@ import anyio
 import anyio.to_thread
 from pydantic import ValidationError
 
-from agents import (
+from corral.agents import (
     AgentSpec,
     CorralConfig,
     ItemRecord,
@@ -307,6 +307,6 @@ def _environ(setup: RunSetup) -> Mapping[str, str]:
 
 
 def _queue_observer() -> Callable[[float], None]:
-    from observability import record_queue_wait  # the OpenTelemetry SDK costs start-up time
+    from corral.observability import record_queue_wait  # the OpenTelemetry SDK costs start-up time
 
     return record_queue_wait

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import ItemRecord, Usage
+from corral.agents import ItemRecord, Usage
 
 DONE = "done"
 FAILED = "failed"

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents import AgentSpec, CorralConfig
-from tools import core_tool_names
+from corral.agents import AgentSpec, CorralConfig
+from corral.tools import core_tool_names
 
 from .._single import build_root_spec
 from ._errors import FanoutInputError, ItemsFileError

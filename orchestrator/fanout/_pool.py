@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 
-from agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, ModelPrice, Store
-from tools import Tool
+from corral.agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, ModelPrice, Store
+from corral.tools import Tool
 
 from .._run import AgentHandle, RunRuntime, cost_of
 from .._single import journaled_spec, new_id

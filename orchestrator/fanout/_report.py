@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agents import LedgerEntry
-from tools import Tool, ToolContext, ToolOutput
+from corral.agents import LedgerEntry
+from corral.tools import Tool, ToolContext, ToolOutput
 
 from ._schema import ResultSchema
 

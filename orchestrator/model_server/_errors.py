@@ -15,7 +15,7 @@ request become OpenAI-style error bodies and never escape the request that cause
 
 from __future__ import annotations
 
-from tools import InvalidInput, OperationFailed
+from corral.tools import InvalidInput, OperationFailed
 
 from .._uvicorn import HttpStartFailed
 from .._uvicorn import PortInUse as _PortInUse

@@ -3,7 +3,7 @@
 A policy takes the request as a Responses-API dict (`model`, `instructions`, `tools`, `input`,
 `prompt_cache_key`, `metadata`) and returns a str, a list of output items, or
 `{"output": [...], "usage": {...}}`. Run one with
-`corral model-server --policy orchestrator.model_server.examples:echo`.
+`corral model-server --policy corral.orchestrator.model_server.examples:echo`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from agents import RunRecord
-from tools import CorralError, InvalidInput
+from corral.agents import RunRecord
+from corral.tools import CorralError, InvalidInput
 
 from .._inspect import read_status
 from ._approval_routes import approval_routes

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tools import CorralError
+from corral.tools import CorralError
 
 from ._approvals import STATES
 from ._errors import ApprovalClosed, UnknownApproval

@@ -18,8 +18,8 @@ from typing import Any
 
 import anyio
 
-from agents import Store
-from tools import ApprovalDecision, ApprovalRequest, Approver
+from corral.agents import Store
+from corral.tools import ApprovalDecision, ApprovalRequest, Approver
 
 from ._errors import ApprovalClosed, UnknownApproval
 

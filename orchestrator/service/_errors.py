@@ -16,7 +16,7 @@ CorralError (tools)
 
 from __future__ import annotations
 
-from tools import InvalidInput, OperationFailed
+from corral.tools import InvalidInput, OperationFailed
 
 from .._uvicorn import HttpStartFailed
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from agents import Store
+from corral.agents import Store
 
 READ_BATCH = 1000
 """Events read from the journal in one query."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from agents import CorralConfig, Store, open_sqlite_store
+from corral.agents import CorralConfig, Store, open_sqlite_store
 
 from .._single import RunSetup, journal_path, run_single_agent
 from ..fanout import run_fanout

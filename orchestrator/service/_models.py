@@ -23,8 +23,8 @@ from pydantic import (
     model_validator,
 )
 
-from agents import ROLES
-from tools import InvalidInput
+from corral.agents import ROLES
+from corral.tools import InvalidInput
 
 from ..fanout import DEFAULT_MAX_RESULT_TRIES
 from ..pipelines.refactor import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS

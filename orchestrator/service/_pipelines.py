@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import anyio.from_thread
 
-from agents import CorralConfig, RunRecord, Store
+from corral.agents import CorralConfig, RunRecord, Store
 
 from .._single import RunSetup
 from ..pipelines.refactor import MERGED, RefactorOutcome, run_refactor

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agents import CorralConfig, Store
+from corral.agents import CorralConfig, Store
 
 from .._single import NotResumable, RunSetup, resume_single
 from ..supervisor import collab_tool_providers

@@ -23,8 +23,8 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from agents import CorralConfig, RunnerHooks, Store, load_config
-from tools import CorralError
+from corral.agents import CorralConfig, RunnerHooks, Store, load_config
+from corral.tools import CorralError
 
 from .._executor import Executor
 from .._executor_settings import ApprovalRefused, UnknownRunApproval

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import TaskStatus
 
-from agents import open_sqlite_store
+from corral.agents import open_sqlite_store
 
 from .._executor import Executor
 from .._single import JOURNAL_NAME

@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar
 
 import anyio
 
-from tools import OperationFailed
+from corral.tools import OperationFailed
 
 T = TypeVar("T")
 

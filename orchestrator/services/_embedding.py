@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tools import OperationFailed
+from corral.tools import OperationFailed
 
 Vectors = npt.NDArray[np.float32]
 

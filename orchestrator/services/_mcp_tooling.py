@@ -14,8 +14,8 @@ from contextlib import asynccontextmanager
 import anyio
 from anyio.abc import TaskStatus
 
-from agents import CorralConfig
-from tools import ToolRegistry
+from corral.agents import CorralConfig
+from corral.tools import ToolRegistry
 
 from ._embedding import Embedder, WordLlamaEmbedder
 from .mcp import McpManager, TraceContext, no_trace_context, open_mcp_manager

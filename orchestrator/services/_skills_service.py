@@ -13,7 +13,7 @@ from pathlib import Path
 
 import anyio
 
-from agents import SKILLS_INSTRUCTIONS, CorralConfig
+from corral.agents import SKILLS_INSTRUCTIONS, CorralConfig
 
 from ._embedding import Embedder, WordLlamaEmbedder
 from .skills import (

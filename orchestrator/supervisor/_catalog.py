@@ -6,7 +6,7 @@ them byte for byte alike and siblings share their request prefix.
 
 from __future__ import annotations
 
-from agents import AgentsConfig
+from corral.agents import AgentsConfig
 
 SPAWN_AGENT = "spawn_agent"
 SEND_INPUT = "send_input"

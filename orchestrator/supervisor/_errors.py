@@ -10,7 +10,7 @@ Handlers raise these; the tool registry hands their message to the model as a fa
 
 from __future__ import annotations
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 
 class CollabError(InvalidInput):

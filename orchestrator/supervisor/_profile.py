@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools import PermissionProfile, SandboxMode, resolve_path
+from corral.tools import PermissionProfile, SandboxMode, resolve_path
 
 from .._run import SpawnRefused
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents import ROLES, AgentSpec, ModelSettings, resolve_base_instructions
-from tools import SandboxMode, core_tool_names
+from corral.agents import ROLES, AgentSpec, ModelSettings, resolve_base_instructions
+from corral.tools import SandboxMode, core_tool_names
 
 from .._run import AgentHandle, Peer, RunRuntime, SpawnRefused, render_subagent_context
 from .._single import new_id

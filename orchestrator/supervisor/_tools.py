@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import SandboxMode, Tool, ToolContext, ToolOutput
+from corral.tools import SandboxMode, Tool, ToolContext, ToolOutput
 
 from .._run import RunRuntime, ToolProvider
 from ._catalog import (

@@ -20,7 +20,7 @@ import anyio.to_thread
 from pydantic import TypeAdapter
 from temporalio import activity
 
-from agents import (
+from corral.agents import (
     AgentSpec,
     FunctionCall,
     LedgerEntry,
@@ -38,7 +38,7 @@ from agents import (
     build_turn_context,
     event_to_payload,
 )
-from tools import ToolCall, ToolOutput, ToolRegistry, run_tool_calls
+from corral.tools import ToolCall, ToolOutput, ToolRegistry, run_tool_calls
 
 from .._run import cost_of, price_for
 from ..fanout import FanoutItem, Template

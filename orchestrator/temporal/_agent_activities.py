@@ -17,7 +17,7 @@ from typing import Any, cast
 import anyio.to_thread
 from temporalio import activity
 
-from agents import (
+from corral.agents import (
     AgentsConfig,
     AgentSpec,
     CorralConfig,
@@ -29,7 +29,7 @@ from agents import (
     build_turn_context,
     event_to_payload,
 )
-from tools import InvalidInput, SandboxMode
+from corral.tools import InvalidInput, SandboxMode
 
 from .._run import render_subagent_context
 from ..supervisor import SpawnRequest, child_spec

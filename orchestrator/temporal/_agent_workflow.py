@@ -22,7 +22,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ChildWorkflowError, FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
+    from corral.agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
 
     from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink

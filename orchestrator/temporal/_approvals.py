@@ -14,7 +14,7 @@ from temporalio import workflow
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 from ._wire import ApprovalAnswer, ApprovalAsk
 

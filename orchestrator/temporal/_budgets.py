@@ -15,7 +15,7 @@ from temporalio import workflow
 from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from agents import BudgetConfig, Usage
+    from corral.agents import BudgetConfig, Usage
 
     from .._run import RunBudget
     from ._wire import RunCharge, RunLimits, RunTerms, RunVerdict

@@ -23,7 +23,7 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from pydantic import BaseModel, ValidationError
 
-    from agents import AgentStatus, FunctionCall
+    from corral.agents import AgentStatus, FunctionCall
 
     from .._run import CLOSED
     from .._run._fragments import render_notification

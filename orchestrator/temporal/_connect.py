@@ -19,7 +19,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
 
-from agents import corral_home
+from corral.agents import corral_home
 
 from ._codec import BLOBS_DIR, DEFAULT_PAYLOAD_THRESHOLD, BlobReferenceCodec, FileBlobStore
 from ._errors import TemporalUnavailable

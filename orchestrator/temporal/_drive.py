@@ -24,7 +24,7 @@ from temporalio.exceptions import TimeoutError as ActivityTimeout
 with workflow.unsafe.imports_passed_through():
     from pydantic import TypeAdapter
 
-    from agents import (
+    from corral.agents import (
         NOTE_KINDS,
         Action,
         AgentCore,

@@ -14,7 +14,7 @@ the executor or the worker talks to the server.
 
 from __future__ import annotations
 
-from tools import InvalidInput, OperationFailed
+from corral.tools import InvalidInput, OperationFailed
 
 
 class TemporalSetupError(InvalidInput):

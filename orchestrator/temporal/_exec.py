@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agents import CorralConfig
+from corral.agents import CorralConfig
 
 from .._single import RunSetup, build_root_spec
 from ..supervisor import COLLAB_TOOL_NAMES

@@ -19,7 +19,7 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError
 
-from agents import AgentStatus, CorralConfig, Finish, ItemRecord
+from corral.agents import AgentStatus, CorralConfig, Finish, ItemRecord
 
 from .._single import RunSetup, SingleOutcome, journal_path, new_id
 from ..fanout import (

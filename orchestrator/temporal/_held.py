@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextvars import ContextVar
 
-from tools import ApprovalDecision, ApprovalRequest
+from corral.tools import ApprovalDecision, ApprovalRequest
 
 from ._wire import ApprovalAnswer, ApprovalAsk
 

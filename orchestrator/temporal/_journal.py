@@ -12,8 +12,8 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from agents import AgentSpec, ItemRecord, RunRecord, Store
-from agents._store import SeqConflict
+from corral.agents import AgentSpec, ItemRecord, RunRecord, Store
+from corral.agents._store import SeqConflict
 
 from ..fanout import FANOUT
 from ._wire import FanoutRunInput, JournalBatch

@@ -19,8 +19,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from agents import AgentsConfig, AgentSpec, CorralConfig, LedgerEntry, Store, open_sqlite_store
-from tools import ToolRegistry, build_core_registry, core_tool_names
+from corral.agents import (
+    AgentsConfig,
+    AgentSpec,
+    CorralConfig,
+    LedgerEntry,
+    Store,
+    open_sqlite_store,
+)
+from corral.tools import ToolRegistry, build_core_registry, core_tool_names
 
 from .._ratelimit import RateLimiterRegistry
 from .._run import ClientPool
@@ -226,7 +233,7 @@ async def open_worker_services(
 def _open_mcp(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
     # Imported here, as a local run does: the MCP SDK and the search index cost a second at
     # start-up, and most workers configure no MCP server.
-    from observability import current_trace_context
+    from corral.observability import current_trace_context
 
     from ..services._mcp_tooling import open_mcp_tooling
 

@@ -22,10 +22,10 @@ from opentelemetry.trace import TracerProvider as TracerProviderApi
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput
 
-from agents import ModelRequest, ModelResponse
-from observability import _semconv as sc
-from observability import chat_response_attributes
-from tools import ToolCall, ToolOutput
+from corral.agents import ModelRequest, ModelResponse
+from corral.observability import _semconv as sc
+from corral.observability import chat_response_attributes
+from corral.tools import ToolCall, ToolOutput
 
 _ACTIVITY_TRACER: ContextVar[Tracer | None] = ContextVar("corral_activity_tracer", default=None)
 

@@ -28,7 +28,7 @@ from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Interceptor, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-from agents import CorralConfig
+from corral.agents import CorralConfig
 
 from ._activities import CorralActivities
 from ._agent_workflow import AgentWorkflow, RunWorkflow
@@ -42,10 +42,7 @@ from ._workflows import FanoutWorkflow, ItemWorkflow
 SHUTDOWN_TIMEOUT = 30.0
 WORKFLOWS = (FanoutWorkflow, ItemWorkflow, RunWorkflow, AgentWorkflow)
 PASSTHROUGH = (
-    "agents",
-    "tools",
-    "orchestrator",
-    "observability",
+    "corral",
     "pydantic",
     "anyio",
     "opentelemetry",
@@ -186,7 +183,7 @@ async def _telemetry(
     if given is not None:
         yield given
         return
-    from observability import build_telemetry, telemetry_settings  # the SDK is slow to load
+    from corral.observability import build_telemetry, telemetry_settings  # the SDK is slow to load
 
     settings = telemetry_settings(config.otel, env)
     if settings.traces == "none":

@@ -18,7 +18,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from agents import AgentStatus
+    from corral.agents import AgentStatus
 
     from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink

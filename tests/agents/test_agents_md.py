@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from agents._agents_md import AgentsMd, AgentsMdError, AgentsMdPart, load_agents_md
-from agents._fragments import USER_INSTRUCTIONS, fragment_kind_of
-from tools._errors import InvalidInput
+from corral.agents._agents_md import AgentsMd, AgentsMdError, AgentsMdPart, load_agents_md
+from corral.agents._fragments import USER_INSTRUCTIONS, fragment_kind_of
+from corral.tools._errors import InvalidInput
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from typing import TypeVar
 
 import pytest
 
-from agents._compaction import DroppedItems
-from agents._core import AgentCore, CoreConfig
-from agents._environment import EnvironmentContext
-from agents._errors import CoreStateError
-from agents._events import (
+from corral.agents._compaction import DroppedItems
+from corral.agents._core import AgentCore, CoreConfig
+from corral.agents._environment import EnvironmentContext
+from corral.agents._errors import CoreStateError
+from corral.agents._events import (
     AgentStatus,
     AwaitPreparedCompaction,
     CallModel,
@@ -35,8 +35,8 @@ from agents._events import (
     event_from_payload,
     event_to_payload,
 )
-from agents._fragments import COMPACTION_SUMMARY, PERMISSIONS, SUMMARIZATION_PROMPT
-from agents._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
+from corral.agents._fragments import COMPACTION_SUMMARY, PERMISSIONS, SUMMARIZATION_PROMPT
+from corral.agents._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
 
 PERMS = PERMISSIONS.render("\nread-only\n")
 T = TypeVar("T")

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents._compaction import (
+from corral.agents._compaction import (
     USER_MESSAGES_TOKEN_BUDGET,
     _is_contextual,
     closed_prefix_len,
     describe_dropped,
     rebuild_history,
 )
-from agents._fragments import (
+from corral.agents._fragments import (
     ALL_KINDS,
     COMPACTION_SUMMARY,
     ENVIRONMENT_CONTEXT,
@@ -27,8 +27,8 @@ from agents._fragments import (
     USER_INSTRUCTIONS,
     is_contextual,
 )
-from agents._items import FunctionCall, FunctionCallOutput, Item, Message, Reasoning
-from agents._tokens import ByteEstimator
+from corral.agents._items import FunctionCall, FunctionCallOutput, Item, Message, Reasoning
+from corral.agents._tokens import ByteEstimator
 
 COUNTER = ByteEstimator()
 SUMMARY = "the work so far"

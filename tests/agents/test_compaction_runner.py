@@ -10,7 +10,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from agents import (
+from corral.agents import (
     AgentCore,
     AgentRunner,
     AgentStatus,
@@ -30,11 +30,11 @@ from agents import (
     continue_agent,
     replay_core,
 )
-from agents._events import ModelCompleted
-from agents._fragments import COMPACTION_SUMMARY, SUMMARIZATION_PROMPT
-from agents.model import ModelError, ScriptedModelClient
+from corral.agents._events import ModelCompleted
+from corral.agents._fragments import COMPACTION_SUMMARY, SUMMARIZATION_PROMPT
+from corral.agents.model import ModelError, ScriptedModelClient
+from corral.tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 from tests._journal import seed_agent
-from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 pytestmark = pytest.mark.anyio
 AGENT = "agent-c"

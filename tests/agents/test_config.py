@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agents._config import ConfigError, LoadedConfig, load_config
-from tools import ApprovalPolicy, SandboxMode
+from corral.agents._config import ConfigError, LoadedConfig, load_config
+from corral.tools import ApprovalPolicy, SandboxMode
 
 
 @pytest.fixture

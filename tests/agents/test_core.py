@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agents._core import ABORTED_OUTPUT, AgentCore, CoreConfig
-from agents._environment import EnvironmentContext
-from agents._errors import CoreStateError
-from agents._events import (
+from corral.agents._core import ABORTED_OUTPUT, AgentCore, CoreConfig
+from corral.agents._environment import EnvironmentContext
+from corral.agents._errors import CoreStateError
+from corral.agents._events import (
     AgentStatus,
     BudgetExceeded,
     CallModel,
@@ -34,8 +34,13 @@ from agents._events import (
     event_from_payload,
     event_to_payload,
 )
-from agents._fragments import ENVIRONMENT_CONTEXT, PERMISSIONS, SUMMARIZATION_PROMPT, TURN_ABORTED
-from agents._items import FunctionCall, FunctionCallOutput, Message, Usage
+from corral.agents._fragments import (
+    ENVIRONMENT_CONTEXT,
+    PERMISSIONS,
+    SUMMARIZATION_PROMPT,
+    TURN_ABORTED,
+)
+from corral.agents._items import FunctionCall, FunctionCallOutput, Message, Usage
 
 TOOLS = ({"type": "function", "name": "shell", "description": "run", "parameters": {}},)
 PERMS = PERMISSIONS.render("\nread-only\n")

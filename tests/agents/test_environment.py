@@ -3,13 +3,13 @@ from pathlib import Path
 
 import pytest
 
-from agents._environment import (
+from corral.agents._environment import (
     EnvironmentContext,
     capture_environment,
     detect_shell,
     detect_timezone,
 )
-from agents._fragments import ENVIRONMENT_CONTEXT, fragment_kind_of
+from corral.agents._fragments import ENVIRONMENT_CONTEXT, fragment_kind_of
 
 BASE = EnvironmentContext(
     cwd=Path("/repo"), shell="zsh", current_date="2026-04-25", timezone="Europe/Berlin"

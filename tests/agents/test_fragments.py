@@ -1,6 +1,6 @@
 import pytest
 
-from agents._fragments import (
+from corral.agents._fragments import (
     ALL_KINDS,
     COMPACTION_SUMMARY,
     ENVIRONMENT_CONTEXT,

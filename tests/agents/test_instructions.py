@@ -1,6 +1,6 @@
 import pytest
 
-from agents._instructions import (
+from corral.agents._instructions import (
     PERSONALITIES,
     ROLES,
     base_instructions,
@@ -8,7 +8,7 @@ from agents._instructions import (
     personality_text,
     resolve_base_instructions,
 )
-from tools._errors import InvalidInput
+from corral.tools._errors import InvalidInput
 
 
 @pytest.mark.parametrize("role", ROLES)

@@ -16,8 +16,8 @@ import anyio
 import pytest
 from anyio.abc import SocketAttribute, SocketStream
 
-from agents._items import FunctionCall, FunctionCallOutput, Item, Message, Reasoning, Usage
-from agents.model import (
+from corral.agents._items import FunctionCall, FunctionCallOutput, Item, Message, Reasoning, Usage
+from corral.agents.model import (
     ItemDone,
     ModelConnectionRefused,
     ModelContextWindowExceeded,
@@ -30,8 +30,8 @@ from agents.model import (
     TextDelta,
     open_model_client,
 )
-from agents.model._types import ModelClient
-from orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.agents.model._types import ModelClient
+from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 
 Api = Literal["responses", "chat"]
 APIS: list[Api] = ["responses", "chat"]

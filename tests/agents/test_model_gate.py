@@ -13,8 +13,8 @@ from typing import Any, Literal
 import anyio
 import pytest
 
-from agents._items import Message
-from agents.model import (
+from corral.agents._items import Message
+from corral.agents.model import (
     ModelClient,
     ModelConnectionRefused,
     ModelRequest,
@@ -26,7 +26,7 @@ from agents.model import (
     estimate_tokens,
     open_model_client,
 )
-from orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 
 Api = Literal["responses", "chat"]
 TEST_DEADLINE = 20

@@ -5,8 +5,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from agents._items import FunctionCall, Item, Message, Usage
-from agents.model import (
+from corral.agents._items import FunctionCall, Item, Message, Usage
+from corral.agents.model import (
     ItemDone,
     ModelRequest,
     ModelResponse,

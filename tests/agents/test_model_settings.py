@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from agents.model import (
+from corral.agents.model import (
     ChatCompletionsModelClient,
     ModelConfigError,
     ModelSettings,
     ResponsesModelClient,
     open_model_client,
 )
-from tools._errors import InvalidInput
+from corral.tools._errors import InvalidInput
 
 
 def test_corral_variables_win_over_openai_ones() -> None:

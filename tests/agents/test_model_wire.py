@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from agents._items import FunctionCall, Message, Reasoning
-from agents.model import (
+from corral.agents._items import FunctionCall, Message, Reasoning
+from corral.agents.model import (
     ModelConfigError,
     ModelContextWindowExceeded,
     ModelRequest,
     ModelResponseIncomplete,
     StreamEvent,
 )
-from agents.model._chat import ChatStreamReader
-from agents.model._chat_request import chat_body
-from agents.model._responses import ResponsesStreamReader
-from agents.model._retry import TransientFailure, retry_after_seconds
+from corral.agents.model._chat import ChatStreamReader
+from corral.agents.model._chat_request import chat_body
+from corral.agents.model._responses import ResponsesStreamReader
+from corral.agents.model._retry import TransientFailure, retry_after_seconds
 
 ENDPOINT = "http://127.0.0.1:9/v1"
 

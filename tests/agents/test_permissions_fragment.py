@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from agents._fragments import PERMISSIONS, fragment_kind_of
-from agents._permissions_fragment import render_permissions
-from tools._permissions import ApprovalPolicy, PermissionProfile, SandboxMode
+from corral.agents._fragments import PERMISSIONS, fragment_kind_of
+from corral.agents._permissions_fragment import render_permissions
+from corral.tools._permissions import ApprovalPolicy, PermissionProfile, SandboxMode
 
 SANDBOX_HEADINGS = {
     SandboxMode.READ_ONLY: "## Sandbox: read-only",

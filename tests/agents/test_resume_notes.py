@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import (
+from corral.agents import (
     NOTE_KINDS,
     AgentRunner,
     AgentStatus,
@@ -19,8 +19,8 @@ from agents import (
     continue_agent,
     replay_core,
 )
-from agents.model import ScriptedModelClient
-from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
+from corral.agents.model import ScriptedModelClient
+from corral.tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 from .test_runner import AGENT, NoArgs, call, first_input, make_runner
 

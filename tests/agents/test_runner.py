@@ -10,7 +10,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from agents import (
+from corral.agents import (
     AgentCore,
     AgentRunner,
     AgentStatus,
@@ -30,9 +30,9 @@ from agents import (
     event_from_payload,
     replay_core,
 )
-from agents.model import ScriptedModelClient
+from corral.agents.model import ScriptedModelClient
+from corral.tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 from tests._journal import seed_agent
-from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 pytestmark = pytest.mark.anyio
 AGENT = "agent-r"

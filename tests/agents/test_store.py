@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agents._store import (
+from corral.agents._store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     AgentRecord,
@@ -37,7 +37,7 @@ from agents._store import (
     export_jsonl,
     open_sqlite_store,
 )
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 WAIT = 20
 _clock = count(1)
@@ -512,7 +512,7 @@ async def test_another_sqlite_database_is_not_taken_for_a_journal(tmp_path: Path
 KILLED_MID_TOOL = """
 import asyncio, os, signal, sys
 from pathlib import Path
-from agents._store import AgentRecord, LedgerEntry, RunRecord, open_sqlite_store
+from corral.agents._store import AgentRecord, LedgerEntry, RunRecord, open_sqlite_store
 
 async def main() -> None:
     async with open_sqlite_store(Path(sys.argv[1])) as store:

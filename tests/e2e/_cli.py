@@ -27,7 +27,7 @@ class Result:
 
 
 def corral_argv(*args: str) -> list[str]:
-    return [sys.executable, "-m", "orchestrator", *args]
+    return [sys.executable, "-m", "corral", *args]
 
 
 def corral_env(home: Path, base_url: str | None = None, **extra: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.model_server import RunningModelServer, canonical_bytes, serve_model_server
+from corral.orchestrator.model_server import RunningModelServer, canonical_bytes, serve_model_server
 
 from ._cli import corral_env, run_corral
 

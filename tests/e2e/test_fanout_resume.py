@@ -20,8 +20,8 @@ import anyio
 import anyio.abc
 import pytest
 
-from agents import open_sqlite_store
-from orchestrator.model_server import serve_model_server
+from corral.agents import open_sqlite_store
+from corral.orchestrator.model_server import serve_model_server
 
 from ._cli import corral_argv, corral_env, run_corral
 

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server import serve_model_server
 
 from ._cli import corral_argv, corral_env, run_corral
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft4Validator
 
-from orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server import serve_model_server
 
 from ._cli import corral_env, run_corral
 

@@ -21,8 +21,8 @@ import anyio.abc
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from orchestrator.model_server import serve_model_server
-from orchestrator.service import CorralClient, ServerEvent
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.service import CorralClient, ServerEvent
 
 from ..service._harness import SCHEMA, TEMPLATE, TOKEN, Gate, item_of, outputs
 from ._cli import corral_argv, corral_env

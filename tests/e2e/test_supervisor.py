@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from agents import base_instructions
-from orchestrator.model_server import canonical_bytes, serve_model_server, shared_prefix_len
-from orchestrator.supervisor import COLLAB_TOOL_NAMES
+from corral.agents import base_instructions
+from corral.orchestrator.model_server import canonical_bytes, serve_model_server, shared_prefix_len
+from corral.orchestrator.supervisor import COLLAB_TOOL_NAMES
 
 from ._cli import corral_env, run_corral
 

@@ -14,10 +14,14 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from orchestrator.cli import main
-from orchestrator.model_server import serve_model_server
-from orchestrator.pipelines.triage import triage_json_schema
-from orchestrator.pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS, triage_demo_policy
+from corral.orchestrator.cli import main
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.pipelines.triage import triage_json_schema
+from corral.orchestrator.pipelines.triage.demo_policy import (
+    DEMO_ISSUES,
+    DEMO_LABELS,
+    triage_demo_policy,
+)
 
 from ._cli import corral_env, run_corral
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server import serve_model_server
 from tests.e2e._cli import corral_env, run_corral
 
 from ._otlp_receiver import otlp_receiver

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server import serve_model_server
 from tests.e2e._cli import corral_env, run_corral
 
 from ._otlp_receiver import Received, otlp_receiver

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents import ModelPrice, Usage
-from observability import DEFAULT_PRICES, missing_price, price_table
-from orchestrator._run import cost_of, price_for
+from corral.agents import ModelPrice, Usage
+from corral.observability import DEFAULT_PRICES, missing_price, price_table
+from corral.orchestrator._run import cost_of, price_for
 
 
 def test_the_default_model_and_dated_snapshots_have_prices() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents import OtelConfig
-from observability import build_telemetry, telemetry_settings
+from corral.agents import OtelConfig
+from corral.observability import build_telemetry, telemetry_settings
 
 
 def test_nothing_is_exported_unless_config_or_environment_ask() -> None:
@@ -47,7 +47,7 @@ def test_the_grpc_protocol_builds_the_grpc_span_and_metric_exporters() -> None:
     from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
-    from observability._setup import _metric_exporter, _span_exporter
+    from corral.observability._setup import _metric_exporter, _span_exporter
 
     env = {
         "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1",

@@ -9,9 +9,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agents import FunctionCall
-from observability import TracingHooks, current_trace_context
-from tools import ToolOutput
+from corral.agents import FunctionCall
+from corral.observability import TracingHooks, current_trace_context
+from corral.tools import ToolOutput
 
 pytestmark = pytest.mark.anyio
 

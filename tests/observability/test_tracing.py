@@ -16,12 +16,12 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from agents import CorralConfig, ModelPrice, Usage
-from observability import Redactor, RunMetrics, TracingHooks
-from orchestrator._run import cost_of, price_for
-from orchestrator._single import RunSetup
-from orchestrator.fanout import run_fanout
-from orchestrator.model_server import serve_model_server
+from corral.agents import CorralConfig, ModelPrice, Usage
+from corral.observability import Redactor, RunMetrics, TracingHooks
+from corral.orchestrator._run import cost_of, price_for
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.model_server import serve_model_server
 
 pytestmark = pytest.mark.anyio
 

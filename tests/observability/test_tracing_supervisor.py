@@ -11,11 +11,11 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agents import AgentStatus, CorralConfig
-from observability import TracingHooks
-from orchestrator._single import RunSetup, run_single_agent
-from orchestrator.model_server import serve_model_server
-from orchestrator.supervisor import collab_tool_providers
+from corral.agents import AgentStatus, CorralConfig
+from corral.observability import TracingHooks
+from corral.orchestrator._single import RunSetup, run_single_agent
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.supervisor import collab_tool_providers
 
 pytestmark = pytest.mark.anyio
 

@@ -19,8 +19,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import BaseModel
 
-from agents import FunctionCall, ModelRequest, OtelConfig, RateLimit, RunnerHooks
-from observability import (
+from corral.agents import FunctionCall, ModelRequest, OtelConfig, RateLimit, RunnerHooks
+from corral.observability import (
     RunMetrics,
     TracingHooks,
     WaitRecorder,
@@ -30,8 +30,8 @@ from observability import (
     recording_waits,
     trace_ids_on_logs,
 )
-from orchestrator._ratelimit import ManualClock, RateLimiterRegistry
-from tools import (
+from corral.orchestrator._ratelimit import ManualClock, RateLimiterRegistry
+from corral.tools import (
     ApprovalDecision,
     ApprovalPolicy,
     PermissionProfile,
@@ -43,7 +43,7 @@ from tools import (
     run_tool_calls,
     shell_tool,
 )
-from tools._approval import CallbackApprover
+from corral.tools._approval import CallbackApprover
 
 pytestmark = pytest.mark.anyio
 URL = "https://api.example.test/v1"

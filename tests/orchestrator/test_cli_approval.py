@@ -10,8 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.cli._approval import TerminalApprover
-from tools._approval import ApprovalDecision, ApprovalKind, ApprovalRequest
+from corral.orchestrator.cli._approval import TerminalApprover
+from corral.tools._approval import ApprovalDecision, ApprovalKind, ApprovalRequest
 
 pytestmark = pytest.mark.anyio
 

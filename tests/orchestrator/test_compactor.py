@@ -11,7 +11,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from agents import (
+from corral.agents import (
     COMPACTION_SUMMARY,
     AgentCore,
     AgentRunner,
@@ -29,15 +29,15 @@ from agents import (
     Usage,
     UserInput,
 )
-from agents._fragments import SUMMARIZATION_PROMPT
-from agents.model import ScriptedModelClient
-from orchestrator.services.compaction import (
+from corral.agents._fragments import SUMMARIZATION_PROMPT
+from corral.agents.model import ScriptedModelClient
+from corral.orchestrator.services.compaction import (
     CompactionSlotTimeout,
     Compactor,
     CompactorConfigError,
 )
+from corral.tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 from tests._journal import agent_record
-from tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
 pytestmark = pytest.mark.anyio
 AGENTS = 50

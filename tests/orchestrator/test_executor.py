@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from temporalio.client import WorkflowExecutionStatus
 
-from agents import load_config
-from orchestrator._executor import LocalExecutor, executor_from_settings
-from orchestrator._executor_settings import ExecutorSettingsError, resolve_executor_settings
-from orchestrator.cli import main
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import TemporalSettings, connect
+from corral.agents import load_config
+from corral.orchestrator._executor import LocalExecutor, executor_from_settings
+from corral.orchestrator._executor_settings import ExecutorSettingsError, resolve_executor_settings
+from corral.orchestrator.cli import main
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import TemporalSettings, connect
 from tests.e2e._cli import Result, corral_env, run_corral
 from tests.observability._otlp_receiver import otlp_receiver
 from tests.temporal import conftest as temporal_fixtures

@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup, journal_path
-from orchestrator.fanout import FanoutInputError, run_fanout
-from orchestrator.model_server import serve_model_server
+from corral.agents import CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup, journal_path
+from corral.orchestrator.fanout import FanoutInputError, run_fanout
+from corral.orchestrator.model_server import serve_model_server
 
 from .test_fanout_report import SCHEMA, TEMPLATE, item_of, outputs, report
 

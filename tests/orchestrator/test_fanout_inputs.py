@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from openai.types.responses import FunctionTool
 
-from agents import CorralConfig
-from orchestrator._single import RunSetup
-from orchestrator.fanout import (
+from corral.agents import CorralConfig
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.fanout import (
     FanoutInputError,
     ItemsFileError,
     ResultSchema,
@@ -25,7 +25,7 @@ from orchestrator.fanout import (
     report_result_tool,
     run_fanout,
 )
-from tools import ToolRegistry
+from corral.tools import ToolRegistry
 
 OBJECT_SCHEMA = {
     "type": "object",

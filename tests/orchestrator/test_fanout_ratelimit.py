@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agents import CorralConfig, RateLimit
-from orchestrator._single import RunSetup
-from orchestrator.fanout import run_fanout
-from orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+from corral.agents import CorralConfig, RateLimit
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
 
 pytestmark = pytest.mark.anyio
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agents import BudgetConfig, CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup, journal_path
-from orchestrator.fanout import FanoutOutcome, run_fanout
-from orchestrator.model_server import serve_model_server
+from corral.agents import BudgetConfig, CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup, journal_path
+from corral.orchestrator.fanout import FanoutOutcome, run_fanout
+from corral.orchestrator.model_server import serve_model_server
 
 pytestmark = pytest.mark.anyio
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from agents import CorralConfig
-from orchestrator._single import RunSetup
-from orchestrator.fanout import run_fanout
-from orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.agents import CorralConfig
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 
 pytestmark = pytest.mark.anyio
 

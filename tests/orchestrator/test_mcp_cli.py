@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.cli._main import main
-from orchestrator.cli._mcp import format_statuses
-from orchestrator.services.mcp import McpServerStatus, ServerState
+from corral.orchestrator.cli._main import main
+from corral.orchestrator.cli._mcp import format_statuses
+from corral.orchestrator.services.mcp import McpServerStatus, ServerState
 
 from .mcp_servers import DYNAMIC_SERVER
 

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import (
+from corral.agents import (
     AgentCore,
     AgentRunner,
     AgentStatus,
@@ -30,15 +30,15 @@ from agents import (
     TurnContext,
     UserInput,
 )
-from agents.model import ScriptedModelClient
-from orchestrator.services.mcp import (
+from corral.agents.model import ScriptedModelClient
+from corral.orchestrator.services.mcp import (
     McpStartupFailed,
     RestartPolicy,
     ServerState,
     open_mcp_manager,
 )
+from corral.tools import PermissionProfile, ToolCall, ToolContext, ToolOutput, ToolRegistry
 from tests._journal import seed_agent
-from tools import PermissionProfile, ToolCall, ToolContext, ToolOutput, ToolRegistry
 
 from .mcp_servers import dynamic_server
 

@@ -9,14 +9,14 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from agents import McpServerConfig
-from orchestrator.services.mcp import (
+from corral.agents import McpServerConfig
+from corral.orchestrator.services.mcp import (
     McpConnectFailed,
     NameBook,
     result_to_output,
     sanitize_input_schema,
 )
-from orchestrator.services.mcp._connection import http_headers
+from corral.orchestrator.services.mcp._connection import http_headers
 
 SERVERS = ["time", "server.one", "my server", "s", "a.b", "a_b"]
 

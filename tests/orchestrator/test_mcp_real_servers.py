@@ -17,9 +17,9 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
 
-from agents import McpServerConfig
-from orchestrator.services.mcp import ServerState, open_mcp_manager
-from tools import ToolOutput
+from corral.agents import McpServerConfig
+from corral.orchestrator.services.mcp import ServerState, open_mcp_manager
+from corral.tools import ToolOutput
 
 from .mcp_servers import everything_js, python_server
 

@@ -11,7 +11,7 @@ import httpx2
 import openai
 import pytest
 
-from orchestrator.model_server import (
+from corral.orchestrator.model_server import (
     ModelServerOptions,
     canonical_bytes,
     serve_model_server,

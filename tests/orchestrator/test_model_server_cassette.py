@@ -9,7 +9,7 @@ import anyio
 import openai
 import pytest
 
-from orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 
 DEADLINE = 10.0
 

@@ -21,7 +21,7 @@ POLICY = 'def answer(request):\n    return "hello from the cli policy"\n'
 async def corral(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
     with anyio.fail_after(DEADLINE):
         return await anyio.run_process(
-            [sys.executable, "-m", "orchestrator", *args], cwd=cwd, check=False
+            [sys.executable, "-m", "corral", *args], cwd=cwd, check=False
         )
 
 
@@ -37,7 +37,7 @@ async def read_all(stream: ByteReceiveStream | None) -> str:
 @pytest.mark.anyio
 async def test_server_prints_its_url_answers_and_exits_zero_on_ctrl_c(tmp_path: Path) -> None:
     (tmp_path / "policy.py").write_text(POLICY, encoding="utf-8")
-    command = [sys.executable, "-m", "orchestrator", "model-server", "--policy", "policy.py:answer"]
+    command = [sys.executable, "-m", "corral", "model-server", "--policy", "policy.py:answer"]
     async with await anyio.open_process(command, cwd=tmp_path) as process:
         assert process.stdout is not None
         with anyio.fail_after(DEADLINE):

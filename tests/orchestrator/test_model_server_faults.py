@@ -10,7 +10,7 @@ import httpx2
 import openai
 import pytest
 
-from orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
 
 DEADLINE = 10.0
 LONG_ANSWER = "A streamed answer long enough to take several delta events to arrive. " * 3

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.model_server import (
+from corral.orchestrator.model_server import (
     FaultRates,
     ModelServerOptions,
     PolicyLoadError,
@@ -17,8 +17,8 @@ from orchestrator.model_server import (
     parse_fault_plan,
     serve_model_server,
 )
-from orchestrator.model_server.examples import echo
-from tools import InvalidInput
+from corral.orchestrator.model_server.examples import echo
+from corral.tools import InvalidInput
 
 
 @pytest.mark.anyio
@@ -75,7 +75,7 @@ def test_fault_plan_entries_are_checked() -> None:
 
 def test_policy_loads_from_a_module_name_or_a_file(tmp_path: Path) -> None:
     (tmp_path / "mine.py").write_text("def answer(request):\n    return 'ok'\n", encoding="utf-8")
-    assert load_policy("orchestrator.model_server.examples:echo") is echo
+    assert load_policy("corral.orchestrator.model_server.examples:echo") is echo
     assert load_policy(f"{tmp_path / 'mine.py'}:answer")({}) == "ok"
 
 

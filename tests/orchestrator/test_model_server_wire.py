@@ -11,8 +11,8 @@ import httpx2
 import openai
 import pytest
 
-from orchestrator.model_server import serve_model_server
-from orchestrator.model_server.examples import tool_then_answer
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server.examples import tool_then_answer
 
 DEADLINE = 10.0
 WEATHER_TOOL: Any = {

@@ -12,9 +12,9 @@ import anyio
 import pytest
 from anyio.abc import TaskGroup
 
-from agents._config import CorralConfig, RateLimit
-from agents.model import AttemptSlot
-from orchestrator._ratelimit import (
+from corral.agents._config import CorralConfig, RateLimit
+from corral.agents.model import AttemptSlot
+from corral.orchestrator._ratelimit import (
     DEFAULT_MAX_CONCURRENCY,
     EndpointLimiter,
     ManualClock,

@@ -14,9 +14,9 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-from agents._config import RateLimit
-from agents._items import Message
-from agents.model import (
+from corral.agents._config import RateLimit
+from corral.agents._items import Message
+from corral.agents.model import (
     AttemptGate,
     AttemptSlot,
     ModelRequest,
@@ -26,8 +26,8 @@ from agents.model import (
     StreamEvent,
     open_model_client,
 )
-from orchestrator._ratelimit import EndpointLimiter, ManualClock
-from orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+from corral.orchestrator._ratelimit import EndpointLimiter, ManualClock
+from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
 
 CALLS = 40
 RPM = 1200

@@ -11,10 +11,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agents import CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup, journal_path
-from orchestrator.model_server import serve_model_server
-from orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorRequest, run_refactor
+from corral.agents import CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup, journal_path
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorRequest, run_refactor
 
 pytestmark = pytest.mark.anyio
 

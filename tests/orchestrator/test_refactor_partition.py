@@ -6,7 +6,12 @@ import posixpath
 
 import pytest
 
-from orchestrator.pipelines.refactor import BALANCE_TOLERANCE, SelectedFile, WriteSet, partition
+from corral.orchestrator.pipelines.refactor import (
+    BALANCE_TOLERANCE,
+    SelectedFile,
+    WriteSet,
+    partition,
+)
 
 
 def files(**folders: list[int]) -> list[SelectedFile]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agents import (
+from corral.agents import (
     AgentRecord,
     AgentStatus,
     CorralConfig,
@@ -18,8 +18,8 @@ from agents import (
     Usage,
     open_sqlite_store,
 )
-from orchestrator._run import cost_of, price_for
-from orchestrator._single import (
+from corral.orchestrator._run import cost_of, price_for
+from corral.orchestrator._single import (
     RunSetup,
     build_root_spec,
     journal_path,
@@ -27,7 +27,7 @@ from orchestrator._single import (
     resume_single,
     run_single_agent,
 )
-from orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server import serve_model_server
 
 pytestmark = pytest.mark.anyio
 

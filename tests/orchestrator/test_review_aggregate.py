@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from orchestrator.pipelines.review import (
+from corral.orchestrator.pipelines.review import (
     ChangeMap,
     Finding,
     Fix,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.pipelines.review import (
+from corral.orchestrator.pipelines.review import (
     ChangeMap,
     PatchError,
     parse_unified_diff,

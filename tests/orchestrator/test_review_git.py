@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.pipelines.review import (
+from corral.orchestrator.pipelines.review import (
     BadRange,
     NotARepository,
     PatchError,
@@ -15,7 +15,7 @@ from orchestrator.pipelines.review import (
     ReviewRequest,
     read_change,
 )
-from orchestrator.pipelines.review._git import checkout_at
+from corral.orchestrator.pipelines.review._git import checkout_at
 
 pytestmark = pytest.mark.anyio
 

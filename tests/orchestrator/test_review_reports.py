@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft4Validator
 
-from orchestrator.pipelines.review import (
+from corral.orchestrator.pipelines.review import (
     ChangeSource,
     DroppedFinding,
     Finding,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agents import SKILL, fragment_kind_of
-from orchestrator.services.skills import (
+from corral.agents import SKILL, fragment_kind_of
+from corral.orchestrator.services.skills import (
     SkillCatalog,
     discover_skills,
     mentioned_skills,

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 
-SKILLS_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "skills"
+from .._shared import shared_data
+
 CLI_TIMEOUT = 50
 
 
 @pytest.fixture
 def data() -> Path:
-    if not SKILLS_DATA.is_dir():
-        pytest.fail(f"the real skills data set is missing: expected it at {SKILLS_DATA}")
-    return SKILLS_DATA
+    return shared_data("skills")
 
 
 def corral(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -27,7 +26,7 @@ def corral(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     home.mkdir(exist_ok=True)
     env = {**os.environ, "HOME": str(home), "CORRAL_HOME": str(home / ".corral")}
     return subprocess.run(
-        [sys.executable, "-m", "orchestrator", *args],
+        [sys.executable, "-m", "corral", *args],
         cwd=home,
         env=env,
         capture_output=True,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.services import WordLlamaEmbedder
-from orchestrator.services.skills import (
+from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services.skills import (
     SkillMatcher,
     SkillRoot,
     estimate_tokens,
@@ -15,13 +15,11 @@ from orchestrator.services.skills import (
     skills_budget,
 )
 
-SKILLS_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "skills"
+from .._shared import shared_data
 
 
 def skills_data() -> Path:
-    if not SKILLS_DATA.is_dir():
-        pytest.fail(f"the real skills data set is missing: expected it at {SKILLS_DATA}")
-    return SKILLS_DATA
+    return shared_data("skills")
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,15 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import AgentsConfig, AgentStatus, BudgetConfig, CorralConfig, MemoryStore, RunRecord
-from orchestrator._run import (
+from corral.agents import (
+    AgentsConfig,
+    AgentStatus,
+    BudgetConfig,
+    CorralConfig,
+    MemoryStore,
+    RunRecord,
+)
+from corral.orchestrator._run import (
     AgentHandle,
     ClientPool,
     RunRuntime,
@@ -25,15 +32,15 @@ from orchestrator._run import (
     SpawnRefused,
     open_runtime,
 )
-from orchestrator._single import build_root_spec
-from orchestrator.model_server import RunningModelServer, serve_model_server
-from orchestrator.supervisor import (
+from corral.orchestrator._single import build_root_spec
+from corral.orchestrator.model_server import RunningModelServer, serve_model_server
+from corral.orchestrator.supervisor import (
     COLLAB_TOOL_NAMES,
     SpawnRequest,
     collab_tool_providers,
     spawn_child,
 )
-from tools import SandboxMode, ToolCall
+from corral.tools import SandboxMode, ToolCall
 
 pytestmark = pytest.mark.anyio
 

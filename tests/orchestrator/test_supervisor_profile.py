@@ -7,11 +7,11 @@ from typing import get_args
 
 import pytest
 
-from agents import ROLES
-from orchestrator._run import SpawnRefused
-from orchestrator.supervisor import child_profile, write_set_of
-from orchestrator.supervisor._tools import Role
-from tools import PermissionProfile, SandboxMode
+from corral.agents import ROLES
+from corral.orchestrator._run import SpawnRefused
+from corral.orchestrator.supervisor import child_profile, write_set_of
+from corral.orchestrator.supervisor._tools import Role
+from corral.tools import PermissionProfile, SandboxMode
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.services import HashingEmbedder, WordLlamaEmbedder
-from orchestrator.services.toolsearch import (
+from corral.orchestrator.services import HashingEmbedder, WordLlamaEmbedder
+from corral.orchestrator.services.toolsearch import (
     EMPTY_QUERY_MESSAGE,
     CatalogInvalid,
     EmptyQuery,
@@ -18,15 +18,13 @@ from orchestrator.services.toolsearch import (
     exposed_tool_name,
     load_catalog,
 )
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
-SHARED_TOOLS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tools"
+from .._shared import shared_data
 
 
 def shared_tools() -> Path:
-    if not SHARED_TOOLS.is_dir():
-        pytest.fail(f"the real MCP tool catalogs are missing: expected them at {SHARED_TOOLS}")
-    return SHARED_TOOLS
+    return shared_data("tools")
 
 
 @pytest.fixture(scope="module")

@@ -12,24 +12,22 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.cli._main import main
+from corral.orchestrator.cli._main import main
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+from .._shared import shared_data
+
 DEADLINE = 45.0
 
 
 def shared_tools() -> Path:
-    tools = SHARED / "data" / "tools"
-    if not tools.is_dir():
-        pytest.fail(f"the real MCP tool catalogs are missing: expected them at {tools}")
-    return tools
+    return shared_data("tools")
 
 
 async def corral(*args: str, home: Path) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "CORRAL_HOME": str(home)}
     with anyio.fail_after(DEADLINE):
         return await anyio.run_process(
-            [sys.executable, "-m", "orchestrator", "tools", "search", *args],
+            [sys.executable, "-m", "corral", "tools", "search", *args],
             cwd=home,
             env=env,
             check=False,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from orchestrator.services import HashingEmbedder
-from orchestrator.services.toolsearch import (
+from corral.orchestrator.services import HashingEmbedder
+from corral.orchestrator.services.toolsearch import (
     EMPTY_QUERY_MESSAGE,
     DeferredTool,
     DeferredTools,
@@ -20,9 +20,9 @@ from orchestrator.services.toolsearch import (
     load_catalog,
     visible_tools,
 )
-from tools import PermissionProfile, Tool, ToolCall, ToolContext, ToolOutput, ToolRegistry
+from corral.tools import PermissionProfile, Tool, ToolCall, ToolContext, ToolOutput, ToolRegistry
 
-SHARED_TOOLS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tools"
+from .._shared import shared_data
 
 
 class AnyArgs(BaseModel):
@@ -45,9 +45,7 @@ def as_mcp_tool(entry: IndexedTool) -> DeferredTool:
 
 @pytest.fixture(scope="module")
 def mcp_tools() -> list[DeferredTool]:
-    if not SHARED_TOOLS.is_dir():
-        pytest.fail(f"the real MCP tool catalogs are missing: expected them at {SHARED_TOOLS}")
-    return [as_mcp_tool(entry) for entry in load_catalog(SHARED_TOOLS)]
+    return [as_mcp_tool(entry) for entry in load_catalog(shared_data("tools"))]
 
 
 def context(tmp_path: Path) -> ToolContext:

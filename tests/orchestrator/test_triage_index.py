@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.pipelines.triage import (
+from corral.orchestrator.pipelines.triage import (
     TOP_CANDIDATES,
     DuplicateIndex,
     Issue,
     issue_task,
     read_issues,
 )
-from orchestrator.pipelines.triage.demo_policy import DEMO_ISSUES
-from orchestrator.services import HashingEmbedder, WordLlamaEmbedder
+from corral.orchestrator.pipelines.triage.demo_policy import DEMO_ISSUES
+from corral.orchestrator.services import HashingEmbedder, WordLlamaEmbedder
 
 PLANTED_PAIRS = ((103, 121), (108, 127), (111, 136), (119, 140))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.pipelines.triage import (
+from corral.orchestrator.pipelines.triage import (
     IssuesFileError,
     LabelsFileError,
     parse_issues,
@@ -15,7 +15,7 @@ from orchestrator.pipelines.triage import (
     read_issues,
     read_labels,
 )
-from orchestrator.pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+from corral.orchestrator.pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
 
 GH_ISSUE = {
     "number": 7,

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from orchestrator.fanout import FanoutOutcome, ItemOutcome, ResultSchema
-from orchestrator.pipelines.triage import (
+from corral.orchestrator.fanout import FanoutOutcome, ItemOutcome, ResultSchema
+from corral.orchestrator.pipelines.triage import (
     DuplicateIndex,
     Issue,
     TriageReport,
@@ -19,7 +19,7 @@ from orchestrator.pipelines.triage import (
     report_schema,
     triage_json_schema,
 )
-from orchestrator.services import HashingEmbedder
+from corral.orchestrator.services import HashingEmbedder
 
 LABELS = parse_labels("bug: Broken\nui: The web interface\nsync: Bank sync\n")
 ISSUES = [

@@ -13,8 +13,8 @@ from typing import Any
 import anyio
 import httpx2
 
-from orchestrator.model_server import Policy, serve_model_server
-from orchestrator.service import CorralService, ServiceLimits, ServiceOptions
+from corral.orchestrator.model_server import Policy, serve_model_server
+from corral.orchestrator.service import CorralService, ServiceLimits, ServiceOptions
 
 TOKEN = "a-test-token-that-is-long-enough"
 WAIT = 20.0

@@ -9,11 +9,11 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import MemoryStore
-from orchestrator.service import ApprovalClosed, CorralClient, ServerEvent
-from orchestrator.service._approvals import ApprovalBoard
+from corral.agents import MemoryStore
+from corral.orchestrator.service import ApprovalClosed, CorralClient, ServerEvent
+from corral.orchestrator.service._approvals import ApprovalBoard
+from corral.tools import ApprovalKind, ApprovalRequest, request_approval
 from tests._journal import seed_agent
-from tools import ApprovalKind, ApprovalRequest, request_approval
 
 from ._harness import TOKEN, WAIT, Harness, open_service, outputs
 

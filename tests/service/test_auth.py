@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.cli import main
-from orchestrator.service import ServiceOptionsError, check_bind, resolve_token
+from corral.orchestrator.cli import main
+from corral.orchestrator.service import ServiceOptionsError, check_bind, resolve_token
 
 from ._harness import open_service, reporter
 

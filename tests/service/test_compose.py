@@ -11,6 +11,7 @@ import argparse
 import fnmatch
 import functools
 import json
+import os
 import re
 import shlex
 import tomllib
@@ -22,15 +23,15 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from agents import OtelConfig, load_config, model_settings_from_config
-from agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
-from observability import CAPTURE_ENV, telemetry_settings
-from orchestrator._executor_settings import resolve_executor_settings
-from orchestrator.cli._common import executor_settings
-from orchestrator.cli._main import build_parser
-from orchestrator.service import check_bind, resolve_token
-from orchestrator.service._auth import OPEN_PATHS, TOKEN_ENV
-from orchestrator.temporal import host_queue
+from corral.agents import OtelConfig, load_config, model_settings_from_config
+from corral.agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
+from corral.observability import CAPTURE_ENV, telemetry_settings
+from corral.orchestrator._executor_settings import resolve_executor_settings
+from corral.orchestrator.cli._common import executor_settings
+from corral.orchestrator.cli._main import build_parser
+from corral.orchestrator.service import check_bind, resolve_token
+from corral.orchestrator.service._auth import OPEN_PATHS, TOKEN_ENV
+from corral.orchestrator.temporal import host_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST_ENV = {
@@ -322,6 +323,7 @@ def test_build_context_lets_in_every_package_and_file_the_wheel_is_built_from() 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     found = project["tool"]["setuptools"]["packages"]["find"]["include"]
     needed = {"pyproject.toml", project["project"]["readme"], *(p.rstrip("*") for p in found)}
+    needed |= {link.readlink().name for link in (ROOT / "corral").iterdir() if link.is_symlink()}
     lines = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
     patterns = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
     assert patterns[0] == "*"
@@ -333,10 +335,12 @@ def test_every_data_file_in_the_packages_is_declared_as_package_data() -> None:
     globs = project["tool"]["setuptools"]["package-data"]["*"]
     found = project["tool"]["setuptools"]["packages"]["find"]["include"]
     for package in (ROOT / p.rstrip("*") for p in found):
-        for path in package.rglob("*"):
-            if path.is_dir() or "__pycache__" in path.parts or path.suffix in (".py", ".pyc"):
-                continue
-            assert any(fnmatch.fnmatch(path.name, g) for g in globs), f"not in the wheel: {path}"
+        for folder, _, names in os.walk(package, followlinks=True):  # corral/agents -> ../agents
+            for name in names:
+                path = Path(folder) / name
+                if "__pycache__" in path.parts or path.suffix in (".py", ".pyc"):
+                    continue
+                assert any(fnmatch.fnmatch(name, g) for g in globs), f"not in the wheel: {path}"
 
 
 def test_temporal_runs_from_official_images_with_postgres_a_ui_and_two_workers() -> None:
@@ -357,7 +361,7 @@ def test_each_worker_command_is_a_corral_worker_the_real_parser_accepts() -> Non
     for name in workers():
         args = parsed_command(name)
         assert args.command == "worker", name
-        assert args.handler.__module__ == "orchestrator.cli._worker"
+        assert args.handler.__module__ == "corral.orchestrator.cli._worker"
 
 
 def test_workers_reach_temporal_on_the_port_its_frontend_listens_on() -> None:

@@ -9,9 +9,9 @@ from typing import Any
 import anyio
 import pytest
 
-from orchestrator.service import CorralClient, ServerEvent
-from orchestrator.service._events import EventLog
-from orchestrator.service._sse import event_stream
+from corral.orchestrator.service import CorralClient, ServerEvent
+from corral.orchestrator.service._events import EventLog
+from corral.orchestrator.service._sse import event_stream
 
 from ._harness import TOKEN, WAIT, Gate, Harness, open_service
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from starlette.routing import Route
 
-from agents import MemoryStore
-from orchestrator.service._app import build_app
-from orchestrator.service._openapi import openapi_document
-from orchestrator.service._runs import RunManager, ServiceLimits
-from orchestrator.service._submissions import open_submission_book
+from corral.agents import MemoryStore
+from corral.orchestrator.service._app import build_app
+from corral.orchestrator.service._openapi import openapi_document
+from corral.orchestrator.service._runs import RunManager, ServiceLimits
+from corral.orchestrator.service._submissions import open_submission_book
 
 from ._harness import TOKEN
 

@@ -13,8 +13,8 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator
 
-from orchestrator.pipelines.triage import triage_json_schema
-from orchestrator.service import CorralClient
+from corral.orchestrator.pipelines.triage import triage_json_schema
+from corral.orchestrator.service import CorralClient
 
 from ..e2e import test_refactor as refactor_e2e
 from ..e2e import test_review as review_e2e

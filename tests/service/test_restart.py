@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import open_sqlite_store
-from orchestrator.model_server import serve_model_server
-from orchestrator.service import CorralClient, CorralService, ServiceLimits, ServiceOptions
+from corral.agents import open_sqlite_store
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.service import CorralClient, CorralService, ServiceLimits, ServiceOptions
 
 from ..e2e import test_triage as triage_e2e
 from ._harness import SCHEMA, TEMPLATE, TOKEN, WAIT, Gate

@@ -7,8 +7,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agents import open_sqlite_store
-from orchestrator.service import CorralClient, ServiceLimits
+from corral.agents import open_sqlite_store
+from corral.orchestrator.service import CorralClient, ServiceLimits
 
 from ._harness import TOKEN, WAIT, Gate, open_service, reporter
 

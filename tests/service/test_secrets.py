@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.service import CorralClient
+from corral.orchestrator.service import CorralClient
 
 from ._harness import TOKEN, WAIT, open_service, reporter
 

@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import open_sqlite_store
-from orchestrator._executor import executor_from_settings
-from orchestrator._executor_settings import ExecutorSettings
-from orchestrator.model_server import serve_model_server
-from orchestrator.service import (
+from corral.agents import open_sqlite_store
+from corral.orchestrator._executor import executor_from_settings
+from corral.orchestrator._executor_settings import ExecutorSettings
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.service import (
     ApprovalClosed,
     CorralClient,
     CorralService,
@@ -30,7 +30,7 @@ from orchestrator.service import (
     ServiceUnreachable,
     UnknownApproval,
 )
-from orchestrator.temporal import TemporalSettings, connect
+from corral.orchestrator.temporal import TemporalSettings, connect
 from tests.temporal import conftest as temporal_fixtures
 from tests.temporal.test_exec_on_temporal import StallWorkers
 from tests.temporal.test_fanout_on_temporal import corral_worker

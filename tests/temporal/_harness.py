@@ -20,15 +20,15 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from agents import CorralConfig
-from orchestrator.temporal import (
+from corral.agents import CorralConfig
+from corral.orchestrator.temporal import (
     TemporalSettings,
     WorkerSettings,
     run_worker,
     test_server_path,
     workflow_runner,
 )
-from orchestrator.temporal._worker import WORKFLOWS
+from corral.orchestrator.temporal._worker import WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
 RECORD = os.environ.get("CORRAL_RECORD_HISTORIES") == "1"

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from orchestrator.temporal import dev_server_path
+from corral.orchestrator.temporal import dev_server_path
 
 START_DEADLINE = 30.0
 READY = "Temporal Server:"

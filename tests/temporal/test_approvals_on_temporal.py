@@ -12,10 +12,10 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import AgentStatus, CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import (
+from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import (
     ActivityPolicy,
     ApprovalRejected,
     TemporalExecutor,

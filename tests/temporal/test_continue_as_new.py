@@ -14,10 +14,10 @@ import anyio
 import pytest
 from temporalio.client import Client
 
-from agents import CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import (
+from corral.agents import CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,
     TemporalSettings,

@@ -15,11 +15,11 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import CancelledError
 
-from agents import AgentStatus, CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup
-from orchestrator.model_server import serve_model_server
-from orchestrator.supervisor import collab_tool_providers
-from orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
+from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.supervisor import collab_tool_providers
+from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
 from ._harness import WAIT, call, in_process_worker, outputs, record, time_skipping, user_texts
 

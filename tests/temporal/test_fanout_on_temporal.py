@@ -23,9 +23,9 @@ import anyio.abc
 import pytest
 from temporalio.client import Client
 
-from agents import CorralConfig, open_sqlite_store
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import (
+from corral.agents import CorralConfig, open_sqlite_store
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,
     TemporalSettings,
@@ -70,7 +70,7 @@ def _call(name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
 @asynccontextmanager
 async def corral_worker(address: str, host: str, home: Path) -> AsyncIterator[anyio.abc.Process]:
     """A `corral worker` subprocess, yielded once it polls its queues; terminated at the end."""
-    argv = [sys.executable, "-m", "orchestrator", "worker", "--temporal-address", address]
+    argv = [sys.executable, "-m", "corral", "worker", "--temporal-address", address]
     argv += ["--host-name", host, "--max-concurrent", "8"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORRAL_")}
     env["CORRAL_HOME"] = str(home)

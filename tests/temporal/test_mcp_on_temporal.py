@@ -16,10 +16,10 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import AgentStatus, CorralConfig, McpServerConfig
-from orchestrator._single import RunSetup
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
+from corral.agents import AgentStatus, CorralConfig, McpServerConfig
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping
 

@@ -10,7 +10,7 @@ import pytest
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from orchestrator.temporal import (
+from corral.orchestrator.temporal import (
     BlobReferenceCodec,
     FileBlobStore,
     MemoryBlobStore,

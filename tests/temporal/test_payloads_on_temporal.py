@@ -18,9 +18,9 @@ from google.protobuf.message import Message
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 
-from agents import CorralConfig, ShellConfig
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import (
+from corral.agents import CorralConfig, ShellConfig
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import (
     DEFAULT_PAYLOAD_THRESHOLD,
     ActivityPolicy,
     TemporalExecutor,

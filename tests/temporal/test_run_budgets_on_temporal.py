@@ -13,11 +13,11 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import AgentStatus, CorralConfig, open_sqlite_store
-from orchestrator._single import RunSetup
-from orchestrator.model_server import serve_model_server
-from orchestrator.supervisor import collab_tool_providers
-from orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
+from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
+from corral.orchestrator._single import RunSetup
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.supervisor import collab_tool_providers
+from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping, user_texts
 

@@ -20,9 +20,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from agents import CorralConfig
-from orchestrator.model_server import serve_model_server
-from orchestrator.temporal import (
+from corral.agents import CorralConfig
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,
     TemporalSettings,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import anyio
 
-from tools import PermissionProfile, SandboxMode
+from corral.tools import PermissionProfile, SandboxMode
 
 SnapshotEntry = tuple[str, str]
 # The interpreter itself, not a version-manager shim that takes a while to start.

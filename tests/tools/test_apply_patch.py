@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tools import PermissionProfile, ToolContext
-from tools._apply_patch_tool import apply_patch_tool
-from tools._patch import (
+from corral.tools import PermissionProfile, ToolContext
+from corral.tools._apply_patch_tool import apply_patch_tool
+from corral.tools._patch import (
     LocalDisk,
     PatchConflict,
     PatchParseError,

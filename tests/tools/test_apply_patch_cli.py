@@ -14,7 +14,7 @@ DEADLINE_SECONDS = 30
 def _run(cwd: Path, patch: str | bytes) -> subprocess.CompletedProcess[str]:
     data = patch.encode() if isinstance(patch, str) else patch
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator", "apply-patch"],
+        [sys.executable, "-m", "corral", "apply-patch"],
         cwd=cwd,
         input=data,
         capture_output=True,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tools import PermissionProfile, ToolContext, ToolOutput
-from tools._file_tools import READ_FILE_MAX_BYTES, file_tools, list_dir_tool, read_file_tool
+from corral.tools import PermissionProfile, ToolContext, ToolOutput
+from corral.tools._file_tools import READ_FILE_MAX_BYTES, file_tools, list_dir_tool, read_file_tool
 
 
 def _ctx(root: Path) -> ToolContext:

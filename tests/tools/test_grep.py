@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tools import PermissionProfile, ToolContext, ToolOutput
-from tools._grep import GREP_MAX_LINE_CHARS, grep_tool
+from corral.tools import PermissionProfile, ToolContext, ToolOutput
+from corral.tools._grep import GREP_MAX_LINE_CHARS, grep_tool
 
 BACKENDS = [
     pytest.param(True, id="ripgrep"),

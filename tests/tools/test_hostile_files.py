@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tools import PermissionProfile, SandboxMode, ToolCall, ToolContext, ToolRegistry
-from tools._file_tools import file_tools
+from corral.tools import PermissionProfile, SandboxMode, ToolCall, ToolContext, ToolRegistry
+from corral.tools._file_tools import file_tools
 
 from ._tree_snapshot import tree_snapshot
 

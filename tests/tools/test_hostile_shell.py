@@ -13,8 +13,8 @@ import anyio
 import anyio.abc
 import pytest
 
-from tools import SandboxMode
-from tools._sandbox import BubblewrapSandbox, CommandResult
+from corral.tools import SandboxMode
+from corral.tools._sandbox import BubblewrapSandbox, CommandResult
 
 from .sandbox_support import PYTHON, Layout, make_layout, processes_with_env, snapshot
 

@@ -11,7 +11,7 @@ import anyio.lowlevel
 import pytest
 from pydantic import BaseModel
 
-from tools import (
+from corral.tools import (
     PermissionProfile,
     Tool,
     ToolCall,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import ApprovalPolicy, PermissionDenied, PermissionProfile, SandboxMode
+from corral.tools import ApprovalPolicy, PermissionDenied, PermissionProfile, SandboxMode
 
 MODES = list(SandboxMode)
 APPROVALS = list(ApprovalPolicy)

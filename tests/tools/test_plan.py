@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tools import PermissionProfile, ToolCall, ToolContext, ToolRegistry
-from tools._plan import update_plan_tool
+from corral.tools import PermissionProfile, ToolCall, ToolContext, ToolRegistry
+from corral.tools._plan import update_plan_tool
 
 
 class RecordingEvents:

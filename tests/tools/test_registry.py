@@ -11,8 +11,8 @@ from jsonschema import Draft202012Validator
 from openai.types.chat import ChatCompletionFunctionTool
 from openai.types.responses import FunctionTool
 
-from tools import PermissionProfile, ToolCall, ToolContext, ToolRegistry
-from tools._file_tools import file_tools
+from corral.tools import PermissionProfile, ToolCall, ToolContext, ToolRegistry
+from corral.tools._file_tools import file_tools
 
 NAMES = ["read_file", "list_dir", "grep", "apply_patch", "update_plan"]
 

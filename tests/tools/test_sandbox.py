@@ -10,8 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tools import PermissionProfile, SandboxMode, SandboxUnavailable
-from tools._sandbox import BubblewrapSandbox, CommandResult, RecordingSandbox
+from corral.tools import PermissionProfile, SandboxMode, SandboxUnavailable
+from corral.tools._sandbox import BubblewrapSandbox, CommandResult, RecordingSandbox
 
 from .sandbox_support import (
     PYTHON,

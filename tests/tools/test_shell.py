@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools import (
+from corral.tools import (
     ApprovalPolicy,
     PermissionProfile,
     SandboxMode,
@@ -20,7 +20,7 @@ from tools import (
     ToolOutput,
     ToolRegistry,
 )
-from tools._approval import (
+from corral.tools._approval import (
     ApprovalDecision,
     ApprovalKind,
     ApprovalRequest,
@@ -28,10 +28,10 @@ from tools._approval import (
     DenyAllApprover,
     request_approval,
 )
-from tools._safe_commands import is_known_safe_command, looks_like_sandbox_denial
-from tools._sandbox import BubblewrapSandbox, CommandResult, RecordingSandbox
-from tools._shell import ShellArgs, shell_tool
-from tools._truncate import truncate_middle
+from corral.tools._safe_commands import is_known_safe_command, looks_like_sandbox_denial
+from corral.tools._sandbox import BubblewrapSandbox, CommandResult, RecordingSandbox
+from corral.tools._shell import ShellArgs, shell_tool
+from corral.tools._truncate import truncate_middle
 
 from .sandbox_support import Layout, make_layout
 

@@ -1,6 +1,6 @@
 import pytest
 
-from tools._truncate import (
+from corral.tools._truncate import (
     HeadTailBuffer,
     approx_token_count,
     count_lines,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import PermissionProfile, Sandbox, SandboxMode
+from corral.tools import PermissionProfile, Sandbox, SandboxMode
 
 CHECK_TIMEOUT_S = 600.0
 """How long one run of the check may take before it is killed and counted as failed."""

@@ -16,7 +16,7 @@ recorded on its outcome and shown in the summary.
 
 from __future__ import annotations
 
-from tools import InvalidInput, OperationFailed
+from corral.tools import InvalidInput, OperationFailed
 
 
 class RefactorInputError(InvalidInput):

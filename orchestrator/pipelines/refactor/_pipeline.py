@@ -19,8 +19,8 @@ from typing import Any, cast
 
 import anyio
 
-from agents import AgentSpec, CorralConfig, RunRecord, Store
-from tools import BubblewrapSandbox, Sandbox
+from corral.agents import AgentSpec, CorralConfig, RunRecord, Store
+from corral.tools import BubblewrapSandbox, Sandbox
 
 from ..._executor import refuse_remote
 from ..._run import RunRuntime

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents import AgentSpec
-from tools import ApprovalPolicy, PermissionProfile, SandboxMode
+from corral.agents import AgentSpec
+from corral.tools import ApprovalPolicy, PermissionProfile, SandboxMode
 
 from ..._run import Peer, render_subagent_context
 from ...fanout import REPORT_RESULT

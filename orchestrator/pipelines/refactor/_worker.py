@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 
-from agents import AgentSpec, AgentStatus
-from tools import CorralError, Tool
+from corral.agents import AgentSpec, AgentStatus
+from corral.tools import CorralError, Tool
 
 from ..._run import RunRuntime
 from ..._single import new_id

@@ -13,7 +13,7 @@ A reviewer that fails its unit is not an error: the unit is reported as not revi
 
 from __future__ import annotations
 
-from tools import InvalidInput, OperationFailed
+from corral.tools import InvalidInput, OperationFailed
 
 
 class ReviewInputError(InvalidInput):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from agents import CorralConfig
-from tools import ApprovalPolicy, SandboxMode
+from corral.agents import CorralConfig
+from corral.tools import ApprovalPolicy, SandboxMode
 
 from ..._single import RunSetup
 from ...fanout import FanoutOutcome, StartCallback, run_fanout

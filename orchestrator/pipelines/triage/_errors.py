@@ -11,7 +11,7 @@ hands in a valid result is no error: it is listed as not triaged, and the exit c
 
 from __future__ import annotations
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 
 class TriageInputError(InvalidInput):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from agents import CorralConfig
-from tools import SandboxMode
+from corral.agents import CorralConfig
+from corral.tools import SandboxMode
 
 from ..._single import RunSetup
 from ...fanout import DEFAULT_MAX_RESULT_TRIES, FanoutOutcome, StartCallback, run_fanout

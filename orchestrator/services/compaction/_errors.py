@@ -13,8 +13,8 @@ as it handles any failed summary (a background one falls back, a stalled one fai
 
 from __future__ import annotations
 
-from agents.model import ModelError
-from tools import InvalidInput
+from corral.agents.model import ModelError
+from corral.tools import InvalidInput
 
 
 class CompactorConfigError(InvalidInput):

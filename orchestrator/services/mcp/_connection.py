@@ -31,7 +31,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate
 from pydantic import ValidationError
 
-from agents import McpServerConfig
+from corral.agents import McpServerConfig
 
 from ._errors import McpConnectFailed
 from ._stdio import StdioLaunch, StdioProcess, launch_environment, open_stdio_transport

@@ -11,7 +11,7 @@ call that cannot be served becomes a failed `ToolOutput` the model can read.
 
 from __future__ import annotations
 
-from tools import CorralError, InvalidInput, OperationFailed
+from corral.tools import CorralError, InvalidInput, OperationFailed
 
 
 class McpError(CorralError):

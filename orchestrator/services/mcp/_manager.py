@@ -23,8 +23,8 @@ from anyio.abc import TaskStatus
 from opentelemetry import trace
 from pydantic import BaseModel, ConfigDict
 
-from agents import CorralConfig, McpServerConfig
-from tools import Tool, ToolContext, ToolOutput, ToolRegistry
+from corral.agents import CorralConfig, McpServerConfig
+from corral.tools import Tool, ToolContext, ToolOutput, ToolRegistry
 
 from ._connection import ProtocolMode
 from ._errors import McpConfigInvalid, McpStartupFailed

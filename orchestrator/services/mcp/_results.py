@@ -20,7 +20,7 @@ from mcp_types import (
     TextContent,
 )
 
-from tools import ToolOutput
+from corral.tools import ToolOutput
 
 
 def result_to_output(exposed_name: str, result: CallToolResult) -> ToolOutput:

@@ -24,8 +24,8 @@ from pydantic import ValidationError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from agents import McpServerConfig
-from tools import ToolOutput
+from corral.agents import McpServerConfig
+from corral.tools import ToolOutput
 
 from ._connection import McpConnection, ProtocolMode, describe_failure, open_connection
 from ._results import result_to_output

@@ -10,7 +10,7 @@ Broken skills are not errors: each becomes a `SkillWarning` on the catalog and t
 
 from __future__ import annotations
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 
 class SkillInputError(InvalidInput):

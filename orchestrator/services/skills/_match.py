@@ -21,7 +21,7 @@ import numpy.typing as npt
 import Stemmer  # type: ignore[import-not-found]  # a C extension without stubs
 from bm25s.stopwords import STOPWORDS_EN
 
-from orchestrator.services._embedding import Embedder, Vectors, reciprocal_rank_fusion
+from corral.orchestrator.services._embedding import Embedder, Vectors, reciprocal_rank_fusion
 
 from ._listing import render_listing
 from ._model import Skill, SkillCatalog

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from agents import SKILL
+from corral.agents import SKILL
 
 from ._model import Skill, SkillCatalog
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import Tool, ToolContext, ToolOutput, ToolRegistry
+from corral.tools import Tool, ToolContext, ToolOutput, ToolRegistry
 
 from .._embedding import Embedder
 from ._errors import EmptyQuery

@@ -11,7 +11,7 @@ The model never sees these as exceptions: `tool_search` answers a failed `ToolOu
 
 from __future__ import annotations
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 EMPTY_QUERY_MESSAGE = "tool_search needs a query: describe what you want to do"
 

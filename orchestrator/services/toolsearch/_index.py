@@ -17,7 +17,7 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-from tools import InvalidInput
+from corral.tools import InvalidInput
 
 from .._embedding import Embedder, Vectors, reciprocal_rank_fusion
 from ._errors import EmptyQuery

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agents import McpServerConfig
+from corral.agents import McpServerConfig
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[2]

@@ -1,0 +1,5 @@
+import sys
+
+from corral.orchestrator.cli import main
+
+sys.exit(main())

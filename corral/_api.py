@@ -1,0 +1,124 @@
+"""The few calls a Python user starts from: load the config, run one agent or many with their
+own function tools, run a fan-out. Each is a thin door onto `corral.orchestrator`, which holds
+the machinery; nothing here keeps state between calls."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from corral.agents import CorralConfig
+from corral.agents import load_config as _load_layers
+from corral.orchestrator._ratelimit import RateLimiterRegistry
+from corral.orchestrator._single import RunSetup, SingleOutcome, run_single_agent
+from corral.orchestrator.fanout import FanoutOutcome
+from corral.orchestrator.fanout import run_fanout as _run_fanout
+from corral.tools import Tool, function_tool
+
+ToolLike = Tool[Any] | Callable[..., Any]
+"""A `Tool`, or a plain Python function made into one by `function_tool`."""
+DEFAULT_AGENTS_AT_ONCE = 8
+
+
+def load_config(
+    cwd: Path | str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    settings: Sequence[str] = (),
+    **overrides: Any,
+) -> CorralConfig:
+    """The configuration a run in `cwd` would see: defaults, `$CORRAL_HOME/config.toml`, the
+    project's `.corral/config.toml`, `CORRAL_*` variables, then `overrides` (top-level keys such
+    as `model="gpt-5.4-mini"`, `base_url=...`) and `settings` (`"key=value"`, values in TOML)."""
+    folder = Path(cwd) if cwd is not None else Path.cwd()
+    return _load_layers(cwd=folder, env=env, overrides=overrides, cli_settings=settings).config
+
+
+async def run_agent(
+    task: str,
+    *,
+    tools: Sequence[ToolLike] = (),
+    cwd: Path | str | None = None,
+    config: CorralConfig | None = None,
+    role: str = "general",
+    env: Mapping[str, str] | None = None,
+) -> SingleOutcome:
+    """Run one agent on `task` with the core tools plus `tools`, and wait until it is done.
+
+    The run is journaled like `corral exec`'s (`corral status RUN`, `corral resume RUN`)."""
+    folder, config = _prepare(cwd, config, env)
+    setup = RunSetup(env=env, tool_providers=_providers(tools))
+    return await run_single_agent(config, task, cwd=folder, setup=setup, role=role)
+
+
+async def run_agents(
+    tasks: Sequence[str],
+    *,
+    tools: Sequence[ToolLike] = (),
+    cwd: Path | str | None = None,
+    config: CorralConfig | None = None,
+    concurrency: int = DEFAULT_AGENTS_AT_ONCE,
+    env: Mapping[str, str] | None = None,
+) -> list[SingleOutcome]:
+    """Run one agent per task, `concurrency` at a time, sharing one rate limiter per endpoint;
+    the outcomes come back in the order of `tasks`."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    folder, config = _prepare(cwd, config, env)
+    setup = RunSetup(
+        env=env,
+        tool_providers=_providers(tools),
+        limiters=RateLimiterRegistry.from_config(config),
+    )
+    outcomes: list[SingleOutcome | None] = [None] * len(tasks)
+    slots = anyio.CapacityLimiter(concurrency)
+
+    async def one(index: int, task: str) -> None:
+        async with slots:
+            outcomes[index] = await run_single_agent(config, task, cwd=folder, setup=setup)
+
+    async with anyio.create_task_group() as tg:
+        for index, task in enumerate(tasks):
+            tg.start_soon(one, index, task)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+async def run_fanout(
+    items: Sequence[Mapping[str, Any]],
+    template: str,
+    schema: Mapping[str, Any],
+    *,
+    cwd: Path | str | None = None,
+    config: CorralConfig | None = None,
+    concurrency: int | None = None,
+    out: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> FanoutOutcome:
+    """One worker per item on `template` (`{field}` filled from the item), each handing in a
+    result valid under the JSON Schema `schema`; as `corral fanout` does."""
+    folder, config = _prepare(cwd, config, env)
+    setup = RunSetup(env=env)
+    return await _run_fanout(
+        config, items, template, schema, cwd=folder, setup=setup, concurrency=concurrency, out=out
+    )
+
+
+def _prepare(
+    cwd: Path | str | None, config: CorralConfig | None, env: Mapping[str, str] | None
+) -> tuple[Path, CorralConfig]:
+    folder = Path(os.path.abspath(cwd if cwd is not None else Path.cwd()))
+    return folder, config if config is not None else load_config(folder, env=env)
+
+
+def _providers(tools: Sequence[ToolLike]) -> dict[str, Callable[..., Tool[Any]]]:
+    built = [tool if isinstance(tool, Tool) else function_tool(tool) for tool in tools]
+    providers: dict[str, Callable[..., Tool[Any]]] = {}
+    for tool in built:
+        if tool.name in providers:
+            raise ValueError(f"two tools are named {tool.name!r}; give one of them another name")
+        providers[tool.name] = lambda _runtime, _agent_id, tool=tool: tool
+    return providers
