@@ -163,6 +163,7 @@ def profile_from_config(config: CorralConfig, cwd: Path) -> PermissionProfile:
         writable_roots=roots,
         network=config.network_access,
         approval=config.approval_policy,
+        hidden_roots=(config.home,),
     )
 
 

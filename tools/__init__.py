@@ -35,6 +35,7 @@ from ._patch import PatchResult as PatchResult
 from ._patch import PatchWriteFailed as PatchWriteFailed
 from ._patch import apply_patch as apply_patch
 from ._patch import apply_patch_text as apply_patch_text
+from ._permissions import PROTECTED_NAMES as PROTECTED_NAMES
 from ._permissions import ApprovalPolicy as ApprovalPolicy
 from ._permissions import PermissionProfile as PermissionProfile
 from ._permissions import SandboxMode as SandboxMode
@@ -65,6 +66,7 @@ from ._truncate import truncate_middle as truncate_middle
 
 __all__ = [
     "APPROVAL_TIMEOUT",
+    "PROTECTED_NAMES",
     "TIMEOUT_EXIT_CODE",
     "ApprovalDecision",
     "ApprovalKind",

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ._errors import PermissionDenied
 
+HIDDEN_REASON = "it is inside corral's home (its journal, token and config), which agents never see"
+
 
 class SandboxMode(StrEnum):
     READ_ONLY = "read-only"
@@ -28,6 +30,10 @@ class ApprovalPolicy(StrEnum):
     ON_FAILURE = "on-failure"
     UNTRUSTED = "untrusted"
 
+
+PROTECTED_NAMES = (".git", ".corral", ".codex", ".agents")
+"""Names that stay read-only at every depth inside writable roots: a repository's internals (its
+hooks run on the host) and the config and skills the next run in that folder would read."""
 
 _MODE_RANK = {SandboxMode.READ_ONLY: 0, SandboxMode.WORKSPACE_WRITE: 1, SandboxMode.FULL_ACCESS: 2}
 # Strictest first: `never` denies every escalation outright, `untrusted` asks about most things.
@@ -56,8 +62,9 @@ class PermissionProfile(BaseModel):
     """What an agent may do: sandbox mode, writable roots, network, approval policy.
 
     `writable_roots` apply in `workspace-write` mode. `readable_roots` limit the file tools'
-    reads (None: anywhere). `.git` folders inside writable roots stay read-only unless
-    `git_writable` is set.
+    reads (None: anywhere). Folders named in `PROTECTED_NAMES` inside writable roots stay
+    read-only (`.git` becomes writable with `git_writable`). `hidden_roots` (corral's own home)
+    can be neither read nor written in any mode, and the sandbox masks them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -68,8 +75,9 @@ class PermissionProfile(BaseModel):
     network: bool = False
     approval: ApprovalPolicy = ApprovalPolicy.NEVER
     git_writable: bool = False
+    hidden_roots: tuple[Path, ...] = ()
 
-    @field_validator("writable_roots", "readable_roots")
+    @field_validator("writable_roots", "readable_roots", "hidden_roots")
     @classmethod
     def _resolve_roots(cls, roots: tuple[Path, ...] | None) -> tuple[Path, ...] | None:
         if roots is None:
@@ -93,29 +101,47 @@ class PermissionProfile(BaseModel):
     # -- checks ---------------------------------------------------------------------------
 
     def can_write(self, resolved: Path) -> bool:
+        if self.is_hidden(resolved):
+            return False
         if self.sandbox is SandboxMode.FULL_ACCESS:
             return True
         if self.sandbox is SandboxMode.READ_ONLY:
             return False
         if not is_within(resolved, self.writable_roots):
             return False
-        return self.git_writable or ".git" not in _parts_below_root(resolved, self.writable_roots)
+        return self.protected_part(resolved) is None
 
     def can_read(self, resolved: Path) -> bool:
+        if self.is_hidden(resolved):
+            return False
         if self.sandbox is SandboxMode.FULL_ACCESS or self.readable_roots is None:
             return True
         return is_within(resolved, (*self.readable_roots, *self.writable_roots))
+
+    def is_hidden(self, resolved: Path) -> bool:
+        """Whether resolved `path` lies in corral's home (or another hidden root)."""
+        return is_within(resolved, self.hidden_roots)
+
+    def protected_part(self, resolved: Path) -> str | None:
+        """The protected name that makes resolved `path` read-only inside its writable root."""
+        protected = [n for n in PROTECTED_NAMES if not (n == ".git" and self.git_writable)]
+        below = _parts_below_root(resolved, self.writable_roots)
+        return next((part for part in below if part in protected), None)
 
     def check_write(self, path: str | os.PathLike[str], *, cwd: Path) -> Path:
         """Resolve `path` and return it if writable, else raise `PermissionDenied`."""
         resolved = resolve_path(path, cwd=cwd)
         if not self.can_write(resolved):
-            raise PermissionDenied(f"writing {path} is not allowed: {self._write_scope()}")
+            raise PermissionDenied(
+                f"writing {path} is not allowed: {self._write_refusal(resolved)}"
+            )
         return resolved
 
     def check_read(self, path: str | os.PathLike[str], *, cwd: Path) -> Path:
         """Resolve `path` and return it if readable, else raise `PermissionDenied`."""
         resolved = resolve_path(path, cwd=cwd)
+        if self.is_hidden(resolved):
+            raise PermissionDenied(f"reading {path} is not allowed: {HIDDEN_REASON}")
         if not self.can_read(resolved):
             roots = ", ".join(
                 sorted({str(r) for r in (*(self.readable_roots or ()), *self.writable_roots)})
@@ -123,12 +149,17 @@ class PermissionProfile(BaseModel):
             raise PermissionDenied(f"reading {path} is not allowed: readable roots are {roots}")
         return resolved
 
-    def _write_scope(self) -> str:
+    def _write_refusal(self, resolved: Path) -> str:
+        if self.is_hidden(resolved):
+            return HIDDEN_REASON
         if self.sandbox is SandboxMode.READ_ONLY:
             return "the sandbox is read-only"
         roots = ", ".join(str(r) for r in self.writable_roots) or "none"
-        git = "" if self.git_writable else " (.git folders inside them are read-only)"
-        return f"the writable roots are {roots}{git}"
+        protected = (
+            self.protected_part(resolved) if is_within(resolved, self.writable_roots) else None
+        )
+        names = protected or ", ".join(PROTECTED_NAMES)
+        return f"the writable roots are {roots}; {names} folders inside them are read-only"
 
     # -- children -------------------------------------------------------------------------
 
@@ -142,6 +173,7 @@ class PermissionProfile(BaseModel):
             network=self.network and requested.network,
             approval=max(self.approval, requested.approval, key=_APPROVAL_STRICTNESS.__getitem__),
             git_writable=self.git_writable and requested.git_writable,
+            hidden_roots=(*self.hidden_roots, *requested.hidden_roots),
         )
 
     def _narrow_writable(self, mode: SandboxMode, requested: PermissionProfile) -> tuple[Path, ...]:

@@ -19,6 +19,8 @@ from corral.tools._file_tools import file_tools
 
 from ._tree_snapshot import tree_snapshot
 
+pytestmark = pytest.mark.hostile
+
 SECRET = "TOP SECRET"
 OUTSIDE = "{outside}"  # replaced by the absolute path of the outside folder
 DENIED_WRITE = "is not allowed: the writable roots are"

@@ -18,7 +18,7 @@ from corral.tools._sandbox import BubblewrapSandbox, CommandResult
 
 from .sandbox_support import PYTHON, Layout, make_layout, processes_with_env, snapshot
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
 
 RO, WW = SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE
 EROFS = "Read-only file system"
