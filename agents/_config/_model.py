@@ -181,11 +181,39 @@ class OtelConfig(_Section):
 
 class ServiceConfig(_Section):
     """`[service]`: how `corral serve` runs; `on_restart` says what becomes of runs a stopped
-    server left unfinished: carried on through the journal's resume, or marked interrupted."""
+    server left unfinished: carried on through the journal's resume, or marked interrupted.
+    The allow-lists bound what an API request may ask for; their defaults are the safe ones."""
 
     max_running: int = Field(default=4, ge=1)
     max_queued: int = Field(default=16, ge=0)
     on_restart: Literal["resume", "interrupt"] = "resume"
+    allowed_base_urls: tuple[str, ...] = ()
+    """Endpoints a request may send the server's model key to, besides the one the server's
+    own config names; compared exactly after normalising."""
+    allowed_roots: tuple[Path, ...] = ()
+    """Folders a request's `cd`, `repo` and writable roots may be in or under. Empty: only the
+    server's working folder, and none when that is `/`, the home folder or above it."""
+    max_sandbox: SandboxMode = SandboxMode.WORKSPACE_WRITE
+    """The widest sandbox a request may run in; `full-access` only when set here."""
+    allow_mcp_overrides: bool = False
+    """Whether a request's config overrides may add or change `mcp_servers` (commands run on
+    the server)."""
+    allow_network: bool = False
+    """Whether a request may turn `network_access` on."""
+
+    @field_validator("allowed_roots")
+    @classmethod
+    def _absolute_roots(cls, roots: tuple[Path, ...]) -> tuple[Path, ...]:
+        expanded = tuple(root.expanduser() for root in roots)
+        for root in expanded:
+            if not root.is_absolute():
+                raise ValueError(f"allowed_roots entry {str(root)!r} is not an absolute path")
+        return expanded
+
+    @field_validator("max_sandbox", mode="before")
+    @classmethod
+    def _codex_sandbox_spelling(cls, value: Any) -> Any:
+        return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
 
 
 class TemporalConfig(_Section):

@@ -17,6 +17,7 @@ from ..service import (
     ServiceLimits,
     ServiceOptions,
     ServiceOptionsError,
+    ServicePolicy,
     check_bind,
     resolve_token,
 )
@@ -50,28 +51,31 @@ def add_parser(sub: Any) -> None:
 async def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ServiceOptionsError(f"--port {args.port} is not a port; use 0-65535")
-    config = load_config(cwd=Path.cwd()).config
-    executor = cli_executor(args, config)
+    workdir = Path.cwd()
+    config = load_config(cwd=workdir).config
     settings = config.service
     max_running = settings.max_running if args.max_running is None else args.max_running
     max_queued = settings.max_queued if args.max_queued is None else args.max_queued
     if max_running < 1 or max_queued < 0:
         raise ServiceOptionsError("--max-running must be >= 1 and --max-queued >= 0")
-    home = config.home
-    token = resolve_token(os.environ, home)
+    policy = ServicePolicy.from_config(config, workdir)
+    # Before anything can be written: a refused bind must leave no token for the next start.
+    token = resolve_token(os.environ, config.home, host=args.host)
     check_bind(args.host, token)
+    executor = cli_executor(args, config)
     if token.generated_at is not None:
         print(f"corral serve: API token (kept in {token.generated_at}): {token.value}")
     limits = ServiceLimits(
         max_running=max_running, max_queued=max_queued, on_restart=settings.on_restart
     )
     options = ServiceOptions(
-        home=home,
+        home=config.home,
         token=token.value,
         host=args.host,
         port=args.port,
         limits=limits,
         executor=executor,
+        policy=policy,
     )
     async with anyio.create_task_group() as tg:
         url = await tg.start(CorralService(options).run)

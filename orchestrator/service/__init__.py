@@ -13,7 +13,9 @@ from ._client import CorralClient as CorralClient
 from ._client import ServerEvent as ServerEvent
 from ._errors import ApprovalClosed as ApprovalClosed
 from ._errors import ApprovalRejected as ApprovalRejected
+from ._errors import IdempotencyConflict as IdempotencyConflict
 from ._errors import QueueFull as QueueFull
+from ._errors import RequestRefused as RequestRefused
 from ._errors import RunRejected as RunRejected
 from ._errors import ServiceOptionsError as ServiceOptionsError
 from ._errors import ServiceStartFailed as ServiceStartFailed
@@ -24,6 +26,7 @@ from ._models import FanoutRequest as FanoutRequest
 from ._models import RefactorRequest as RefactorRequest
 from ._models import ReviewRequest as ReviewRequest
 from ._models import TriageRequest as TriageRequest
+from ._policy import ServicePolicy as ServicePolicy
 from ._runs import ServiceLimits as ServiceLimits
 from ._server import CorralService as CorralService
 from ._server import ServiceOptions as ServiceOptions
@@ -36,14 +39,17 @@ __all__ = [
     "CorralService",
     "ExecRequest",
     "FanoutRequest",
+    "IdempotencyConflict",
     "QueueFull",
     "RefactorRequest",
+    "RequestRefused",
     "ReviewRequest",
     "RunRejected",
     "ServerEvent",
     "ServiceLimits",
     "ServiceOptions",
     "ServiceOptionsError",
+    "ServicePolicy",
     "ServiceStartFailed",
     "ServiceUnreachable",
     "TriageRequest",

@@ -1,13 +1,17 @@
 """The HTTP API as a Starlette app: thin handlers over `RunManager` and the journal.
 
 Handlers validate, call the manager or read the journal (`read_status`), and shape JSON; they
-never run agents themselves. Errors map to status codes here: 422 for invalid requests, 413 for
-bodies over the limit, 404 for unknown runs, 429 with `Retry-After` for a full queue.
+never run agents themselves. Errors map to status codes here: 422 for invalid requests (and
+for requests past the server's `[service]` allow-lists, or a reused `Idempotency-Key`), 413 for
+bodies over the limit, 404 for unknown runs, 429 with `Retry-After` for a full queue, 204 for a
+reconnect to an event stream that has ended.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,11 +28,11 @@ from .._inspect import read_status
 from ._approval_routes import approval_routes
 from ._auth import BearerAuth
 from ._errors import QueueFull
-from ._events import EventLog
+from ._events import OPEN_STATUSES, EventLog
 from ._models import RUN_REQUEST
 from ._openapi import openapi_document
 from ._runs import RunManager
-from ._sse import event_stream, parse_cursor
+from ._sse import event_stream, is_over, parse_cursor
 
 MAX_BODY_BYTES = 1 << 20
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -194,22 +198,31 @@ class _Api:
         log = await self._log_of(run_id)
         if log is None:
             return _error(404, f"no run {run_id}")
-        stream = event_stream(run_id, log, after)
+        if is_over(log, after):  # the SSE spec's way of saying "do not reconnect"
+            return Response(status_code=204, headers=SSE_HEADERS)
+        refresh: Callable[[], Awaitable[None]] | None = None
+        if self._manager.get(run_id) is None and not log.ended:
+            refresh = partial(log.read_to_end, self._store, run_id)
+        stream = event_stream(run_id, log, after, refresh=refresh)
         return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _log_of(self, run_id: str) -> EventLog | None:
+        """The run's log: its tailer's, or one shared by the streams of a run this server
+        does not execute (which they keep reading from the journal until it ends)."""
         entry = self._manager.get(run_id)
         if entry is not None:
             return entry.log
-        if run_id in self._replayed:
-            return self._replayed[run_id]
         record = await self._store.get_run(run_id)
+        cached = self._replayed.get(run_id)
         if record is None:
-            return None
+            return cached
+        # A run resumed elsewhere after it ended gets a fresh log that follows it again.
+        if cached is not None and not (cached.ended and record.status in OPEN_STATUSES):
+            return cached
         log = EventLog()
-        await log.read_round(self._store, run_id)
-        log.finish({"status": record.status})
-        return self._replayed.setdefault(run_id, log)
+        await log.read_to_end(self._store, run_id)
+        self._replayed[run_id] = log
+        return log
 
     async def _status_json(self, request: Request) -> dict[str, Any] | Response:
         run_id = request.path_params["run_id"]

@@ -1,8 +1,10 @@
 """Bearer-token authentication: where the token comes from, and the check on every request.
 
 The token is `CORRAL_API_TOKEN`, else the one in `$CORRAL_HOME/api-token`, generated there
-(mode 0600) at first start. Tokens are compared in constant time; a request without the right
-token gets 401 with `WWW-Authenticate: Bearer`. Only `/healthz` is open.
+(mode 0600) at the first start on a loopback address; a start beyond loopback with neither is
+refused before anything is written, so a refused start never leaves a token for the next one.
+Tokens are compared in constant time; a request without the right token gets 401 with
+`WWW-Authenticate: Bearer`. Only `/healthz` is open.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ class ApiToken:
     """The file a new token was written to; the caller prints it once."""
 
 
-def resolve_token(env: Mapping[str, str], home: Path) -> ApiToken:
-    """The API token from `CORRAL_API_TOKEN` or `home/api-token`, generating the file if absent."""
+def resolve_token(env: Mapping[str, str], home: Path, *, host: str = "127.0.0.1") -> ApiToken:
+    """The API token from `CORRAL_API_TOKEN` or `home/api-token`, generating the file if absent
+    and the server listens on loopback only (`host`); `ServiceOptionsError` if it does not."""
     from_env = env.get(TOKEN_ENV, "").strip()
     if from_env:
         return ApiToken(from_env, configured=True)
@@ -44,6 +47,7 @@ def resolve_token(env: Mapping[str, str], home: Path) -> ApiToken:
     try:
         text = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
+        check_bind(host, ApiToken("", configured=False))
         return ApiToken(_write_new_token(path), configured=False, generated_at=path)
     except OSError as exc:
         raise ServiceOptionsError(f"cannot read the API token {path}: {exc.strerror}") from exc
@@ -80,7 +84,7 @@ def check_bind(host: str, token: ApiToken) -> None:
     if not token.configured and not is_loopback(host):
         raise ServiceOptionsError(
             f"refusing to listen on {host} without a configured API token: set "
-            f"{TOKEN_ENV}, or start once on 127.0.0.1 to generate one"
+            f"{TOKEN_ENV}, or start once on 127.0.0.1 to generate one in corral's home"
         )
 
 

@@ -2,7 +2,8 @@
 approvals).
 
 `events` follows a run's event stream and, when the connection drops, reconnects with
-`Last-Event-ID` set to the last id it saw, so the caller sees every event exactly once.
+`Last-Event-ID` set to the last id it saw, so the caller sees every event exactly once; a
+204 answer means the stream had already ended after that id, and the iteration stops.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ DEFAULT_TIMEOUT = 30.0
 MAX_RECONNECTS = 5
 RECONNECT_DELAY = 0.2
 TERMINAL_EVENTS = frozenset({"end", "error"})
+
+
+class _StreamOver(Exception):
+    """The server answered 204: nothing follows the last event the client saw."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ class CorralClient:
                         yield event
                     if event.event in TERMINAL_EVENTS:
                         return
+            except _StreamOver:
+                return
             except httpx2.TransportError as exc:
                 failures += 1
                 if failures > MAX_RECONNECTS:
@@ -130,6 +137,8 @@ class CorralClient:
         headers = {"Last-Event-ID": str(after)}
         url = f"/v1/runs/{run_id}/events"
         async with self._http.stream("GET", url, headers=headers, timeout=None) as response:
+            if response.status_code == 204:
+                raise _StreamOver
             if response.status_code != 200:
                 await response.aread()
                 _raise_for(response)

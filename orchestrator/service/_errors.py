@@ -5,6 +5,8 @@ CorralError (tools)
 │   ├── ServiceOptionsError   bad limits, or an unsafe bind without a token
 │   ├── CannotListen          (orchestrator._uvicorn) the host or port cannot be used
 │   ├── RunRejected           a submitted run the API refused (422, 409, 413)
+│   │   ├── RequestRefused        it asked for more than [service] allows (422)
+│   │   └── IdempotencyConflict   its Idempotency-Key was used for another request (422)
 │   └── ApprovalRejected      an answer to an approval the API refused
 │       ├── UnknownApproval   no approval has that id (404)
 │       └── ApprovalClosed    it was already answered, or expired (409)
@@ -31,6 +33,14 @@ class RunRejected(InvalidInput):
     def __init__(self, message: str, errors: list[dict[str, object]] | None = None) -> None:
         super().__init__(message)
         self.errors = errors or []
+
+
+class RequestRefused(RunRejected):
+    """A request asked for more than the server's `[service]` allow-lists give (422)."""
+
+
+class IdempotencyConflict(RunRejected):
+    """An `Idempotency-Key` came back with a different request than the one it was used for."""
 
 
 class ApprovalRejected(InvalidInput):

@@ -4,7 +4,9 @@ Event ids are the journal's own per-run sequence (`run_seq`: 1, 2, ... across al
 agents, in the order they were journaled), so they are the same for every client, survive a
 restart of the server, and continue where they stopped when a run is resumed. One tailer per run
 reads the journal; every event stream is a cursor over the `EventLog` it fills, so a slow client
-holds no one up and a thousand clients cost one reader.
+holds no one up and a thousand clients cost one reader. A run this server does not execute (one
+another process runs on the same journal) has no tailer: its streams poll the shared log with
+`read_to_end` instead, which ends it once the journal calls the run over.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ READ_BATCH = 1000
 """Events read from the journal in one query."""
 POLL_INTERVAL = 0.5
 """How often a tailer re-reads the journal when no agent told it about a new event."""
+OPEN_STATUSES = frozenset({"queued", "running"})
+"""Journal statuses after which more events may come."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class EventLog:
     """Set once no event can follow: `{"status": ...}` and, for a failure, `"error"`."""
     _changed: anyio.Event = field(default_factory=anyio.Event)
     _poked: anyio.Event = field(default_factory=anyio.Event)
+    _reading: anyio.Lock = field(default_factory=anyio.Lock)
+    """Held while reading, so two readers of one log never append the same events twice."""
 
     @property
     def ended(self) -> bool:
@@ -80,6 +86,20 @@ class EventLog:
 
     async def read_round(self, store: Store, run_id: str) -> None:
         """Append whatever the journal holds for the run beyond what was read before."""
+        async with self._reading:
+            await self._read_round(store, run_id)
+
+    async def read_to_end(self, store: Store, run_id: str) -> None:
+        """Read what is new of a run another process executes, and end the log if it is over."""
+        if self.ended:
+            return
+        record = await store.get_run(run_id)
+        # Read after the status: events journaled before the run was called over are all in.
+        await self.read_round(store, run_id)
+        if record is not None and record.status not in OPEN_STATUSES:
+            self.finish({"status": record.status})
+
+    async def _read_round(self, store: Store, run_id: str) -> None:
         if await store.get_run(run_id) is None:  # not journaled yet: nothing to read
             return
         added = False

@@ -9,6 +9,8 @@ Inline inputs are checked by the pipelines' own parsers, so a bad one is a 422 n
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -30,6 +32,7 @@ from ..fanout import DEFAULT_MAX_RESULT_TRIES
 from ..pipelines.refactor import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
 from ..pipelines.review import DEFAULT_MAX_UNIT_LINES, Severity
 from ._inline import InlineLabels, check_patch, inline_issues, inline_labels
+from ._urls import normalise_base_url
 
 _T = TypeVar("_T")
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -45,6 +48,12 @@ class _RunRequest(BaseModel):
     sandbox: Literal["read-only", "workspace-write", "full-access"] | None = None
     config: list[str] = Field(default_factory=list, description="`-c KEY=VALUE` overrides")
     run_id: str | None = Field(default=None, pattern=RUN_ID_PATTERN)
+
+    @field_validator("base_url")
+    @classmethod
+    def _an_http_endpoint(cls, base_url: str | None) -> str | None:
+        # One spelling per endpoint, so the allow-list and the run see the same address.
+        return None if base_url is None else normalise_base_url(base_url)
 
 
 class ExecRequest(_RunRequest):
@@ -165,3 +174,10 @@ PipelineRequest = ReviewRequest | RefactorRequest | TriageRequest
 AnyRunRequest = ExecRequest | FanoutRequest | PipelineRequest
 RunRequest = Annotated[AnyRunRequest, Field(discriminator="kind")]
 RUN_REQUEST: TypeAdapter[AnyRunRequest] = TypeAdapter(RunRequest)
+
+
+def request_fingerprint(request: AnyRunRequest) -> str:
+    """A hash of what the request asks for, the same however its JSON was spelled."""
+    shown = request.model_dump(mode="json", by_alias=True)
+    canonical = json.dumps(shown, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()

@@ -31,11 +31,18 @@ from .._executor_settings import ApprovalRefused, UnknownRunApproval
 from .._single import RunSetup, new_id
 from ..fanout import plan_fanout
 from ._approvals import ApprovalBoard
-from ._errors import ApprovalClosed, QueueFull, RunRejected, UnknownApproval
+from ._errors import (
+    ApprovalClosed,
+    IdempotencyConflict,
+    QueueFull,
+    RunRejected,
+    UnknownApproval,
+)
 from ._events import EventLog
 from ._execute import ServiceRequest, execute
-from ._models import RUN_REQUEST, ExecRequest, FanoutRequest
-from ._pipelines import check_pipeline
+from ._models import RUN_REQUEST, ExecRequest, FanoutRequest, request_fingerprint
+from ._pipelines import check_pipeline, server_path
+from ._policy import ServicePolicy, resolve_run_config
 from ._resume import resume_run
 from ._submissions import Submission, SubmissionBook
 
@@ -50,6 +57,7 @@ INTERRUPTED = "interrupted"
 CARRIED_ON_BY_ID = frozenset({"fanout", "review", "triage"})
 """Kinds that, started again under a journaled run's id with the same inputs, carry it on."""
 OnRestart = Literal["resume", "interrupt"]
+MAX_KEY_LENGTH = 255
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,7 @@ class RunManager:
         env: Mapping[str, str] | None = None,
         limits: ServiceLimits,
         executor: Executor | None = None,
+        policy: ServicePolicy | None = None,
     ) -> None:
         self.store = store
         self.executor = executor
@@ -115,12 +124,19 @@ class RunManager:
         self._stopping = False
         self._env = os.environ if env is None else env
         self._slots = anyio.Semaphore(max(1, limits.max_running))
+        self.policy = policy
+        """What requests may ask for; the server's own config's when None (read at `run`)."""
         self._runs: dict[str, RunEntry] = {}
-        self._keys: dict[str, str] = {}
+        self._keys: dict[str, tuple[str, str | None]] = {}
+        """Idempotency-Key -> (run id, the request's fingerprint)."""
+        self._preparing = 0
+        """Submissions admitted and not yet registered: they hold a slot of the queue."""
         self._tg: TaskGroup | None = None
         self.approvals = ApprovalBoard()
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        if self.policy is None:
+            self.policy = await anyio.to_thread.run_sync(_server_policy, self._env)
         async with anyio.create_task_group() as tg:
             self._tg = tg
             await self._recover(tg)
@@ -139,26 +155,45 @@ class RunManager:
         return list(self._runs.values())
 
     async def submit(self, request: ServiceRequest, key: str | None) -> str:
-        """Admit a run and return its id (or the id of the one submitted with the same key)."""
-        if key is not None and (earlier := await self._run_for_key(key)) is not None:
-            return earlier
+        """Admit a run and return its id (or the id of the one submitted with the same key).
+
+        The queue's slot is taken before the first await, so submissions still being prepared
+        count against `max_queued`; `IdempotencyConflict` if `key` came with another request.
+        """
+        fingerprint = request_fingerprint(request)
+        if key is not None and len(key) > MAX_KEY_LENGTH:
+            raise RunRejected(f"the Idempotency-Key is over {MAX_KEY_LENGTH} characters")
+        if key is not None and key in self._keys:
+            return _same_request(key, *self._keys[key], fingerprint)
         self._admit()
-        entry = await self._prepare(request)
-        if key is not None and key in self._keys:  # the same key arrived while we prepared
-            return self._keys[key]
-        if self._tg is None:
-            raise RunRejected("the server is shutting down; submit the run again later")
-        self._runs[entry.run_id] = entry
-        if key is not None:
-            self._keys[key] = entry.run_id
+        self._preparing += 1
+        holding = True
         try:
-            await self.book.add(_submission(entry, key))
+            if key is not None and (earlier := await self.book.for_key(key)) is not None:
+                return _same_request(key, earlier.run_id, earlier.fingerprint, fingerprint)
+            entry = await self._prepare(request)
+            if key is not None and key in self._keys:  # the same key arrived while we prepared
+                return _same_request(key, *self._keys[key], fingerprint)
+            if self._tg is None:
+                raise RunRejected("the server is shutting down; submit the run again later")
+            self._runs[entry.run_id] = entry  # from here the entry itself holds the slot
+            self._preparing, holding = self._preparing - 1, False
+            await self._register(entry, key, fingerprint)
+            self._tg.start_soon(self._execute, entry, name=f"run {entry.run_id}")
+        finally:
+            if holding:
+                self._preparing -= 1
+        return entry.run_id
+
+    async def _register(self, entry: RunEntry, key: str | None, fingerprint: str) -> None:
+        if key is not None:
+            self._keys[key] = (entry.run_id, fingerprint)
+        try:
+            await self.book.add(_submission(entry, key, fingerprint))
         except BaseException:
             self._runs.pop(entry.run_id)
             self._keys.pop(key or "", None)
             raise
-        self._tg.start_soon(self._execute, entry, name=f"run {entry.run_id}")
-        return entry.run_id
 
     async def status(self, run_id: str) -> str | None:
         """What a client is told about `run_id`: None if neither the server nor journal knows it."""
@@ -168,11 +203,6 @@ class RunManager:
         record = await self.store.get_run(run_id)
         return record.status if record is not None else None
 
-    async def _run_for_key(self, key: str) -> str | None:
-        if key in self._keys:
-            return self._keys[key]
-        return await self.book.run_for_key(key)
-
     async def _recover(self, tg: TaskGroup) -> None:
         """Take up the runs a previous server process accepted and left unfinished."""
         for submission in await self.book.unfinished():
@@ -181,7 +211,7 @@ class RunManager:
                 continue
             self._runs[entry.run_id] = entry
             if submission.key is not None:
-                self._keys[submission.key] = entry.run_id
+                self._keys[submission.key] = (entry.run_id, submission.fingerprint)
             if entry.finished:
                 await self._settle(entry)
             else:
@@ -260,8 +290,9 @@ class RunManager:
             raise ApprovalClosed(str(exc)) from exc
 
     def _admit(self) -> None:
-        waiting = sum(1 for e in self._runs.values() if e.status == QUEUED)
-        running = sum(1 for e in self._runs.values() if e.status == RUNNING)
+        live = [e for e in self._runs.values() if not e.finished]
+        waiting = sum(1 for e in live if e.status == QUEUED) + self._preparing
+        running = sum(1 for e in live if e.status == RUNNING)
         free = max(0, self.limits.max_running - running)
         if waiting >= self.limits.max_queued + free:
             raise QueueFull(
@@ -279,13 +310,19 @@ class RunManager:
         return RunEntry(run_id, request, config, cwd)
 
     def _resolve(self, request: ServiceRequest) -> tuple[CorralConfig, Path]:
-        """The run's folder and config, with its inputs checked; `InvalidInput` if bad."""
-        cwd = Path(request.cd).expanduser() if request.cd else Path.cwd()
+        """The run's folder and config, with its inputs checked against the server's policy;
+        `InvalidInput` (a 422 naming the rule) if bad. Folders are checked before they are
+        looked at, so a refusal says nothing of what exists outside the allowed roots."""
+        policy = self.policy
+        assert policy is not None, "RunManager.run() sets the policy before runs are taken"
+        cwd = policy.check_folder(server_path(request.cd) if request.cd else policy.workdir, "cd")
         if not cwd.is_dir():
             raise RunRejected(f"cd {str(cwd)!r} is not a directory on the server")
         if isinstance(request, FanoutRequest):
             plan_fanout(request.items, request.template, request.result_schema)
         elif not isinstance(request, ExecRequest):
+            if request.repo is not None:
+                policy.check_folder(server_path(request.repo), "repo")
             cwd = check_pipeline(request, cwd)
         overrides = {
             "model": request.model,
@@ -293,10 +330,10 @@ class RunManager:
             "model_provider_api": request.api,
             "sandbox_mode": request.sandbox,
         }
-        loaded = load_config(
-            cwd=cwd.resolve(), env=self._env, overrides=overrides, cli_settings=request.config
+        config = resolve_run_config(
+            policy, cwd=cwd, env=self._env, overrides=overrides, settings=request.config
         )
-        return loaded.config, cwd.resolve()
+        return config, cwd
 
     async def _execute(self, entry: RunEntry) -> None:
         try:
@@ -393,11 +430,26 @@ def _ended(entry: RunEntry) -> Callable[[], bool]:
     return lambda: entry.finished
 
 
-def _submission(entry: RunEntry, key: str | None) -> Submission:
+def _submission(entry: RunEntry, key: str | None, fingerprint: str) -> Submission:
     # The folder is stored resolved: a restarted server may run from another directory.
     request = entry.request.model_copy(update={"cd": str(entry.cwd)})
     stored = request.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return Submission(entry.run_id, key, stored, entry.created_at)
+    return Submission(entry.run_id, key, stored, entry.created_at, fingerprint)
+
+
+def _same_request(key: str, run_id: str, first: str | None, now: str) -> str:
+    """`run_id` if the request is the one `key` was first used with (IETF idempotency draft)."""
+    if first is not None and first != now:  # None: kept before requests were hashed
+        raise IdempotencyConflict(
+            f"Idempotency-Key {key!r} was used for a different request (run {run_id}); send "
+            "that same request to get its run, or use a new key for a new one"
+        )
+    return run_id
+
+
+def _server_policy(env: Mapping[str, str]) -> ServicePolicy:
+    workdir = Path.cwd()
+    return ServicePolicy.from_config(load_config(cwd=workdir, env=env).config, workdir)
 
 
 def _describe(exc: Exception) -> str:

@@ -20,6 +20,7 @@ from .._executor import Executor
 from .._single import JOURNAL_NAME
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ._app import build_app
+from ._policy import ServicePolicy
 from ._runs import RunManager, ServiceLimits
 from ._submissions import open_submission_book
 
@@ -38,6 +39,9 @@ class ServiceOptions:
     """The environment runs see (model keys, CORRAL_*); the server's own when None."""
     executor: Executor | None = None
     """Where runs execute (`corral serve --executor`); in this process when None."""
+    policy: ServicePolicy | None = None
+    """What requests may ask for (`[service]` allow-lists); read from the server's own config
+    in its working folder when None."""
 
 
 class CorralService:
@@ -57,7 +61,12 @@ class CorralService:
                 anyio.create_task_group() as tg,
             ):
                 manager = RunManager(
-                    store, book, env=options.env, limits=options.limits, executor=options.executor
+                    store,
+                    book,
+                    env=options.env,
+                    limits=options.limits,
+                    executor=options.executor,
+                    policy=options.policy,
                 )
                 await tg.start(manager.run)
                 app = build_app(manager, options.token)

@@ -3,16 +3,18 @@
 Each stream is its own cursor over the log, so a slow client only falls behind itself. A stream
 opens with `retry:` and a `metadata` event, sends every event after the cursor with its per-run
 `id:`, a `: ping` comment when nothing happened for a while, and closes with `end` (or `error`
-when the run crashed). Reconnecting with `Last-Event-ID: N` or `?starting_after=N` resumes after N.
+when the run crashed). Reconnecting with `Last-Event-ID: N` or `?starting_after=N` resumes after N;
+once the stream has ended, a reconnect after its last event gets 204 (`is_over`), which tells
+browsers to stop reconnecting. A run no tailer follows is polled through `refresh`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from ._events import EventLog
+from ._events import POLL_INTERVAL, EventLog
 
 RETRY_MS = 3000
 HEARTBEAT_INTERVAL = 15.0
@@ -35,19 +37,37 @@ def parse_cursor(last_event_id: str | None, starting_after: str | None) -> int:
     return value
 
 
+def is_over(log: EventLog, after: int) -> bool:
+    """Whether a client that saw up to event `after` (> 0) has seen all a finished run has."""
+    return log.ended and after > 0 and after >= len(log.events)
+
+
 async def event_stream(
-    run_id: str, log: EventLog, after: int, *, heartbeat: float = HEARTBEAT_INTERVAL
+    run_id: str,
+    log: EventLog,
+    after: int,
+    *,
+    heartbeat: float = HEARTBEAT_INTERVAL,
+    refresh: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[bytes]:
+    """The stream after event `after`; `refresh` reads the journal when no tailer does."""
     yield f"retry: {RETRY_MS}\n\n".encode()
     yield frame("metadata", {"run_id": run_id, "starting_after": after})
-    sent = after
+    sent, quiet = after, 0.0
+    wait = heartbeat if refresh is None else min(heartbeat, POLL_INTERVAL)
     while True:
         for event in log.events[sent:]:
             yield frame(event.kind, event.to_json(), event.id)
-            sent = event.id
+            sent, quiet = event.id, 0.0
         if log.ending is not None and sent >= len(log.events):
             name = "error" if "error" in log.ending else "end"
             yield frame(name, {"run_id": run_id, **log.ending})
             return
-        if not await log.wait_beyond(sent, heartbeat):
+        if await log.wait_beyond(sent, wait):
+            continue
+        if refresh is not None:
+            await refresh()
+        quiet += wait
+        if quiet >= heartbeat:
             yield b": ping\n\n"
+            quiet = 0.0

@@ -1,9 +1,10 @@
 """The server's own record of the runs it accepted, so a restart knows what it still owes.
 
 A 202 is a promise: the run will be carried out even if the server dies before it starts. Each
-accepted request is written here (with its folder resolved and its `Idempotency-Key`) before the
-server answers, and marked finished once the run reached a final word. At start, every
-submission not finished is either carried on or marked interrupted (`[service] on_restart`).
+accepted request is written here (with its folder resolved, its `Idempotency-Key` and a hash of
+the request as sent, so a key reused with another request is told apart) before the server
+answers, and marked finished once the run reached a final word. At start, every submission
+not finished is either carried on or marked interrupted (`[service] on_restart`).
 The book is a small SQLite file next to the journal; it never holds secrets, since model keys
 come from the server's environment and requests cannot carry them.
 """
@@ -34,10 +35,15 @@ CREATE TABLE IF NOT EXISTS submissions (
     request TEXT NOT NULL,
     created_at REAL NOT NULL,
     finished INTEGER NOT NULL DEFAULT 0,
-    outcome TEXT
+    outcome TEXT,
+    request_hash TEXT
 )
 """
-_COLUMNS: Final = "SELECT run_id, idempotency_key, request, created_at FROM submissions"
+# Books written before requests were hashed lack the column; their keys match any request.
+_MIGRATION: Final = "ALTER TABLE submissions ADD COLUMN request_hash TEXT"
+_COLUMNS: Final = (
+    "SELECT run_id, idempotency_key, request, created_at, request_hash FROM submissions"
+)
 
 
 class SubmissionBookFailed(OperationFailed):
@@ -50,6 +56,8 @@ class Submission:
     key: str | None
     request: dict[str, Any]
     created_at: float
+    fingerprint: str | None = None
+    """The hash of the request as the client sent it (`request_fingerprint`)."""
 
 
 class SubmissionBook:
@@ -66,10 +74,11 @@ class SubmissionBook:
             submission.key,
             json.dumps(submission.request),
             submission.created_at,
+            submission.fingerprint,
         )
         sql = (
-            "INSERT INTO submissions (run_id, idempotency_key, request, created_at) "
-            "VALUES (?, ?, ?, ?)"
+            "INSERT INTO submissions (run_id, idempotency_key, request, created_at, request_hash) "
+            "VALUES (?, ?, ?, ?, ?)"
         )
         await self._run(lambda conn: conn.execute(sql, row))
 
@@ -77,10 +86,11 @@ class SubmissionBook:
         sql = "UPDATE submissions SET finished = 1, outcome = ? WHERE run_id = ?"
         await self._run(lambda conn: conn.execute(sql, (outcome, run_id)))
 
-    async def run_for_key(self, key: str) -> str | None:
-        sql = "SELECT run_id FROM submissions WHERE idempotency_key = ?"
+    async def for_key(self, key: str) -> Submission | None:
+        """The submission made with `Idempotency-Key` `key`, if any."""
+        sql = f"{_COLUMNS} WHERE idempotency_key = ?"
         row = await self._run(lambda conn: conn.execute(sql, (key,)).fetchone())
-        return None if row is None else str(row[0])
+        return None if row is None else _submission(row)
 
     async def get(self, run_id: str) -> Submission | None:
         sql = f"{_COLUMNS} WHERE run_id = ?"
@@ -108,8 +118,8 @@ class SubmissionBook:
 
 
 def _submission(row: tuple[Any, ...]) -> Submission:
-    run_id, key, request, created_at = row
-    return Submission(str(run_id), key, json.loads(request), float(created_at))
+    run_id, key, request, created_at, fingerprint = row
+    return Submission(str(run_id), key, json.loads(request), float(created_at), fingerprint)
 
 
 @asynccontextmanager
@@ -130,6 +140,9 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(_SCHEMA)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(submissions)")}
+        if "request_hash" not in columns:
+            conn.execute(_MIGRATION)
         conn.commit()
     except (OSError, sqlite3.Error) as exc:
         if conn is not None:

@@ -13,8 +13,14 @@ from typing import Any
 import anyio
 import httpx2
 
+from corral.agents import CorralConfig, ServiceConfig
 from corral.orchestrator.model_server import Policy, serve_model_server
-from corral.orchestrator.service import CorralService, ServiceLimits, ServiceOptions
+from corral.orchestrator.service import (
+    CorralService,
+    ServiceLimits,
+    ServiceOptions,
+    ServicePolicy,
+)
 
 TOKEN = "a-test-token-that-is-long-enough"
 WAIT = 20.0
@@ -44,12 +50,22 @@ class Harness:
         }
 
 
+def allowing_policy(
+    tmp_path: Path, model_url: str, service: ServiceConfig | None = None
+) -> ServicePolicy:
+    """What a test server allows: its scripted model, folders under `tmp_path`, and `service`."""
+    settings = service or ServiceConfig(allowed_roots=(tmp_path,))
+    config = CorralConfig(base_url=model_url, service=settings, home=tmp_path / "home")
+    return ServicePolicy.from_config(config, tmp_path)
+
+
 @asynccontextmanager
 async def open_service(
     tmp_path: Path,
     policy: Policy,
     limits: ServiceLimits | None = None,
     env: dict[str, str] | None = None,
+    service: ServiceConfig | None = None,
 ) -> AsyncIterator[Harness]:
     home = tmp_path / "home"
     async with serve_model_server(policy) as model:
@@ -59,6 +75,7 @@ async def open_service(
             port=0,
             limits=limits or ServiceLimits(),
             env={"CORRAL_HOME": str(home), **(env or {})},
+            policy=allowing_policy(tmp_path, model.base_url, service),
         )
         async with anyio.create_task_group() as tg:
             url = await tg.start(CorralService(options).run)

@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 import pytest
 
-from corral.agents import MemoryStore
+from corral.agents import MemoryStore, ServiceConfig
 from corral.orchestrator.service import ApprovalClosed, CorralClient, ServerEvent
 from corral.orchestrator.service._approvals import ApprovalBoard
-from corral.tools import ApprovalKind, ApprovalRequest, request_approval
+from corral.tools import ApprovalKind, ApprovalRequest, SandboxMode, request_approval
 from tests._journal import seed_agent
 
 from ._harness import TOKEN, WAIT, Harness, open_service, outputs
@@ -47,6 +47,11 @@ class Asker:
         return outputs(self.requests[-1])
 
 
+def escalating(tmp_path: Path) -> ServiceConfig:
+    """A server whose token holders may approve commands outside the sandbox."""
+    return ServiceConfig(allowed_roots=(tmp_path,), max_sandbox=SandboxMode.FULL_ACCESS)
+
+
 def exec_request(service: Harness, timeout_sec: float) -> dict[str, Any]:
     return {
         "kind": "exec",
@@ -68,7 +73,7 @@ async def test_an_approved_command_runs_and_a_denied_one_tells_the_model_why(
     pending: list[list[dict[str, Any]]] = []
     answers: list[dict[str, Any]] = []
     async with (
-        open_service(tmp_path, model) as service,
+        open_service(tmp_path, model, service=escalating(tmp_path)) as service,
         CorralClient(service.url, TOKEN) as client,
     ):
         run_id = (await client.submit(exec_request(service, WAIT)))["id"]
@@ -108,7 +113,7 @@ async def test_an_unanswered_approval_expires_as_a_denial_and_refuses_a_late_ans
     model = Asker(["echo", "too-late"])
     seen: list[ServerEvent] = []
     async with (
-        open_service(tmp_path, model) as service,
+        open_service(tmp_path, model, service=escalating(tmp_path)) as service,
         CorralClient(service.url, TOKEN) as client,
     ):
         run_id = (await client.submit(exec_request(service, 0.3)))["id"]

@@ -19,16 +19,21 @@ from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.service import CorralClient, CorralService, ServiceLimits, ServiceOptions
 
 from ..e2e import test_triage as triage_e2e
-from ._harness import SCHEMA, TEMPLATE, TOKEN, WAIT, Gate
+from ._harness import SCHEMA, TEMPLATE, TOKEN, WAIT, Gate, allowing_policy
 from .test_pipelines import LABELS
 
 pytestmark = pytest.mark.anyio
 
 
 @asynccontextmanager
-async def service(home: Path, limits: ServiceLimits) -> AsyncIterator[CorralClient]:
+async def service(home: Path, limits: ServiceLimits, model_url: str) -> AsyncIterator[CorralClient]:
     options = ServiceOptions(
-        home=home, token=TOKEN, port=0, limits=limits, env={"CORRAL_HOME": str(home)}
+        home=home,
+        token=TOKEN,
+        port=0,
+        limits=limits,
+        env={"CORRAL_HOME": str(home)},
+        policy=allowing_policy(home.parent, model_url),
     )
     async with anyio.create_task_group() as tg:
         url = await tg.start(CorralService(options).run)
@@ -62,7 +67,7 @@ async def test_runs_running_and_queued_when_the_server_stops_are_finished_by_the
     home = tmp_path / "home"
     limits = ServiceLimits(max_running=1)
     async with serve_model_server(gate) as model:
-        async with service(home, limits) as client:
+        async with service(home, limits, model.base_url) as client:
             first = (await client.submit(fanout(3, model.base_url, tmp_path)))["id"]
             second = (await client.submit(fanout(1, model.base_url, tmp_path)))["id"]
             with anyio.fail_after(WAIT):
@@ -71,7 +76,7 @@ async def test_runs_running_and_queued_when_the_server_stops_are_finished_by_the
         async with open_sqlite_store(home / "journal.sqlite") as store:
             between = await store.get_run(first)
         gate.release()
-        async with service(home, limits) as client:
+        async with service(home, limits, model.base_url) as client:
             endings = [await ending(client, first), await ending(client, second)]
             results = await client.results(first)
     assert [run["status"] for run in stopped] == ["running", "queued"]
@@ -86,15 +91,15 @@ async def test_with_on_restart_interrupt_an_unfinished_run_stays_interrupted(
     gate = Gate({0})
     home = tmp_path / "home"
     async with serve_model_server(gate) as model:
-        async with service(home, ServiceLimits()) as client:
+        async with service(home, ServiceLimits(), model.base_url) as client:
             run_id = (await client.submit(fanout(2, model.base_url, tmp_path)))["id"]
             with anyio.fail_after(WAIT):
                 await gate.reached.wait()
         gate.release()
-        async with service(home, ServiceLimits(on_restart="interrupt")) as client:
+        async with service(home, ServiceLimits(on_restart="interrupt"), model.base_url) as client:
             end = await ending(client, run_id)
             run = await client.get(run_id)
-        async with service(home, ServiceLimits()) as client:
+        async with service(home, ServiceLimits(), model.base_url) as client:
             later = await client.get(run_id)
     assert end["status"] == "interrupted" and "on_restart is interrupt" in end["error"]
     assert run["status"] == "interrupted" and run["items"].get("done", 0) == 0
@@ -131,12 +136,12 @@ async def test_a_triage_stopped_by_the_server_is_finished_by_the_next_one_with_i
             "base_url": model.base_url,
             "cd": str(tmp_path),
         }
-        async with service(home, limits) as client:
+        async with service(home, limits, model.base_url) as client:
             run_id = (await client.submit(request))["id"]
             with anyio.fail_after(WAIT):
                 await policy.reached.wait()
         policy.release.set()
-        async with service(home, limits) as client:
+        async with service(home, limits, model.base_url) as client:
             end = await ending(client, run_id)
             report = await client.report(run_id)
     triaged = report["json"]

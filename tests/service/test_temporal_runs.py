@@ -35,7 +35,7 @@ from tests.temporal import conftest as temporal_fixtures
 from tests.temporal.test_exec_on_temporal import StallWorkers
 from tests.temporal.test_fanout_on_temporal import corral_worker
 
-from ._harness import SCHEMA, TEMPLATE, TOKEN, Gate, item_of, outputs, reporter
+from ._harness import SCHEMA, TEMPLATE, TOKEN, Gate, allowing_policy, item_of, outputs, reporter
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,7 @@ HOST = "solo"
 
 
 @asynccontextmanager
-async def service(home: Path, address: str) -> AsyncIterator[CorralClient]:
+async def service(home: Path, address: str, model_url: str) -> AsyncIterator[CorralClient]:
     """A service in this process whose runs go to the Temporal server at `address`."""
     executor = executor_from_settings(ExecutorSettings(kind="temporal", address=address))
     options = ServiceOptions(
@@ -55,6 +55,7 @@ async def service(home: Path, address: str) -> AsyncIterator[CorralClient]:
         limits=ServiceLimits(),
         env={"CORRAL_HOME": str(home)},
         executor=executor,
+        policy=allowing_policy(home.parent, model_url),
     )
     async with anyio.create_task_group() as tg:
         url = await tg.start(CorralService(options).run)
@@ -93,7 +94,7 @@ async def test_a_fanout_submitted_over_http_runs_on_temporal_with_results_and_ev
     async with (
         serve_model_server(reporter) as model,
         corral_worker(temporal_address, HOST, home),
-        service(home, temporal_address) as client,
+        service(home, temporal_address, model.base_url) as client,
     ):
         run_id = (await client.submit(fanout(3, model.base_url, tmp_path)))["id"]
         events = await all_events(client, run_id)
@@ -134,7 +135,7 @@ async def test_an_approval_on_temporal_is_listed_and_approving_it_lets_the_run_f
     async with (
         serve_model_server(Escalate()) as model,
         corral_worker(temporal_address, HOST, home),
-        service(home, temporal_address) as client,
+        service(home, temporal_address, model.base_url) as client,
     ):
         run_id = (await client.submit({**request, "base_url": model.base_url}))["id"]
         with anyio.fail_after(WAIT):
@@ -190,7 +191,7 @@ async def test_cancelling_a_supervisor_run_over_http_interrupts_every_agent(
         async with (
             serve_model_server(policy) as model,
             corral_worker(temporal_address, HOST, home),
-            service(home, temporal_address) as client,
+            service(home, temporal_address, model.base_url) as client,
         ):
             submitted = {**request, "base_url": model.base_url, "cd": str(workspace)}
             run_id = (await client.submit(submitted))["id"]
@@ -218,12 +219,12 @@ async def test_a_restarted_service_rejoins_its_run_on_temporal_which_completes(
 ) -> None:
     gate = Gate({2})
     async with serve_model_server(gate) as model, corral_worker(temporal_address, HOST, home):
-        async with service(home, temporal_address) as first:
+        async with service(home, temporal_address, model.base_url) as first:
             submitted = fanout(3, model.base_url, tmp_path, concurrency=1)
             run_id = (await first.submit(submitted))["id"]
             with anyio.fail_after(WAIT):
                 await gate.reached.wait()
-        async with service(home, temporal_address) as second:
+        async with service(home, temporal_address, model.base_url) as second:
             gate.release()
             events = await all_events(second, run_id)
             results = await second.results(run_id)
@@ -241,7 +242,7 @@ async def test_runs_that_ended_on_temporal_while_the_service_was_down_end_at_its
     gate = Gate(expect=2)
     exec_run = {"kind": "exec", "task": "Item 7: say done.", "cd": str(tmp_path)}
     async with serve_model_server(gate) as model, corral_worker(temporal_address, HOST, home):
-        async with service(home, temporal_address) as first:
+        async with service(home, temporal_address, model.base_url) as first:
             fanned = (await first.submit(fanout(2, model.base_url, tmp_path, concurrency=1)))["id"]
             single = (await first.submit({**exec_run, "base_url": model.base_url}))["id"]
             with anyio.fail_after(WAIT):
@@ -251,7 +252,7 @@ async def test_runs_that_ended_on_temporal_while_the_service_was_down_end_at_its
         with anyio.fail_after(WAIT):
             for run_id in (fanned, single):
                 await temporal.get_workflow_handle(run_id).result()
-        async with service(home, temporal_address) as second:
+        async with service(home, temporal_address, model.base_url) as second:
             endings = [(await all_events(second, r))[-1] for r in (fanned, single)]
             results = await second.results(fanned)
         firsts = [item_of(r["normalised"]) for r in model.requests if not outputs(r["normalised"])]

@@ -1,0 +1,123 @@
+"""Which config keys an API request may change, and which keys it did change.
+
+A request's `-c` overrides and its `model`, `api`, `base_url` and `sandbox` fields go through
+the loader the CLI uses; what they changed is found by comparing the run's config with the one
+the server would have used without them (`changed_keys`), so no spelling of a key (a quoted
+name, an inline table, Codex's `[sandbox_workspace_write]`) slips past. Each changed key is then
+classified by `classify`: safe keys apply as given, guarded keys only within a `[service]`
+allowance (`_policy` checks their values), and every other key is refused, so a key added to the
+config later is refused until someone classifies it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Final, Literal
+
+from corral.agents import CorralConfig
+
+Key = tuple[str, ...]
+Guard = Literal["sandbox", "approval", "network", "writable_roots", "mcp", "base_url"]
+Verdict = Literal["safe", "never", "unclassified"] | Guard
+
+ANY: Final = "*"
+"""A pattern part matching any name (a table of your own naming: a role, a model, an endpoint)."""
+BELOW: Final = "**"
+"""A last pattern part matching the whole table below it."""
+
+_SAFE_KEYS = """
+model model_provider_api request_max_retries stream_max_retries stream_idle_timeout_ms
+model_context_window model_auto_compact_token_limit tool_output_token_limit
+personality base_instructions developer_instructions user_instructions
+project_doc_max_bytes project_doc_fallback_filenames project_root_markers
+tool_search_threshold skills.enabled
+shell.default_timeout_ms shell.max_timeout_ms shell.output_max_tokens shell.approval_timeout_sec
+agents.max_depth agents.max_threads agents.fanout_concurrency
+agents.roles.*.description agents.roles.*.instructions agents.roles.*.model
+budgets.** prices.** rate_limits.** compaction.**
+"""
+SAFE: Final[frozenset[Key]] = frozenset(tuple(dotted.split(".")) for dotted in _SAFE_KEYS.split())
+"""Keys that change what a run costs, how it talks to the model and what it is told; none of
+them changes what the run may touch on the server or where its key goes."""
+
+GUARDED: Final[Mapping[Key, Guard]] = {
+    ("sandbox_mode",): "sandbox",
+    ("agents", "roles", ANY, "sandbox_mode"): "sandbox",
+    ("approval_policy",): "approval",
+    ("network_access",): "network",
+    ("writable_roots",): "writable_roots",
+    ("mcp_servers", BELOW): "mcp",
+    ("base_url",): "base_url",
+}
+"""Keys a request may change within a `[service]` allowance."""
+
+NEVER: Final[Mapping[Key, str]] = {
+    ("model_api_key_env",): "it would send another of the server's variables as the key",
+    ("model_instructions_file",): "it reads a file on the server",
+    ("agents", "roles", ANY, "instructions_file"): "it reads a file on the server",
+    ("skills", "dirs"): "it reads folders on the server",
+    ("otel", BELOW): "it sends telemetry to an endpoint of the request's choosing",
+    ("service", BELOW): "it is the server's own setting",
+    ("temporal", BELOW): "it is the server's own setting",
+    ("executor",): "it is the server's own setting",
+    ("home",): "it is the server's own setting",
+}
+"""Keys no request may change, with the reason the refusal gives."""
+
+
+def classify(key: Key) -> Verdict:
+    """What a request changing `key` needs: nothing (`safe`), an allowance, or is refused."""
+    if any(_matches(pattern, key) for pattern in SAFE):
+        return "safe"
+    for pattern, guard in GUARDED.items():
+        if _matches(pattern, key):
+            return guard
+    if any(_matches(pattern, key) for pattern in NEVER):
+        return "never"
+    return "unclassified"
+
+
+def never_reason(key: Key) -> str:
+    """Why `key` is refused (a key nobody classified: because it is not known to be safe)."""
+    for pattern, reason in NEVER.items():
+        if _matches(pattern, key):
+            return reason
+    return "it is not among the keys a request may set"
+
+
+def changed_keys(before: CorralConfig, after: CorralConfig) -> list[Key]:
+    """Every leaf key whose value differs between the two configs, in schema order."""
+    old, new = before.model_dump(mode="json"), after.model_dump(mode="json")
+    return list(_changed(old, new, ()))
+
+
+def leaf_value(config: CorralConfig, key: Key) -> Any:
+    """The value at `key` in `config`'s JSON form (None where it has none)."""
+    node: Any = config.model_dump(mode="json")
+    for part in key:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _changed(old: Any, new: Any, key: Key) -> Iterator[Key]:
+    if isinstance(old, dict) and isinstance(new, dict) and (old or new):
+        for name in {**old, **new}:
+            yield from _changed(old.get(name), new.get(name), (*key, name))
+    elif old != new:
+        yield from _leaves(new if new is not None else old, key)
+
+
+def _leaves(value: Any, key: Key) -> Iterator[Key]:
+    if isinstance(value, dict) and value:
+        for name, child in value.items():
+            yield from _leaves(child, (*key, name))
+    else:
+        yield key
+
+
+def _matches(pattern: Key, key: Key) -> bool:
+    if pattern and pattern[-1] == BELOW:
+        head = pattern[:-1]
+        return len(key) > len(head) and _matches(head, key[: len(head)])
+    same_length = len(pattern) == len(key)
+    return same_length and all(p in (ANY, k) for p, k in zip(pattern, key, strict=True))
