@@ -11,7 +11,8 @@ config later is refused until someone classifies it here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, Literal
 
 from corral.agents import CorralConfig
@@ -22,6 +23,7 @@ Verdict = Literal["safe", "never", "unclassified"] | Guard
 
 ANY: Final = "*"
 """A pattern part matching any name (a table of your own naming: a role, a model, an endpoint)."""
+SANDBOX_TABLE: Final = "sandbox_workspace_write"
 BELOW: Final = "**"
 """A last pattern part matching the whole table below it."""
 
@@ -85,6 +87,26 @@ def never_reason(key: Key) -> str:
     return "it is not among the keys a request may set"
 
 
+def named_keys(settings: Iterable[str]) -> Iterator[Key]:
+    """The leaf keys `-c KEY=VALUE` settings name, read before any is applied, so a key no
+    request may set is refused before the loader acts on it (it reads some files at once)."""
+    for setting in settings:
+        key_text, _, value_text = setting.partition("=")
+        try:
+            node: Any = tomllib.loads(f"{key_text} = 0")
+            value: Any = tomllib.loads(f"value = {value_text}")["value"]
+        except tomllib.TOMLDecodeError:
+            value = None  # a plain string, or a bad key the loader reports with its origin
+            node = {}
+        key: Key = ()
+        while isinstance(node, dict) and len(node) == 1:
+            ((name, node),) = node.items()
+            key = (*key, name)
+        if key[:1] == (SANDBOX_TABLE,):  # Codex's spelling of two top-level keys
+            key = key[1:]
+        yield from (leaf for leaf in _leaves(value, key) if leaf)
+
+
 def changed_keys(before: CorralConfig, after: CorralConfig) -> list[Key]:
     """Every leaf key whose value differs between the two configs, in schema order."""
     old, new = before.model_dump(mode="json"), after.model_dump(mode="json")
@@ -100,11 +122,15 @@ def leaf_value(config: CorralConfig, key: Key) -> Any:
 
 
 def _changed(old: Any, new: Any, key: Key) -> Iterator[Key]:
-    if isinstance(old, dict) and isinstance(new, dict) and (old or new):
-        for name in {**old, **new}:
-            yield from _changed(old.get(name), new.get(name), (*key, name))
+    # A table one side lacks is compared key by key with an empty one, so a new role or
+    # server shows the keys it sets, not the unset (None) ones that grant nothing.
+    old_table = old if isinstance(old, dict) else {}
+    new_table = new if isinstance(new, dict) else {}
+    if old_table or new_table:
+        for name in {**old_table, **new_table}:
+            yield from _changed(old_table.get(name), new_table.get(name), (*key, name))
     elif old != new:
-        yield from _leaves(new if new is not None else old, key)
+        yield key
 
 
 def _leaves(value: Any, key: Key) -> Iterator[Key]:

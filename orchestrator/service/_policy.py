@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from corral.agents import CorralConfig, load_config
 from corral.tools import ApprovalPolicy, SandboxMode, is_within
 
 from ._errors import RequestRefused, ServiceOptionsError
-from ._overrides import Key, changed_keys, classify, leaf_value, never_reason
+from ._overrides import Key, changed_keys, classify, leaf_value, named_keys, never_reason
 from ._urls import OPENAI_BASE_URL, normalise_base_url
 
 _MODE_RANK = {SandboxMode.READ_ONLY: 0, SandboxMode.WORKSPACE_WRITE: 1, SandboxMode.FULL_ACCESS: 2}
@@ -108,9 +108,12 @@ class ServicePolicy:
                 "(an MCP server's command runs on the server)"
             )
         elif verdict in ("never", "unclassified"):
-            raise RequestRefused(
-                f"config override {name} is refused: {never_reason(key)}; leave it out"
-            )
+            self.refuse_key(key)
+
+    def refuse_key(self, key: Key) -> NoReturn:
+        """Refuse a config override no request may make."""
+        name, reason = ".".join(key), never_reason(key)
+        raise RequestRefused(f"config override {name} is refused: {reason}; leave it out")
 
     def _check_base_url(self, base_url: str | None) -> None:
         try:
@@ -156,8 +159,12 @@ def resolve_run_config(
     settings: Iterable[str],
 ) -> CorralConfig:
     """The run's config as the CLI would load it in `cwd`, once `policy` allows it."""
+    given = list(settings)
+    for key in named_keys(given):
+        if classify(key) == "never":
+            policy.refuse_key(key)
     baseline = load_config(cwd=cwd, env=env).config
-    config = load_config(cwd=cwd, env=env, overrides=overrides, cli_settings=list(settings))
+    config = load_config(cwd=cwd, env=env, overrides=overrides, cli_settings=given)
     policy.check_config(baseline, config.config)
     return config.config
 

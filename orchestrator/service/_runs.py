@@ -225,7 +225,7 @@ class RunManager:
             config, cwd = await anyio.to_thread.run_sync(self._resolve, request)
         except (CorralError, ValueError) as exc:
             logger.error("run %s cannot be carried on after a restart: %s", run_id, exc)
-            if record is not None and record.status in (RUNNING, QUEUED):
+            if record is not None and record.status in (RUNNING, QUEUED, INTERRUPTED):
                 await self.store.update_run(run_id, status=FAILED, updated_at=time.time())
             await self.book.finish(run_id, FAILED)
             return None

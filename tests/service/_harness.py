@@ -74,7 +74,7 @@ async def open_service(
             token=TOKEN,
             port=0,
             limits=limits or ServiceLimits(),
-            env={"CORRAL_HOME": str(home), **(env or {})},
+            env={"CORRAL_HOME": str(home), "CORRAL_BASE_URL": model.base_url, **(env or {})},
             policy=allowing_policy(tmp_path, model.base_url, service),
         )
         async with anyio.create_task_group() as tg:
