@@ -63,8 +63,11 @@ class CountingGate(Gate):
 
 
 @asynccontextmanager
-async def corral_serve(home: Path, cwd: Path) -> AsyncIterator[tuple[anyio.abc.Process, str]]:
-    env = corral_env(home, CORRAL_API_TOKEN=TOKEN)
+async def corral_serve(
+    home: Path, cwd: Path, model_url: str
+) -> AsyncIterator[tuple[anyio.abc.Process, str]]:
+    # The scripted model is the server's own endpoint: requests may only name that one.
+    env = corral_env(home, model_url, CORRAL_API_TOKEN=TOKEN)
     argv = corral_argv("serve", "--port", "0")
     async with await anyio.open_process(argv, env=env, cwd=cwd, start_new_session=True) as server:
         assert server.stderr is not None
@@ -105,7 +108,7 @@ async def test_a_run_carries_on_after_the_server_is_killed_with_every_item_done_
             "cd": str(tmp_path),
         }
         async with (
-            corral_serve(home, tmp_path) as (server, url),
+            corral_serve(home, tmp_path, model.base_url) as (server, url),
             CorralClient(url, TOKEN) as client,
             anyio.create_task_group() as tg,
         ):
@@ -123,7 +126,7 @@ async def test_a_run_carries_on_after_the_server_is_killed_with_every_item_done_
         last_seen = max((e.id for e in seen if e.id is not None), default=0)
 
         async with (
-            corral_serve(home, tmp_path) as (server, url),
+            corral_serve(home, tmp_path, model.base_url) as (server, url),
             CorralClient(url, TOKEN) as client,
         ):
             with anyio.fail_after(WAIT):

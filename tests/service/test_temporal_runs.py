@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from corral.agents import open_sqlite_store
+from corral.agents import ServiceConfig, open_sqlite_store
 from corral.orchestrator._executor import executor_from_settings
 from corral.orchestrator._executor_settings import ExecutorSettings
 from corral.orchestrator.model_server import serve_model_server
@@ -36,6 +36,7 @@ from tests.temporal.test_exec_on_temporal import StallWorkers
 from tests.temporal.test_fanout_on_temporal import corral_worker
 
 from ._harness import SCHEMA, TEMPLATE, TOKEN, Gate, allowing_policy, item_of, outputs, reporter
+from .test_approvals import escalating
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +46,9 @@ HOST = "solo"
 
 
 @asynccontextmanager
-async def service(home: Path, address: str, model_url: str) -> AsyncIterator[CorralClient]:
+async def service(
+    home: Path, address: str, model_url: str, settings: ServiceConfig | None = None
+) -> AsyncIterator[CorralClient]:
     """A service in this process whose runs go to the Temporal server at `address`."""
     executor = executor_from_settings(ExecutorSettings(kind="temporal", address=address))
     options = ServiceOptions(
@@ -55,7 +58,7 @@ async def service(home: Path, address: str, model_url: str) -> AsyncIterator[Cor
         limits=ServiceLimits(),
         env={"CORRAL_HOME": str(home)},
         executor=executor,
-        policy=allowing_policy(home.parent, model_url),
+        policy=allowing_policy(home.parent, model_url, settings),
     )
     async with anyio.create_task_group() as tg:
         url = await tg.start(CorralService(options).run)
@@ -135,7 +138,7 @@ async def test_an_approval_on_temporal_is_listed_and_approving_it_lets_the_run_f
     async with (
         serve_model_server(Escalate()) as model,
         corral_worker(temporal_address, HOST, home),
-        service(home, temporal_address, model.base_url) as client,
+        service(home, temporal_address, model.base_url, escalating(tmp_path)) as client,
     ):
         run_id = (await client.submit({**request, "base_url": model.base_url}))["id"]
         with anyio.fail_after(WAIT):
