@@ -65,6 +65,17 @@ def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": detail, **extra}, status_code=status)
 
 
+def _first_problem(errors: list[dict[str, Any]]) -> str:
+    """The first validation error as one line: where, then what (pydantic's own words)."""
+    if not errors:
+        return "the body does not match any run kind"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    message = str(first.get("msg", "")).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {message}{more}"
+
+
 def _links(run_id: str) -> dict[str, str]:
     base = f"/v1/runs/{run_id}"
     names = ("agents", "items", "results", "report", "events", "approvals", "cancel")
@@ -107,7 +118,7 @@ class _Api:
             run = RUN_REQUEST.validate_json(body)
         except ValidationError as exc:
             errors = json.loads(exc.json(include_url=False, include_input=False))
-            return _error(422, "invalid run request", errors=errors)
+            return _error(422, f"invalid run request: {_first_problem(errors)}", errors=errors)
         try:
             run_id = await self._manager.submit(run, request.headers.get("idempotency-key"))
         except QueueFull as exc:

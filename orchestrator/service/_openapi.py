@@ -43,12 +43,26 @@ def _paths(request: dict[str, Any]) -> dict[str, Any]:
         return {"responses": {"200": {"description": text}}}
 
     submit = {
+        "parameters": [_IDEMPOTENCY_KEY],
         "requestBody": {"required": True, "content": {"application/json": {"schema": request}}},
         "responses": {
             "202": {"description": "accepted: {id, status, links}"},
             "413": {"description": "body too large"},
-            "422": {"description": "invalid request, with the pydantic errors"},
+            "422": {
+                "description": "invalid request (with the pydantic errors); a request past the "
+                "server's [service] allow-lists (base_url, cd, repo, sandbox, config overrides), "
+                "with the rule that refused it; or an Idempotency-Key used for another request"
+            },
             "429": {"description": "queue full; see Retry-After"},
+        },
+    }
+    events = {
+        "parameters": [_LAST_EVENT_ID, _STARTING_AFTER],
+        "responses": {
+            "200": {"description": "text/event-stream of journal events, live until the run ends"},
+            "204": {"description": "the stream has ended and the client has seen all of it"},
+            "400": {"description": "a cursor that is not a whole number >= 0"},
+            "404": {"description": "no such run"},
         },
     }
     run = "/v1/runs/{run_id}"
@@ -59,12 +73,29 @@ def _paths(request: dict[str, Any]) -> dict[str, Any]:
         f"{run}/agents": {"get": answer("the run's agents")},
         f"{run}/items": {"get": answer("the run's items")},
         f"{run}/results": {"get": answer("each item's result")},
-        f"{run}/events": {"get": answer("text/event-stream of journal events")},
+        f"{run}/events": {"get": events},
         f"{run}/report": {"get": answer("a pipeline run's report (404 until it has one)")},
         f"{run}/cancel": {"post": {"responses": {"202": {"description": "cancelled"}}}},
         f"{run}/approvals": {"get": answer("the run's approvals, filtered by ?state=")},
         "/v1/approvals/{approval_id}": {"post": _answer_approval()},
     }
+
+
+_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "the same key with the same body returns the first run; with another body, 422",
+    "schema": {"type": "string", "maxLength": 255},
+}
+_LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": "resume after this event id",
+    "schema": {"type": "integer", "minimum": 0},
+}
+_STARTING_AFTER = {**_LAST_EVENT_ID, "name": "starting_after", "in": "query"}
 
 
 def _answer_approval() -> dict[str, Any]:

@@ -40,3 +40,13 @@ def test_openapi_offers_every_run_kind_with_its_schema() -> None:
     kinds = {schemas[name]["properties"]["kind"]["const"] for name in models}
     assert kinds == {"exec", "fanout", "review", "refactor", "triage"}
     assert "decision" in schemas["ApprovalAnswer"]["required"]
+
+
+def test_openapi_documents_the_refusals_and_the_end_of_a_stream() -> None:
+    paths = openapi_document()["paths"]
+    submit, events = paths["/v1/runs"]["post"], paths["/v1/runs/{run_id}/events"]["get"]
+    assert "allow-lists" in submit["responses"]["422"]["description"]
+    assert "Idempotency-Key" in submit["responses"]["422"]["description"]
+    assert [p["name"] for p in submit["parameters"]] == ["Idempotency-Key"]
+    assert "204" in events["responses"]
+    assert {p["name"] for p in events["parameters"]} == {"Last-Event-ID", "starting_after"}
