@@ -33,6 +33,7 @@ from ._config import corral_home as corral_home
 from ._config import load_config as load_config
 from ._core import AgentCore as AgentCore
 from ._core import CoreConfig as CoreConfig
+from ._endpoint_keys import api_key_for as api_key_for
 from ._environment import EnvironmentContext as EnvironmentContext
 from ._environment import capture_environment as capture_environment
 from ._errors import CoreStateError as CoreStateError
@@ -213,6 +214,7 @@ __all__ = [
     "UnknownRun",
     "Usage",
     "UserInput",
+    "api_key_for",
     "base_instructions",
     "build_core",
     "build_tool_context",
