@@ -108,7 +108,7 @@ def judge_project(
     folder = project_folder(layer.path)
     safe, widening = split_widening(layer.values, folder, home.resolve())
     fingerprint = fingerprint_of(layer.path, widening)
-    verdict = _verdict(trust_entry(user, folder), fingerprint)
+    verdict = verdict_of(trust_entry(user, folder), fingerprint)
     applied = dict(layer.values) if verdict == TRUSTED else safe
     applied.pop(PROJECTS_TABLE, None)  # a project never speaks for trust, trusted or not
     ignored = tuple(_names(widening)) if verdict != TRUSTED else ()
@@ -130,6 +130,13 @@ def trust_entry(user: ConfigLayer | None, folder: Path) -> Mapping[str, Any] | N
     return None
 
 
+def project_fingerprint(layer: ConfigLayer, home: Path) -> str:
+    """The fingerprint of a project layer's widening keys, as `corral trust` records it."""
+    assert layer.path is not None
+    folder = project_folder(layer.path)
+    return fingerprint_of(layer.path, split_widening(layer.values, folder, home.resolve())[1])
+
+
 def split_widening(
     values: Mapping[str, Any], folder: Path, home: Path
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -147,7 +154,8 @@ def fingerprint_of(config_file: Path, widening: Mapping[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
-def _verdict(entry: Mapping[str, Any] | None, fingerprint: str) -> Verdict:
+def verdict_of(entry: Mapping[str, Any] | None, fingerprint: str) -> Verdict:
+    """What a user-file entry says of a project whose widening keys hash to `fingerprint`."""
     if entry is None or entry.get("trust_level") != TRUSTED:
         return "untrusted"
     recorded = entry.get("trusted_hash")
