@@ -31,7 +31,7 @@ _SAFE_KEYS = """
 model model_provider_api request_max_retries stream_max_retries stream_idle_timeout_ms
 model_context_window model_auto_compact_token_limit tool_output_token_limit
 personality base_instructions developer_instructions user_instructions
-project_doc_max_bytes project_doc_fallback_filenames project_root_markers
+project_doc_max_bytes project_doc_fallback_filenames
 tool_search_threshold skills.enabled
 shell.default_timeout_ms shell.max_timeout_ms shell.output_max_tokens shell.approval_timeout_sec
 agents.max_depth agents.max_threads agents.fanout_concurrency
@@ -50,6 +50,7 @@ GUARDED: Final[Mapping[Key, Guard]] = {
     ("writable_roots",): "writable_roots",
     ("mcp_servers", BELOW): "mcp",
     ("base_url",): "base_url",
+    ("key_endpoints",): "base_url",
 }
 """Keys a request may change within a `[service]` allowance."""
 
@@ -63,6 +64,8 @@ NEVER: Final[Mapping[Key, str]] = {
     ("temporal", BELOW): "it is the server's own setting",
     ("executor",): "it is the server's own setting",
     ("home",): "it is the server's own setting",
+    ("projects", BELOW): "it says which projects the server trusts",
+    ("project_root_markers",): "it moves where project config is looked for",
 }
 """Keys no request may change, with the reason the refusal gives."""
 

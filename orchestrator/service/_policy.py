@@ -91,6 +91,10 @@ class ServicePolicy:
     def _check_change(self, key: Key, baseline: CorralConfig, config: CorralConfig) -> None:
         verdict, value = classify(key), leaf_value(config, key)
         name = ".".join(key)
+        if key == ("key_endpoints",):  # where the key may go: the endpoints the request named
+            for url in set(config.key_endpoints or ()) - set(baseline.key_endpoints or ()):
+                self._check_base_url(url)
+            return
         if verdict in ("safe", "base_url", "approval"):  # checked on the whole config
             return
         if verdict == "sandbox":
