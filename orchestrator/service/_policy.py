@@ -68,7 +68,12 @@ class ServicePolicy:
 
     def check_folder(self, path: Path, field: str) -> Path:
         """`path` resolved, if a run may work there; `RequestRefused` naming the rule if not."""
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte, a symlink loop
+            raise RequestRefused(
+                f"{field} {str(path)[:200]!r} is not a usable path: {exc}"
+            ) from None
         if is_within(resolved, [self.home]):
             raise RequestRefused(
                 f"{field} {resolved} is inside corral's home {self.home}, where no run may work"

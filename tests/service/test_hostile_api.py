@@ -100,15 +100,19 @@ async def test_a_request_cannot_pick_full_access(tmp_path: Path) -> None:
     assert_refused(answers, "sandbox full-access is wider than [service] max_sandbox")
 
 
-@pytest.mark.parametrize("cd", ["/", "~", "/etc", "..", "link-to-root", "home", "home/blobs"])
+@pytest.mark.parametrize(
+    "cd", ["/", "~", "/etc", "..", "link-to-root", "home", "home/blobs", "loop", "nul\x00byte"]
+)
 async def test_a_request_cannot_run_in_a_folder_outside_the_allowed_roots(
     tmp_path: Path, cd: str
 ) -> None:
     (tmp_path / "link-to-root").symlink_to("/")
-    folder = cd if cd.startswith(("/", "~")) else str(tmp_path / cd)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    folder = cd if cd.startswith(("/", "~")) else f"{tmp_path}/{cd}"
     async with open_service(tmp_path, reporter) as service:
         answers = await refusals(service, cd=folder)
-    rule = "inside corral's home" if cd.startswith("home") else "is not in [service] allowed_roots"
+    rules = {"home": "inside corral's home", "loop": "not a usable path", "nul": "not a usable"}
+    rule = next((r for start, r in rules.items() if cd.startswith(start)), "allowed_roots")
     assert_refused(answers, rule)
 
 
