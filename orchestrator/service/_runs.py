@@ -163,14 +163,12 @@ class RunManager:
         fingerprint = request_fingerprint(request)
         if key is not None and len(key) > MAX_KEY_LENGTH:
             raise RunRejected(f"the Idempotency-Key is over {MAX_KEY_LENGTH} characters")
-        if key is not None and key in self._keys:
-            return _same_request(key, *self._keys[key], fingerprint)
-        self._admit()
+        if key is not None and (earlier := await self._earlier(key)) is not None:
+            return _same_request(key, *earlier, fingerprint)  # a replay takes no queue slot
+        self._admit()  # checks and takes the slot with no await in between
         self._preparing += 1
         holding = True
         try:
-            if key is not None and (earlier := await self.book.for_key(key)) is not None:
-                return _same_request(key, earlier.run_id, earlier.fingerprint, fingerprint)
             entry = await self._prepare(request)
             if key is not None and key in self._keys:  # the same key arrived while we prepared
                 return _same_request(key, *self._keys[key], fingerprint)
@@ -184,6 +182,13 @@ class RunManager:
             if holding:
                 self._preparing -= 1
         return entry.run_id
+
+    async def _earlier(self, key: str) -> tuple[str, str | None] | None:
+        """The run `key` was first used for, with that request's fingerprint, if any."""
+        if key in self._keys:
+            return self._keys[key]
+        kept = await self.book.for_key(key)
+        return None if kept is None else (kept.run_id, kept.fingerprint)
 
     async def _register(self, entry: RunEntry, key: str | None, fingerprint: str) -> None:
         if key is not None:
