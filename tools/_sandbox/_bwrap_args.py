@@ -93,7 +93,10 @@ def _visible_roots(profile: PermissionProfile, facts: HostFacts) -> list[Path] |
     if profile.readable_roots is None or profile.sandbox is SandboxMode.FULL_ACCESS:
         return None
     system = [p for p in SYSTEM_ROOTS if p.exists() or p.is_symlink()]
-    return [*system, *facts.toolchains, *(r for r in profile.readable_roots if r.exists())]
+    covered = [p for p in system if not p.is_symlink()]
+    wanted = [*facts.toolchains, *(r for r in profile.readable_roots if r.exists())]
+    extra = [p for p in dict.fromkeys(wanted) if p not in system and not is_within(p, covered)]
+    return [*system, *extra]
 
 
 def _root_view(visible: Sequence[Path] | None) -> list[str]:
