@@ -95,7 +95,25 @@ CREATE UNIQUE INDEX events_by_run ON events (run_id, run_seq);
 """
 """Events get a per-run sequence; older events are numbered in the order they were journaled."""
 
-MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2)
+_V3: Final = """
+CREATE TABLE leases (
+    run_id TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    since REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    timeout REAL NOT NULL,
+    released_at REAL,
+    taken_from TEXT,
+    PRIMARY KEY (run_id, holder)
+);
+CREATE UNIQUE INDEX one_live_lease ON leases (run_id) WHERE released_at IS NULL;
+"""
+"""Run leases: which process carries a run on. No foreign key: an exec takes its lease before
+its run record exists."""
+
+MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3)
 """`MIGRATIONS[n]` takes a journal from schema version n to n + 1; only ever append."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

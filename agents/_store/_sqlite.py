@@ -21,6 +21,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from ._batch import MAX_BATCH, Job, run_batch
 from ._errors import StoreClosed, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
+from ._lease import LeaseRecord, check_take
 from ._records import (
     AgentRecord,
     ItemRecord,
@@ -50,7 +51,9 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "agents": ("agent_id",),
     "items": ("run_id", "index"),
     "ledger": ("agent_id", "call_id"),
+    "leases": ("run_id", "holder"),
 }
+_LIVE_LEASE = "WHERE run_id = ? AND holder = ? AND released_at IS NULL"
 
 
 @asynccontextmanager
@@ -307,6 +310,39 @@ class SQLiteStore:
             return _fetch(conn, LedgerEntry, sql, (agent_id,))
 
         return await self._read(read)
+
+    async def take_lease(self, lease: LeaseRecord) -> LeaseRecord:
+        def write(conn: Sql) -> LeaseRecord:
+            sql = f"{_select(LeaseRecord, 'leases')} WHERE run_id = ? AND released_at IS NULL"
+            live = _fetch(conn, LeaseRecord, sql, (lease.run_id,))
+            taken_lease, released = check_take(live[0] if live else None, lease, lease.since)
+            if released is not None:
+                _update(conn, "leases", to_row(released))
+            if live and released is None:
+                _update(conn, "leases", to_row(taken_lease))
+            else:
+                _insert(conn, "leases", to_row(taken_lease))
+            return taken_lease
+
+        return await self._call(write)
+
+    async def renew_lease(self, run_id: str, holder: str, *, at: float) -> bool:
+        def write(conn: Sql) -> bool:
+            sql = f"UPDATE leases SET heartbeat_at = ? {_LIVE_LEASE}"
+            return conn.execute(sql, (at, run_id, holder)).rowcount == 1
+
+        return await self._call(write)
+
+    async def release_lease(self, run_id: str, holder: str, *, at: float) -> None:
+        def write(conn: Sql) -> None:
+            sql = f"UPDATE leases SET released_at = ? {_LIVE_LEASE}"
+            conn.execute(sql, (at, run_id, holder))
+
+        await self._call(write)
+
+    async def leases(self, run_id: str) -> list[LeaseRecord]:
+        sql = f"{_select(LeaseRecord, 'leases')} WHERE run_id = ? ORDER BY since, rowid"
+        return await self._read(lambda conn: _fetch(conn, LeaseRecord, sql, (run_id,)))
 
     async def aclose(self) -> None:
         """Run what is already queued, then close the connection; later calls raise."""

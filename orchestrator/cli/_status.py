@@ -75,6 +75,7 @@ def format_status(status: RunStatus) -> str:
         f"tokens: {totals['input_tokens']} in ({totals['cached_input_tokens']} cached), "
         f"{totals['output_tokens']} out; cost ${totals['cost_usd']:.4f}",
     ]
+    lines.extend(_lease_lines(status))
     if status.agents:
         lines.append("agents:")
         depth = {a.agent_id: a.depth for a in status.agents}
@@ -93,6 +94,18 @@ def format_status(status: RunStatus) -> str:
             detail = item.error or ""
             lines.append(f"  #{item.index} {item.status} {item.agent_id or ''} {detail}".rstrip())
     return "\n".join(lines)
+
+
+def _lease_lines(status: RunStatus) -> list[str]:
+    lines = [
+        f"taken over at {_when(lease.since)} by pid {lease.pid} on {lease.host} from "
+        f"{lease.taken_from}"
+        for lease in status.takeovers
+    ]
+    holder = status.holder
+    if holder is not None:
+        lines.append(f"carried on by {holder.describe()}")
+    return lines
 
 
 def _when(timestamp: float) -> str:
