@@ -40,7 +40,7 @@ from ._records import (
     to_row,
     updated,
 )
-from ._schema import connect
+from ._schema import connect, connect_read_only
 
 T = TypeVar("T")
 R = TypeVar("R", bound=_Record)
@@ -57,9 +57,13 @@ _LIVE_LEASE = "WHERE run_id = ? AND holder = ? AND released_at IS NULL"
 
 
 @asynccontextmanager
-async def open_sqlite_store(path: Path) -> AsyncIterator[SQLiteStore]:
-    """Open the journal at `path` (creating it and its folder), and close it on exit."""
-    conn = await anyio.to_thread.run_sync(connect, path)
+async def open_sqlite_store(path: Path, *, read_only: bool = False) -> AsyncIterator[SQLiteStore]:
+    """Open the journal at `path` (creating it and its folder), and close it on exit.
+
+    `read_only` opens an existing journal without ever writing to it (for the commands that
+    only read, so a journal on read-only media can be inspected); writes then fail.
+    """
+    conn = await anyio.to_thread.run_sync(connect_read_only if read_only else connect, path)
     send, receive = anyio.create_memory_object_stream[Job[Any]](0)
     stopped = anyio.Event()
     store = SQLiteStore(path, send, stopped)
