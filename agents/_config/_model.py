@@ -225,7 +225,12 @@ class CorralConfig(_Section):
     model_provider_api: Literal["responses", "chat"] = "responses"
     base_url: str | None = None
     model_api_key_env: str = Field(default="OPENAI_API_KEY", min_length=1)
-    request_max_retries: int = Field(default=4, ge=0, le=100)
+    request_max_retries: int | None = Field(default=None, ge=0, le=100)
+    """A cap on retries of one model request; unset, `request_retry_deadline_sec` alone bounds
+    it (429s, 5xx, dropped streams and timeouts are retried until then)."""
+    request_retry_deadline_sec: float = Field(default=600.0, gt=0)
+    request_backoff_initial_ms: float = Field(default=200.0, gt=0)
+    """The first backoff between attempts when the server sends no Retry-After; it doubles."""
     stream_max_retries: int = Field(default=5, ge=0, le=100)
     stream_idle_timeout_ms: int = Field(default=300_000, ge=1)
     model_context_window: int = Field(default=272_000, ge=1)
@@ -275,9 +280,9 @@ class CorralConfig(_Section):
         return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
 
     @property
-    def request_attempts(self) -> int:
-        """How many times one model request is tried: the first try plus the retries."""
-        return self.request_max_retries + 1
+    def request_attempts(self) -> int | None:
+        """How many times one model request may be tried (None: until the retry deadline)."""
+        return None if self.request_max_retries is None else self.request_max_retries + 1
 
     @property
     def auto_compact_token_limit(self) -> int:

@@ -5,6 +5,7 @@ CorralError (tools)
 │   ├── ServiceOptionsError   bad limits, or an unsafe bind without a token
 │   ├── CannotListen          (orchestrator._uvicorn) the host or port cannot be used
 │   ├── RunRejected           a submitted run the API refused (422, 409, 413)
+│   │   └── RunBusy           the run is still executing here (409)
 │   └── ApprovalRejected      an answer to an approval the API refused
 │       ├── UnknownApproval   no approval has that id (404)
 │       └── ApprovalClosed    it was already answered, or expired (409)
@@ -31,6 +32,10 @@ class RunRejected(InvalidInput):
     def __init__(self, message: str, errors: list[dict[str, object]] | None = None) -> None:
         super().__init__(message)
         self.errors = errors or []
+
+
+class RunBusy(RunRejected):
+    """The run is still executing on this server, so it cannot be started again yet."""
 
 
 class ApprovalRejected(InvalidInput):

@@ -29,14 +29,14 @@ from corral.tools import CorralError
 from .._executor import Executor
 from .._executor_settings import ApprovalRefused, UnknownRunApproval
 from .._single import RunSetup, new_id
-from ..fanout import plan_fanout
+from ..fanout import FANOUT, plan_fanout, resume_fanout
 from ._approvals import ApprovalBoard
-from ._errors import ApprovalClosed, QueueFull, RunRejected, UnknownApproval
+from ._errors import ApprovalClosed, QueueFull, RunBusy, RunRejected, UnknownApproval
 from ._events import EventLog
 from ._execute import ServiceRequest, execute
 from ._models import RUN_REQUEST, ExecRequest, FanoutRequest
 from ._pipelines import check_pipeline
-from ._resume import resume_run
+from ._resume import journaled_fanout, resume_run
 from ._submissions import Submission, SubmissionBook
 
 logger = logging.getLogger(__name__)
@@ -82,6 +82,8 @@ class RunEntry:
     finished: bool = False
     resumed: bool = False
     """Carried on from the journal after a restart, rather than started afresh."""
+    retry_failed: bool = False
+    """A finished fan-out whose failed items run again (`POST /v1/runs/{id}/retry`)."""
     done: anyio.Event = field(default_factory=anyio.Event)
     """Set once the run's work has ended, however it ended."""
 
@@ -234,6 +236,29 @@ class RunManager:
         self._tg.start_soon(_stop_waiting, entry, name=f"cancel {run_id}")
         return entry
 
+    async def retry_failed(self, run_id: str) -> RunEntry | None:
+        """Run a journaled fan-out's failed items again with fresh agents, keeping the done ones
+        (`corral resume RUN --retry-failed`); None if the journal has no such run."""
+        current = self._runs.get(run_id)
+        if current is not None and not current.finished:
+            raise RunBusy(f"run {run_id} is still executing on this server; retry it once it ends")
+        record = await self.store.get_run(run_id)
+        if record is None:
+            return None
+        if record.kind != FANOUT:
+            raise RunRejected(
+                f"run {run_id} is a {record.kind} run: only fan-outs have failed items to run again"
+            )
+        self._admit()
+        request = journaled_fanout(record, await self.store.items(run_id))
+        config, cwd = await anyio.to_thread.run_sync(self._resolve, request)
+        if self._tg is None:
+            raise RunRejected("the server is shutting down; retry the run later")
+        entry = RunEntry(run_id, request, config, cwd, resumed=True, retry_failed=True)
+        self._runs[run_id] = entry
+        self._tg.start_soon(self._execute, entry, name=f"retry {run_id}")
+        return entry
+
     async def list_approvals(self, run_id: str) -> list[dict[str, Any]]:
         """The run's approvals as the API shows them, oldest first, wherever the run executes."""
         shown = [approval.to_json() for approval in self.approvals.list(run_id)]
@@ -334,6 +359,9 @@ class RunManager:
         # the journal holds and rebuilds its report, and a remote run joins its workflow, which
         # outlived the server. An exec run is resumed by replay; a refactor is refused.
         carried_by_id = self.remote or entry.request.kind in CARRIED_ON_BY_ID
+        if entry.retry_failed:
+            await resume_fanout(entry.config, entry.run_id, setup=setup, retry_failed=True)
+            return
         if entry.resumed and not carried_by_id:
             await resume_run(entry.run_id, config=entry.config, setup=setup, store=self.store)
             return
