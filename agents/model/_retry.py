@@ -18,6 +18,7 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from ._errors import ModelConnectionRefused, ModelUnavailable
+from ._limits import RateLimitHint
 from ._types import EventCallback, Retrying
 
 T = TypeVar("T")
@@ -29,6 +30,9 @@ _JITTER_LOW, _JITTER_HIGH = 0.9, 1.1
 
 class TransientFailure(Exception):
     """One attempt failed in a way that may pass on its own (5xx, 429, dropped stream, timeout)."""
+
+    limits: RateLimitHint | None = None
+    """The endpoint's own limits, when its answer (a 429) named them."""
 
     def __init__(
         self,
