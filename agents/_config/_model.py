@@ -78,6 +78,8 @@ class AgentsConfig(_Section):
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
+    max_queued_spawns: int = Field(default=64, ge=0)
+    """Spawns past `max_threads` that wait for a slot, per supervisor; past them, refused."""
     fanout_concurrency: int = Field(default=16, ge=1)
     roles: dict[str, RoleConfig] = {}
 
