@@ -222,6 +222,8 @@ class RunRuntime:
             return
         first = handle.first
         resume = first is None and handle.status is not AgentStatus.COMPLETED
+        if resume:  # it carries on now: it holds its slot before any queued sibling is admitted
+            self._set_status(handle, AgentStatus.RUNNING)
         name = f"agent {handle.agent_id}"
         self._tg.start_soon(self._agent_loop, handle, first, resume, name=name)
 

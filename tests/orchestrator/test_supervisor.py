@@ -116,7 +116,9 @@ async def open_supervised_run(
     sandbox: SandboxMode = SandboxMode.WORKSPACE_WRITE,
     hooks: RunnerHooks | None = None,
     clients: ClientPool | None = None,
+    store: MemoryStore | None = None,
 ) -> AsyncIterator[tuple[RunRuntime, RunningModelServer]]:
+    """A supervised run against `policy`; with `store`, a run already journaled there."""
     async with serve_model_server(policy) as server:
         config = CorralConfig(
             base_url=server.base_url,
@@ -125,12 +127,18 @@ async def open_supervised_run(
             budgets=budgets,
             sandbox_mode=sandbox,
         )
-        store = MemoryStore()
-        await store.create_run(
-            RunRecord(
-                run_id=RUN_ID, kind="exec", status="running", created_at=0, updated_at=0, config={}
+        if store is None:
+            store = MemoryStore()
+            await store.create_run(
+                RunRecord(
+                    run_id=RUN_ID,
+                    kind="exec",
+                    status="running",
+                    created_at=0,
+                    updated_at=0,
+                    config={},
+                )
             )
-        )
         clients = clients or ClientPool()
         options = RuntimeOptions(
             config=config,

@@ -14,11 +14,21 @@ from typing import Any
 import anyio
 import pytest
 
-from corral.agents import AgentsConfig, AgentStatus, ModelClient, ModelRequest, RunnerHooks
+from corral.agents import (
+    AgentsConfig,
+    AgentStatus,
+    BudgetConfig,
+    MemoryStore,
+    ModelClient,
+    ModelRequest,
+    RunnerHooks,
+)
 from corral.agents.model import EventCallback, ModelResponse, ModelSettings, open_model_client
-from corral.orchestrator._run import ClientPool
+from corral.orchestrator._run import AgentHandle, ClientPool, RunRuntime
+from corral.orchestrator._single import journaled_spec
 
 from .test_supervisor import (
+    RUN_ID,
     WAIT,
     call,
     dispatcher,
@@ -216,3 +226,118 @@ async def test_a_worker_whose_driver_crashes_ends_failed_and_its_parent_is_told(
     assert record is not None and record.status == "failed" and record.error == worker.error
     assert notices[-1]["status"] == "failed" and notices[-1]["message"] == worker.error
     assert root.status is AgentStatus.COMPLETED
+
+
+class StallsInTheFirstRun:
+    """A client whose workers' calls hang until the run is stopped (not at the server, so
+    stopping the run cancels them cleanly); once `resumed`, every call goes through."""
+
+    def __init__(self, inner: ModelClient) -> None:
+        self._inner = inner
+
+    resumed = False
+    stalled = anyio.Event()
+
+    async def complete(
+        self, request: ModelRequest, *, on_event: EventCallback | None = None
+    ) -> ModelResponse:
+        worker = "<subagent_context>" in json.dumps([str(i) for i in request.input])
+        if worker and not StallsInTheFirstRun.resumed:
+            StallsInTheFirstRun.stalled.set()
+            await anyio.sleep_forever()
+        return await self._inner.complete(request, on_event=on_event)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def stalling_clients(settings: ModelSettings) -> ModelClient:
+    return StallsInTheFirstRun(open_model_client(settings))
+
+
+def answers_at_once(request: dict[str, Any]) -> Any:
+    return "ok" if nickname_in(request) is None else "done after the resume"
+
+
+async def test_a_queued_worker_stays_queued_across_a_resume_and_starts_when_its_turn_comes(
+    workspace: Path,
+) -> None:
+    order = JournalOrder()
+    StallsInTheFirstRun.stalled = anyio.Event()
+    StallsInTheFirstRun.resumed = False
+    agents = AgentsConfig(max_threads=1)
+    clients = ClientPool(factory=stalling_clients)
+    async with open_supervised_run(
+        answers_at_once, workspace, agents=agents, hooks=order, clients=clients
+    ) as (runtime, _):
+        root = await start_root(runtime, workspace, "lead")
+        dispatch = dispatcher(runtime, root)
+        await dispatch("spawn_agent", message="first")
+        await dispatch("spawn_agent", message="second")
+        with anyio.fail_after(WAIT):
+            await StallsInTheFirstRun.stalled.wait()
+        await runtime.wait([root], WAIT)  # nothing of the root's is in flight when it stops
+        store = runtime.store
+    assert isinstance(store, MemoryStore)
+    first, second = root.children
+    record = await store.get_agent(second.agent_id)
+    assert record is not None and record.status == "pending"
+
+    StallsInTheFirstRun.resumed = True
+    async with open_supervised_run(
+        answers_at_once, workspace, agents=agents, hooks=order, store=store
+    ) as (
+        again,
+        server,
+    ):
+        restored = await restore_run(again, store, server.base_url)
+        with anyio.fail_after(WAIT):
+            await again.wait([restored[second.agent_id]], WAIT)
+    ends = [
+        (kind, agent) for kind, agent in order.notes if agent in (first.agent_id, second.agent_id)
+    ]
+    assert ends[:4] == [
+        ("agent_started", first.agent_id),
+        ("agent_queued", second.agent_id),
+        ("agent_finished", first.agent_id),  # in the resumed run
+        ("agent_started", second.agent_id),
+    ]
+    assert restored[second.agent_id].status is AgentStatus.COMPLETED
+
+
+async def restore_run(
+    runtime: RunRuntime, store: MemoryStore, base_url: str
+) -> dict[str, AgentHandle]:
+    """What `corral resume` does: every agent rebuilt, parents first, then all launched."""
+    handles: dict[str, AgentHandle] = {}
+    for record in await store.list_agents(RUN_ID):
+        spec, task = journaled_spec(record, {}, base_url)
+        parent = handles.get(record.parent_id) if record.parent_id else None
+        handles[record.agent_id] = await runtime.restore(
+            spec, task, AgentStatus(record.status), parent=parent, launch=False
+        )
+    for handle in handles.values():
+        runtime.launch(handle)
+    return handles
+
+
+async def test_a_queued_worker_whose_turn_comes_after_the_run_budget_is_spent_never_starts(
+    workspace: Path,
+) -> None:
+    agents, budgets = AgentsConfig(max_threads=1), BudgetConfig(run_max_turns=2)
+    async with open_supervised_run(answers_at_once, workspace, agents=agents, budgets=budgets) as (
+        runtime,
+        server,
+    ):
+        root = await start_root(runtime, workspace, "lead")
+        await runtime.wait([root], WAIT)
+        dispatch = dispatcher(runtime, root)
+        await dispatch("spawn_agent", message="first")
+        second = json.loads((await dispatch("spawn_agent", message="second"))[1])
+        (_, queued) = root.children
+        await runtime.wait([queued], WAIT)
+        sent_by_second = requests_of(server, second["nickname"])
+    assert second["status"] == "queued"
+    assert queued.status is AgentStatus.BUDGET_EXCEEDED
+    assert queued.error == "never started: run budget exceeded: 2 of 2 model requests used"
+    assert sent_by_second == []
