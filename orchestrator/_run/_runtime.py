@@ -2,7 +2,9 @@
 
 It starts agents (a root, fan-out workers, spawned children), drives each one's turns, routes
 messages and completion notices between parents and children, charges the run's shared budget
-and cancels whole subtrees (`orchestrator.supervisor` checks the depth and thread limits).
+and cancels whole subtrees (`orchestrator.supervisor` checks the depth limit). Workers past the
+thread limit wait in their parent's queue and start here as slots free (`_admission`); an
+agent whose driver raises ends `failed` and its parent is told.
 Every agent uses the process's shared model clients (and through them the shared rate limiters)
 and the one journal.
 """
