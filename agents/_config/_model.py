@@ -78,18 +78,25 @@ class AgentsConfig(_Section):
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
+    max_queued_spawns: int = Field(default=64, ge=0)
+    """Spawns past `max_threads` that wait for a slot, per supervisor; past them, refused."""
     fanout_concurrency: int = Field(default=16, ge=1)
     roles: dict[str, RoleConfig] = {}
 
 
 class BudgetConfig(_Section):
-    """`[budgets]`: per-agent limits (`max_*`) and per-run limits (`run_max_*`); unset is none."""
+    """`[budgets]`: per-agent limits (`max_*`) and per-run limits (`run_max_*`); unset is none.
+    Cost budgets are checked before each model request too, with its estimated input cost."""
 
     max_tokens: int | None = Field(default=None, ge=1)
     max_cost_usd: float | None = Field(default=None, gt=0)
     max_wall_time_s: float | None = Field(default=None, gt=0)
     max_tool_calls: int | None = Field(default=None, ge=1)
     max_turns: int | None = Field(default=None, ge=1)
+    max_cost_growth: float | None = Field(default=None, gt=1)
+    """Stop an agent whose turn costs more than this many times the mean of its first
+    `cost_growth_baseline_turns` turns (USD at its price; tokens for a model without one)."""
+    cost_growth_baseline_turns: int = Field(default=3, ge=1)
     run_max_tokens: int | None = Field(default=None, ge=1)
     run_max_cost_usd: float | None = Field(default=None, gt=0)
     run_max_wall_time_s: float | None = Field(default=None, gt=0)

@@ -22,6 +22,7 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from ._errors import ModelConnectionRefused, ModelUnavailable
+from ._limits import RateLimitHint
 from ._types import EventCallback, Retrying
 
 T = TypeVar("T")
@@ -39,6 +40,9 @@ REFUSED_ATTEMPTS = 5
 
 class TransientFailure(Exception):
     """One attempt failed in a way that may pass on its own (5xx, 429, dropped stream, timeout)."""
+
+    limits: RateLimitHint | None = None
+    """The endpoint's own limits, when its answer (a 429) named them."""
 
     def __init__(
         self,
