@@ -44,7 +44,10 @@ class SearchTimedOut(OperationFailed):
 
 def readable_path(ctx: ToolContext, path: str) -> Path:
     """The resolved `path`, if the profile lets the agent read it (else `PermissionDenied`)."""
-    resolved = ctx.profile.check_read(path, cwd=ctx.cwd)
+    try:
+        resolved = ctx.profile.check_read(path, cwd=ctx.cwd)
+    except OSError as exc:  # a folder renamed while the path was being resolved
+        raise FileToolError(f"cannot resolve {path}: {exc.strerror or exc}") from exc
     if resolved == PROCESS_ROOT or resolved.is_relative_to(PROCESS_ROOT):
         raise PermissionDenied(f"reading {path} is not allowed: {PROCESS_REASON}")
     return resolved

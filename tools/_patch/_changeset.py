@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -87,16 +89,22 @@ class _ChangeSet:
     # -- paths ----------------------------------------------------------------------------
 
     def writable(self, display: str) -> Path:
-        resolved = self.profile.check_write(display, cwd=self.cwd)
+        with _resolving(display):
+            resolved = self.profile.check_write(display, cwd=self.cwd)
         self._guard(resolved, display)
         return resolved
+
+    def readable(self, display: str) -> Path:
+        with _resolving(display):
+            return self.profile.check_read(display, cwd=self.cwd)
 
     def entry(self, display: str) -> Path:
         """Where the directory entry named `display` lives (its last part not followed)."""
         joined = self.cwd / display
-        entry = Path(os.path.realpath(joined.parent)) / joined.name
-        if joined.name in ("", "..") or entry.parent == entry:
-            entry = Path(os.path.realpath(joined))
+        with _resolving(display):
+            entry = Path(os.path.realpath(joined.parent)) / joined.name
+            if joined.name in ("", "..") or entry.parent == entry:
+                entry = Path(os.path.realpath(joined))
         if entry != self.writable(display) and not self.profile.can_write(entry):
             raise PermissionDenied(
                 f"removing {display} is not allowed: it is outside the writable roots"
@@ -196,7 +204,7 @@ def _plan_delete(changes: _ChangeSet, hunk: DeleteFile) -> None:
 
 def _plan_update(changes: _ChangeSet, hunk: UpdateFile) -> None:
     source = changes.writable(hunk.path)
-    changes.profile.check_read(hunk.path, cwd=changes.cwd)
+    changes.readable(hunk.path)
     text = _text_of(changes.state(source), hunk.path)
     new = apply_chunks(text, hunk.chunks, hunk.path).encode()
     if hunk.move_to is None:
@@ -237,6 +245,18 @@ def _text_of(current: _State, display: str) -> str:
         raise PatchConflict(
             f"cannot update {display}: it is not valid UTF-8 text ({len(current)} bytes); "
             "apply_patch edits text files only. No file was changed."
+        ) from exc
+
+
+@contextmanager
+def _resolving(display: str) -> Iterator[None]:
+    """Turn a failure to resolve `display` (a folder renamed mid-resolution) into a refusal."""
+    try:
+        yield
+    except OSError as exc:
+        raise PatchConflict(
+            f"cannot resolve {display}: {exc.strerror or exc} (it changed while being checked). "
+            "No file was changed."
         ) from exc
 
 
