@@ -133,7 +133,9 @@ class _ChangeSet:
     # -- results --------------------------------------------------------------------------
 
     def changes(self) -> list[Change]:
-        return [Change(p, d, self.originals[p]) for p, d in self.states.items()]
+        # A file the patch adds and then moves or deletes again leaves nothing to remove.
+        changes = [Change(p, d, self.originals[p]) for p, d in self.states.items()]
+        return [c for c in changes if c.data is not None or c.original != Original()]
 
     def result(self) -> PatchResult:
         return PatchResult(*(tuple(self.touched[k]) for k in ("A", "M", "D")))
