@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
 import anyio
 from anyio.abc import ByteReceiveStream
@@ -100,7 +101,7 @@ async def _grep(args: GrepArgs, ctx: ToolContext, *, use_ripgrep: bool) -> str:
         raise FileToolError("the pattern is empty; give a regular expression to search for")
     regex = _compile(args.pattern)
     root, kind, cwd = await anyio.to_thread.run_sync(_search_root, ctx, args.path)
-    found = _Found(args.limit, cwd)
+    found = _Found(args.limit, cwd, args.path)
     deadline = time.monotonic() + GREP_TIMEOUT_SECONDS
     rg = shutil.which("rg") if use_ripgrep and kind == "dir" else None
     listed = None if rg is None else await _list_with_rg(rg, args, root)
@@ -129,18 +130,16 @@ def _search_root(ctx: ToolContext, path: str) -> tuple[Path, str, Path]:
     resolved = readable_path(ctx, path)
     kind = require_file_or_dir(resolved, path)
     if kind == "file":
-        data = _read_or_refuse(resolved, path)
-        if looks_binary(data[:SNIFF_BYTES]):
-            size = describe_size(len(data))
-            raise FileToolError(f"{path} is a binary file ({size}); grep searches text only")
+        try:
+            with safe_fs.open_regular(resolved) as handle:
+                head, size = handle.read(SNIFF_BYTES), os.fstat(handle.fileno()).st_size
+        except OSError as exc:
+            raise FileToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        if looks_binary(head):
+            raise FileToolError(
+                f"{path} is a binary file ({describe_size(size)}); grep searches text only"
+            )
     return resolved, kind, Path(os.path.realpath(ctx.cwd))
-
-
-def _read_or_refuse(resolved: Path, path: str) -> bytes:
-    try:
-        return safe_fs.read_bytes(resolved)
-    except OSError as exc:
-        raise FileToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
 @dataclass
@@ -149,6 +148,7 @@ class _Found:
 
     limit: int
     cwd: Path
+    searched: str
     matches: list[Match] = field(default_factory=list)
     cut: bool = False
 
@@ -210,7 +210,9 @@ async def _drain(stream: ByteReceiveStream, into: bytearray, cap: int) -> None:
 
 # -- reading and matching ---------------------------------------------------------------------
 
-_Reader = Callable[[], bytes]
+_Opener = Callable[[], BinaryIO]
+# How many lines of one file are matched between two looks at the deadline.
+_LINES_PER_CHECK = 4096
 
 
 def _search(
@@ -224,39 +226,32 @@ def _search(
     deadline: float,
 ) -> None:
     if kind == "file":
-        _search_text(root, safe_fs.read_bytes(root), regex, found)
+        _search_file(root, partial(safe_fs.open_regular, root), regex, found, deadline)
         return
     with safe_fs.open_listing(root) as root_fd:
         if listed is None:
             files = _walk_files(ctx, root_fd, root, root, args.include)
         else:
             files = _listed_files(ctx, root_fd, root, listed)
-        for path, read in files:
-            if time.monotonic() > deadline:
-                raise SearchTimedOut(_timeout_message(args.path))
-            if not _search_file(path, read, regex, found):
+        for path, opener in files:
+            if not _search_file(path, opener, regex, found, deadline):
                 return
 
 
 def _listed_files(
     ctx: ToolContext, root_fd: int, root: Path, listed: list[tuple[str, ...]]
-) -> Iterator[tuple[Path, _Reader]]:
+) -> Iterator[tuple[Path, _Opener]]:
     """rg's list, each file opened from the root's handle (rg's own walk is not trusted)."""
     for parts in listed:
         path = root.joinpath(*parts)
         if any(not is_shown(ctx, root.joinpath(*parts[:n])) for n in range(1, len(parts) + 1)):
             continue
-        yield path, partial(_read_below, root_fd, parts, path)
-
-
-def _read_below(root_fd: int, parts: tuple[str, ...], path: Path) -> bytes:
-    with safe_fs.open_file_below(root_fd, parts, path) as handle:
-        return handle.read()
+        yield path, partial(safe_fs.open_file_below, root_fd, parts, path)
 
 
 def _walk_files(
     ctx: ToolContext, fd: int, here: Path, root: Path, include: str | None
-) -> Iterator[tuple[Path, _Reader]]:
+) -> Iterator[tuple[Path, _Opener]]:
     """Files below the open folder `fd` in rg's `--sort=path` order: by name, depth first."""
     try:
         entries = safe_fs.list_entries(fd)
@@ -269,22 +264,17 @@ def _walk_files(
         if entry.is_dir(follow_symlinks=False):
             yield from _walk_child(ctx, fd, path, root, include)
         elif entry.is_file(follow_symlinks=False) and _included(path, root, include):
-            yield path, partial(_read_child, fd, entry.name, path)
+            yield path, partial(safe_fs.open_child_file, fd, entry.name, path)
 
 
 def _walk_child(
     ctx: ToolContext, fd: int, path: Path, root: Path, include: str | None
-) -> Iterator[tuple[Path, _Reader]]:
+) -> Iterator[tuple[Path, _Opener]]:
     try:
         with safe_fs.open_child_dir(fd, path.name, path) as child:
             yield from _walk_files(ctx, child, path, root, include)
     except OSError:
         return
-
-
-def _read_child(dir_fd: int, name: str, path: Path) -> bytes:
-    with safe_fs.open_child_file(dir_fd, name, path) as handle:
-        return handle.read()
 
 
 def _included(path: Path, root: Path, include: str | None) -> bool:
@@ -295,21 +285,27 @@ def _included(path: Path, root: Path, include: str | None) -> bool:
     return fnmatchcase(path.name, include)
 
 
-def _search_file(path: Path, read: _Reader, regex: re.Pattern[str], found: _Found) -> bool:
+def _search_file(
+    path: Path, opener: _Opener, regex: re.Pattern[str], found: _Found, deadline: float
+) -> bool:
+    """Match one file line by line (a file that cannot be opened safely is skipped)."""
     try:
-        data = read()
+        with opener() as handle:
+            if looks_binary(handle.read(SNIFF_BYTES)):
+                return True
+            handle.seek(0)
+            return _search_lines(path, handle, regex, found, deadline)
     except OSError:
         return True
-    return _search_text(path, data, regex, found)
 
 
-def _search_text(path: Path, data: bytes, regex: re.Pattern[str], found: _Found) -> bool:
-    if looks_binary(data):
-        return True
-    lines = data.decode(errors="replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    for number, line in enumerate(lines, start=1):
+def _search_lines(
+    path: Path, handle: BinaryIO, regex: re.Pattern[str], found: _Found, deadline: float
+) -> bool:
+    for number, raw in enumerate(handle, start=1):
+        if number % _LINES_PER_CHECK == 1 and time.monotonic() > deadline:
+            raise SearchTimedOut(_timeout_message(found.searched))
+        line = raw.decode(errors="replace").removesuffix("\n")
         if regex.search(line.removesuffix("\r")) and not found.add(path, number, line):
             return False
     return True
