@@ -50,7 +50,7 @@ def _refusal(dir_fd: int, name: str, where: Path, exc: OSError) -> OSError:
         return exc
     return SymlinkInPath(
         errno.ELOOP,
-        f"{where} is a symlink now (it was not when the path was checked), "
+        f"{where} is a symlink where the checked path had none (swapped in since, or a loop), "
         "and corral never follows a symlink it did not check",
         str(where),
     )

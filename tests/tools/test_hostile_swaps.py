@@ -59,7 +59,7 @@ def test_disk_operation_on_a_checked_path_refuses_a_folder_swapped_for_a_symlink
     _swap(workspace, outside)
     before = tree_snapshot(outside)
 
-    with pytest.raises(OSError, match="is a symlink now"):
+    with pytest.raises(OSError, match="is a symlink where the checked path had none"):
         act(LocalDisk(), checked)
 
     assert tree_snapshot(outside) == before
@@ -117,7 +117,7 @@ def test_patch_whose_folder_is_swapped_after_planning_writes_nothing_outside(
     profile = PermissionProfile.for_workspace("workspace-write", workspace)
     disk = _DiskSwappedBeforeItsFirstCall(workspace, outside)
 
-    with pytest.raises(PatchWriteFailed, match="is a symlink now"):
+    with pytest.raises(PatchWriteFailed, match="is a symlink where the checked path had none"):
         apply_patch_text(patch, cwd=workspace, profile=profile, disk=disk)
 
     assert disk.swapped
