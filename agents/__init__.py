@@ -30,9 +30,14 @@ from ._config import ShellConfig as ShellConfig
 from ._config import SkillsConfig as SkillsConfig
 from ._config import TemporalConfig as TemporalConfig
 from ._config import corral_home as corral_home
+from ._config import list_trust as list_trust
 from ._config import load_config as load_config
+from ._config import trust_target as trust_target
+from ._config import user_config_file as user_config_file
+from ._config import write_trust as write_trust
 from ._core import AgentCore as AgentCore
 from ._core import CoreConfig as CoreConfig
+from ._endpoint_keys import api_key_for as api_key_for
 from ._environment import EnvironmentContext as EnvironmentContext
 from ._environment import capture_environment as capture_environment
 from ._errors import CoreStateError as CoreStateError
@@ -213,6 +218,7 @@ __all__ = [
     "UnknownRun",
     "Usage",
     "UserInput",
+    "api_key_for",
     "base_instructions",
     "build_core",
     "build_tool_context",
@@ -226,6 +232,7 @@ __all__ = [
     "fragment_kind_of",
     "is_contextual",
     "item_from_wire",
+    "list_trust",
     "load_agents_md",
     "load_config",
     "model_settings_from_config",
@@ -235,4 +242,7 @@ __all__ = [
     "replay_core",
     "resolve_base_instructions",
     "spec_from_config",
+    "trust_target",
+    "user_config_file",
+    "write_trust",
 ]

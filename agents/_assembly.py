@@ -19,6 +19,7 @@ from corral.tools import PermissionProfile, ToolContext, ToolRegistry
 from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
 from ._config import BudgetConfig, CorralConfig, ShellConfig
 from ._core import AgentCore, CoreConfig
+from ._endpoint_keys import named_endpoints
 from ._environment import capture_environment
 from ._events import AgentStatus, TurnContext
 from ._fragments import DEVELOPER_INSTRUCTIONS
@@ -82,20 +83,35 @@ class AgentSpec(BaseModel):
         )
 
     @classmethod
-    def from_journal(cls, data: Mapping[str, Any], *, env: Mapping[str, str]) -> AgentSpec:
+    def from_journal(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        env: Mapping[str, str],
+        config: CorralConfig | None = None,
+        base_url: str | None = None,
+    ) -> AgentSpec:
+        """The journaled spec, moved to `base_url` if given, with a key from `env` only if
+        `config` (the one loaded now, by the user) names its endpoint: the journal cannot."""
         spec = cls.model_validate(dict(data))
-        return spec.model_copy(update={"model": spec.model.with_endpoint(env)})
+        model = spec.model.model_copy(update={"base_url": base_url}) if base_url else spec.model
+        named = named_endpoints(config) if config is not None else ()
+        key_var = config.model_api_key_env if config is not None else None
+        return spec.model_copy(
+            update={"model": model.with_endpoint(env, named=named, key_var=key_var)}
+        )
 
 
 def model_settings_from_config(config: CorralConfig, env: Mapping[str, str]) -> ModelSettings:
-    """The endpoint settings a config describes, the key read from its named variable."""
-    key = env.get(config.model_api_key_env) or None
+    """The endpoint settings a config describes, the key read from its named variable and
+    sent only where the user's own layers point (`api_key_for`)."""
     return ModelSettings.resolve(
         env=env,
+        named=named_endpoints(config),
+        key_var=config.model_api_key_env,
         model=config.model,
         api=config.model_provider_api,
         base_url=config.base_url,
-        api_key=key,
         max_attempts=config.request_max_retries + 1,
         stream_idle_timeout=config.stream_idle_timeout_ms / 1000,
     )

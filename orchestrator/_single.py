@@ -335,7 +335,7 @@ async def _restore_all(
     """Restore every agent, parents first; the root (the first) gets the follow-up, if any."""
     handles: dict[str, AgentHandle] = {}
     for index, record in enumerate(records):
-        spec, task = journaled_spec(record, env, base_url)
+        spec, task = journaled_spec(record, env, base_url, runtime.config)
         inbox: list[str] = []
         if index == 0 and follow_up is not None:
             message, cwd = follow_up
@@ -354,18 +354,17 @@ async def _restore_all(
 
 
 def journaled_spec(
-    record: AgentRecord, env: Mapping[str, str], base_url: str | None = None
+    record: AgentRecord,
+    env: Mapping[str, str],
+    base_url: str | None = None,
+    config: CorralConfig | None = None,
 ) -> tuple[AgentSpec, str]:
-    """The spec and task an agent was started with, the key read from `env` again (it is never
-    journaled), and the endpoint moved to `base_url` when one is given."""
+    """The spec and task an agent was started with, the endpoint moved to `base_url` when one
+    is given, and the key read from `env` again (it is never journaled), sent only where
+    `config` (loaded now, by the user) points."""
     data = dict(record.config)
     task = str(data.pop("task", ""))
-    spec = AgentSpec.from_journal(data, env=env)
-    if base_url:
-        spec = spec.model_copy(
-            update={"model": spec.model.model_copy(update={"base_url": base_url})}
-        )
-    return spec, task
+    return AgentSpec.from_journal(data, env=env, config=config, base_url=base_url), task
 
 
 def _finish_of(root: AgentHandle) -> Finish:

@@ -1,7 +1,8 @@
 """corral's configuration: built-in defaults, `$CORRAL_HOME/config.toml`, the project's
 `.corral/config.toml`, `CORRAL_*` environment variables and flags, merged in that order.
 
-Key names follow Codex's `config.toml` where Codex has them; unknown keys are errors.
+Key names follow Codex's `config.toml` where Codex has them; unknown keys are errors. A project
+file widens power (sandbox, MCP servers, endpoints, ...) only in a project the user trusted.
 """
 
 from ._errors import ConfigError as ConfigError
@@ -14,6 +15,7 @@ from ._model import CorralConfig as CorralConfig
 from ._model import McpServerConfig as McpServerConfig
 from ._model import ModelPrice as ModelPrice
 from ._model import OtelConfig as OtelConfig
+from ._model import ProjectTrust as ProjectTrust
 from ._model import RateLimit as RateLimit
 from ._model import RoleConfig as RoleConfig
 from ._model import ServiceConfig as ServiceConfig
@@ -22,8 +24,19 @@ from ._model import SkillsConfig as SkillsConfig
 from ._model import TemporalConfig as TemporalConfig
 from ._sources import ConfigLayer as ConfigLayer
 from ._sources import corral_home as corral_home
+from ._trust import SAFE_KEYS as SAFE_KEYS
+from ._trust import WIDENING_KEYS as WIDENING_KEYS
+from ._trust import ProjectVerdict as ProjectVerdict
+from ._trust_file import TrustListing as TrustListing
+from ._trust_file import TrustTarget as TrustTarget
+from ._trust_file import list_trust as list_trust
+from ._trust_file import trust_target as trust_target
+from ._trust_file import user_config_file as user_config_file
+from ._trust_file import write_trust as write_trust
 
 __all__ = [
+    "SAFE_KEYS",
+    "WIDENING_KEYS",
     "AgentsConfig",
     "BudgetConfig",
     "CompactionConfig",
@@ -34,12 +47,20 @@ __all__ = [
     "McpServerConfig",
     "ModelPrice",
     "OtelConfig",
+    "ProjectTrust",
+    "ProjectVerdict",
     "RateLimit",
     "RoleConfig",
     "ServiceConfig",
     "ShellConfig",
     "SkillsConfig",
     "TemporalConfig",
+    "TrustListing",
+    "TrustTarget",
     "corral_home",
+    "list_trust",
     "load_config",
+    "trust_target",
+    "user_config_file",
+    "write_trust",
 ]

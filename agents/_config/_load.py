@@ -3,7 +3,9 @@
 Order, later wins: built-in defaults, `$CORRAL_HOME/config.toml`, the project's
 `.corral/config.toml`, `CORRAL_*` environment variables, then flags and `-c key=value`.
 Tables merge deeply; scalars and arrays replace. Every validation error is traced back to the
-layer that set the key, so its message names the file, variable or flag to fix.
+layer that set the key, so its message names the file, variable or flag to fix. The project file
+applies in full only to a trusted project (`_trust`); the endpoints the user's own layers name
+are kept as `key_endpoints`, the only ones an API key from the environment goes to.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ._errors import ConfigError
-from ._model import DEFAULT_ROOT_MARKERS, CorralConfig
+from ._model import DEFAULT_ROOT_MARKERS, CorralConfig, field_names
 from ._sources import (
     CONFIG_FILE_NAME,
     ConfigLayer,
@@ -33,6 +35,7 @@ from ._sources import (
     parse_key,
     read_file_layer,
 )
+from ._trust import ProjectVerdict, judge_project
 
 _DEFAULT = "default"
 
@@ -45,6 +48,8 @@ class LoadedConfig:
     layers: tuple[ConfigLayer, ...]
     key_layers: Mapping[Key, int]
     """Index into `layers` of the layer that last set each key (tables included)."""
+    project: ProjectVerdict | None = None
+    """The project file's trust verdict; None when no project file applies."""
 
     def origin(self, dotted_key: str) -> str:
         """Where a key's value came from: "default", a file path, "env NAME" or "flag ...".
@@ -52,7 +57,7 @@ class LoadedConfig:
         Raises `KeyError` for a key that is not in the config's schema.
         """
         key = parse_key(dotted_key, "origin")
-        names = _field_names(key[:-1])
+        names = field_names(key[:-1])
         if names is not None and key[-1] not in names:
             raise KeyError(dotted_key)
         index = self.key_layers.get(key)
@@ -73,25 +78,28 @@ def load_config(
     """
     environ = os.environ if env is None else env
     cwd = Path(os.path.abspath(cwd))
-    layers = _read_layers(cwd, environ, overrides or {}, cli_settings)
+    layers, verdict = _read_layers(cwd, environ, overrides or {}, cli_settings)
     merged: dict[str, Any] = {}
     key_layers: dict[Key, int] = {}
     for index, layer in enumerate(layers):
         _merge(merged, layer.values, (), index, key_layers)
-    loaded = LoadedConfig(_validate(merged, layers, key_layers), layers, key_layers)
-    return _with_instructions_file(loaded)
+    merged["key_endpoints"] = _named_endpoints(layers)
+    config = _validate(merged, layers, key_layers)
+    return _with_instructions_file(LoadedConfig(config, layers, key_layers, verdict))
 
 
 def _read_layers(
     cwd: Path, env: Mapping[str, str], overrides: Mapping[str, Any], cli_settings: Sequence[str]
-) -> tuple[ConfigLayer, ...]:
+) -> tuple[tuple[ConfigLayer, ...], ProjectVerdict | None]:
     home = corral_home(env, cwd)
     user = read_file_layer(home / CONFIG_FILE_NAME, "user")
     project_path = find_project_file(cwd, _root_markers(user))
-    project = None
+    project = verdict = None
     # With CORRAL_HOME at ~/.corral and the cwd at ~, both layers are the same file: read it once.
     if project_path is not None and not (user and user.path and project_path.samefile(user.path)):
         project = read_file_layer(project_path, "project")
+    if project is not None:
+        project, verdict = judge_project(project, user, home)
     candidates = (
         ConfigLayer("default", _DEFAULT, {"home": str(home)}),
         user,
@@ -99,7 +107,13 @@ def _read_layers(
         env_layer(env, home),
         flags_layer(overrides, cli_settings, cwd),
     )
-    return tuple(layer for layer in candidates if layer is not None)
+    return tuple(layer for layer in candidates if layer is not None), verdict
+
+
+def _named_endpoints(layers: Sequence[ConfigLayer]) -> list[str]:
+    """Every `base_url` a layer names; an untrusted project's was dropped before this."""
+    urls = (layer.values.get("base_url") for layer in layers)
+    return [url.strip().rstrip("/") for url in urls if isinstance(url, str) and url.strip()]
 
 
 def _root_markers(user: ConfigLayer | None) -> Sequence[str]:
@@ -163,23 +177,8 @@ def _where(loc: Key, layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, i
 
 
 def _suggestion(loc: Key) -> str:
-    close = difflib.get_close_matches(loc[-1], _field_names(loc[:-1]) or (), n=1)
+    close = difflib.get_close_matches(loc[-1], field_names(loc[:-1]) or (), n=1)
     return f"; did you mean `{'.'.join((*loc[:-1], close[0]))}`?" if close else ""
-
-
-def _field_names(path: Key) -> list[str] | None:
-    """The keys allowed under `path`; None where any key is (inside `[prices]`, `env`, ...)."""
-    node: Any = CorralConfig
-    for part in path:
-        if get_origin(node) is dict:
-            node = get_args(node)[1]
-        elif isinstance(node, type) and issubclass(node, BaseModel) and part in node.model_fields:
-            node = node.model_fields[part].annotation
-        else:
-            return []
-    if isinstance(node, type) and issubclass(node, BaseModel):
-        return list(node.model_fields)
-    return None if get_origin(node) is dict else []
 
 
 def _show(value: Any) -> str:
@@ -203,4 +202,4 @@ def _with_instructions_file(loaded: LoadedConfig) -> LoadedConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: {given}: cannot be read: {exc}") from exc
     config = config.model_copy(update={"base_instructions": text})
-    return LoadedConfig(config, loaded.layers, loaded.key_layers)
+    return LoadedConfig(config, loaded.layers, loaded.key_layers, loaded.project)

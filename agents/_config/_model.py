@@ -8,7 +8,7 @@ are `_load`'s job. A new `[section]` is a new `_Section` subclass and one field 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -201,6 +201,15 @@ class TemporalConfig(_Section):
     Temporal itself refuses payloads of 2 MiB."""
 
 
+class ProjectTrust(_Section):
+    """`[projects."/abs/path"]` in the user's own config, as Codex writes it: whether the project
+    whose `.corral/` sits in that folder may widen power, and (written by `corral trust`) the
+    fingerprint of the widening keys it was trusted with."""
+
+    trust_level: Literal["trusted", "untrusted"]
+    trusted_hash: str | None = None
+
+
 class CorralConfig(_Section):
     """The effective configuration, after every layer is merged.
 
@@ -209,6 +218,7 @@ class CorralConfig(_Section):
     `model_instructions_file` is read at load time and its text becomes `base_instructions`,
     unless a later layer set `base_instructions` itself. `home` is the resolved `$CORRAL_HOME`;
     no file may set it. API keys are never stored: `model_api_key_env` names the variable.
+    `projects` holds trust entries; only the user's own file is read for trust.
     """
 
     model: str = Field(default="gpt-5.4-mini", min_length=1)
@@ -253,6 +263,11 @@ class CorralConfig(_Section):
     temporal: TemporalConfig = TemporalConfig()
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")
+    projects: dict[str, ProjectTrust] = {}
+    key_endpoints: tuple[str, ...] | None = None
+    """The endpoints the user's own layers name, filled in by `load_config` (no file or flag may
+    set it): the only ones an API key from the environment is sent to. None, for a config built
+    in code: its own `base_url`."""
 
     @field_validator("sandbox_mode", mode="before")
     @classmethod
@@ -270,3 +285,19 @@ class CorralConfig(_Section):
         ceiling = self.model_context_window * AUTO_COMPACT_PERCENT // 100
         configured = self.model_auto_compact_token_limit
         return ceiling if configured is None else min(configured, ceiling)
+
+
+def field_names(path: tuple[str, ...]) -> list[str] | None:
+    """The keys `CorralConfig` allows under `path`; None where any key is (inside `[prices]`,
+    `env`, ...); empty where `path` is no table of the schema."""
+    node: Any = CorralConfig
+    for part in path:
+        if get_origin(node) is dict:
+            node = get_args(node)[1]
+        elif isinstance(node, type) and issubclass(node, BaseModel) and part in node.model_fields:
+            node = node.model_fields[part].annotation
+        else:
+            return []
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        return list(node.model_fields)
+    return None if get_origin(node) is dict else []

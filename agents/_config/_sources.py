@@ -165,13 +165,20 @@ def parse_setting_value(text: str) -> Any:
 
 
 def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]) -> None:
-    """Reject `home`, lift `[sandbox_workspace_write]`, and make relative paths absolute.
+    """Reject `home` and `key_endpoints`, lift `[sandbox_workspace_write]`, and make relative
+    paths absolute.
 
     `label` names who set a key, for the error message.
     """
     if "home" in values:
         where = label(("home",))
         raise ConfigError(f"{where}: `home` cannot be set here; set CORRAL_HOME instead")
+    if "key_endpoints" in values:
+        where = label(("key_endpoints",))
+        raise ConfigError(
+            f"{where}: `key_endpoints` cannot be set; it lists the `base_url` values your own "
+            "config, environment and flags name: set `base_url` instead"
+        )
     _lift_sandbox_table(values, label((_SANDBOX_TABLE,)))
     if "model_instructions_file" in values:
         values["model_instructions_file"] = _absolute(values["model_instructions_file"], base)

@@ -2,14 +2,15 @@
 
 `ModelSettings.resolve` fills the endpoint and key from the environment (`CORRAL_*` first, then
 the `OPENAI_*` names the SDK uses) and refuses a remote endpoint without a key. Loopback
-servers (the scripted model server, vLLM, Ollama) get a placeholder key.
+servers (the scripted model server, vLLM, Ollama) get a placeholder key. `endpoint_key` is the
+one rule for keys: a key from the environment goes only to an endpoint the user named.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -42,30 +43,81 @@ class ModelSettings(BaseModel):
     """The longest wait for the next bytes of a streamed response (Codex: 300 s)."""
 
     @classmethod
-    def resolve(cls, *, env: Mapping[str, str] | None = None, **fields: Any) -> ModelSettings:
-        """Validate `fields` and fill `base_url`/`api_key` from `env` (default `os.environ`)."""
+    def resolve(
+        cls,
+        *,
+        env: Mapping[str, str] | None = None,
+        named: Collection[str] = (),
+        key_var: str | None = None,
+        **fields: Any,
+    ) -> ModelSettings:
+        """Validate `fields` and fill `base_url`/`api_key` from `env` (default `os.environ`);
+        `named` and `key_var` are as in `endpoint_key`."""
         environ = os.environ if env is None else env
         try:
             settings = cls(**fields)
         except ValidationError as exc:
             raise ModelConfigError(f"invalid model settings: {_first_error(exc)}") from exc
-        return settings.with_endpoint(environ)
+        return settings.with_endpoint(environ, named=named, key_var=key_var)
 
-    def with_endpoint(self, env: Mapping[str, str]) -> ModelSettings:
-        """These settings with the base URL and key filled in; raises if a key is required."""
-        base_url = (self.base_url or _first_set(env, _BASE_URL_VARS) or DEFAULT_BASE_URL).rstrip(
-            "/"
-        )
+    def with_endpoint(
+        self, env: Mapping[str, str], *, named: Collection[str] = (), key_var: str | None = None
+    ) -> ModelSettings:
+        """These settings with the base URL and key filled in; raises if a key is required.
+
+        A key given in code is kept; one from the environment follows `endpoint_key`.
+        """
+        base_url = endpoint_url(self.base_url, env)
         _check_url(base_url)
-        key = self.api_key.get_secret_value() if self.api_key else _first_set(env, _API_KEY_VARS)
+        key = self.api_key.get_secret_value() if self.api_key else None
+        key = key or endpoint_key(base_url, env, named=named, key_var=key_var)
         if not key:
             if not is_loopback_url(base_url):
-                raise ModelConfigError(
-                    f"no API key for the model endpoint {base_url}: set OPENAI_API_KEY "
-                    "(or CORRAL_API_KEY), or point OPENAI_BASE_URL at a local server"
-                )
+                raise ModelConfigError(_no_key_message(base_url, env, key_var))
             key = LOOPBACK_PLACEHOLDER_KEY
         return self.model_copy(update={"base_url": base_url, "api_key": SecretStr(key)})
+
+
+def endpoint_url(base_url: str | None, env: Mapping[str, str]) -> str:
+    """The endpoint a request goes to: `base_url`, else the environment's, else OpenAI's."""
+    return (base_url or _first_set(env, _BASE_URL_VARS) or DEFAULT_BASE_URL).strip().rstrip("/")
+
+
+def endpoint_key(
+    base_url: str,
+    env: Mapping[str, str],
+    *,
+    named: Collection[str] = (),
+    key_var: str | None = None,
+) -> str | None:
+    """The API key from `env` that may go to `base_url`, or None.
+
+    The key goes only to an endpoint the user named: one of `named` (the `base_url` values of
+    their own config layers and flags) or the environment's `CORRAL_BASE_URL`/`OPENAI_BASE_URL`;
+    when none is named, only to OpenAI's. It is read from `key_var` (the config's
+    `model_api_key_env`), else `CORRAL_API_KEY`, else `OPENAI_API_KEY`.
+    """
+    allowed = {url.strip().rstrip("/") for url in named}
+    from_env = _first_set(env, _BASE_URL_VARS)
+    if from_env:
+        allowed.add(from_env.rstrip("/"))
+    if base_url.strip().rstrip("/") not in (allowed or {DEFAULT_BASE_URL}):
+        return None
+    return _first_set(env, (*((key_var,) if key_var else ()), *_API_KEY_VARS))
+
+
+def _no_key_message(base_url: str, env: Mapping[str, str], key_var: str | None) -> str:
+    held = _first_set(env, (*((key_var,) if key_var else ()), *_API_KEY_VARS))
+    if held:
+        return (
+            f"the API key is not sent to {base_url}: no config, flag or environment variable of "
+            "your own names that endpoint (a project's or a journal's cannot); set it with "
+            "--base-url, CORRAL_BASE_URL or base_url in $CORRAL_HOME/config.toml"
+        )
+    return (
+        f"no API key for the model endpoint {base_url}: set OPENAI_API_KEY "
+        "(or CORRAL_API_KEY), or point OPENAI_BASE_URL at a local server"
+    )
 
 
 def is_loopback_url(url: str) -> bool:

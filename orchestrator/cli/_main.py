@@ -46,6 +46,7 @@ _MODULES = {
     "skills": "_skills",
     "serve": "_serve",
     "worker": "_worker",
+    "trust": "_trust",
 }
 
 

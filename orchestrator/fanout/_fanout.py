@@ -151,7 +151,7 @@ async def resume_fanout(
         settings = FanoutSettings.model_validate(run.config)
     except ValidationError as exc:
         raise NotAFanoutRun(f"run {run_id}'s fan-out settings cannot be read: {exc}") from exc
-    prototype = settings.prototype(env, base_url)
+    prototype = settings.prototype(env, base_url, config)
 
     async def begin(store: Store) -> list[ItemRecord]:
         await store.update_run(run_id, status="running", updated_at=time.time())

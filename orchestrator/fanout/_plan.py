@@ -46,14 +46,15 @@ class FanoutSettings(BaseModel):
     items_source: str = "items"
     worker: dict[str, Any]
 
-    def prototype(self, env: Mapping[str, str], base_url: str | None = None) -> AgentSpec:
-        """The workers' spec (its agent id is filled per item), endpoint taken from `env`."""
-        spec = AgentSpec.from_journal(self.worker, env=env)
-        if base_url:
-            spec = spec.model_copy(
-                update={"model": spec.model.model_copy(update={"base_url": base_url})}
-            )
-        return spec
+    def prototype(
+        self,
+        env: Mapping[str, str],
+        base_url: str | None = None,
+        config: CorralConfig | None = None,
+    ) -> AgentSpec:
+        """The workers' spec (its agent id is filled per item), moved to `base_url` if given;
+        the key comes from `env`, only for an endpoint `config` (the user's, loaded now) names."""
+        return AgentSpec.from_journal(self.worker, env=env, config=config, base_url=base_url)
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ class WorkerPool:
         agent = self.owners.get(record.index)
         if agent is None:
             return None
-        spec, task = journaled_spec(agent, self.env, self.base_url)
+        spec, task = journaled_spec(agent, self.env, self.base_url, self.runtime.config)
         slot = self.book.open(agent.agent_id, record.index)
         slot.replay(await self.store.ledger(agent.agent_id))
         status = AgentStatus(agent.status)

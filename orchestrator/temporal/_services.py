@@ -149,7 +149,7 @@ class WorkerServices:
 
     def spec_of(self, data: Mapping[str, Any]) -> AgentSpec:
         """A journaled spec, its endpoint key read from this worker's environment."""
-        return AgentSpec.from_journal(data, env=self.env)
+        return AgentSpec.from_journal(data, env=self.env, config=self.config)
 
     async def settings_of(self, run_id: str) -> FanoutSettings:
         cached = self._settings.get(run_id)

@@ -30,6 +30,11 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def trusting(project: Path) -> str:
+    """The user-file entry that trusts `project`'s own `.corral/config.toml`, as Codex writes it."""
+    return f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n'
+
+
 def load(
     cwd: Path,
     home: Path,
@@ -86,7 +91,7 @@ def test_tables_merge_deeply_while_scalars_and_arrays_replace(home: Path, projec
         home / "config.toml",
         "project_doc_fallback_filenames = ['A.md', 'B.md']\n"
         "[shell]\ndefault_timeout_ms = 5000\n"
-        "[mcp_servers.docs]\ncommand = 'docs-server'\n",
+        "[mcp_servers.docs]\ncommand = 'docs-server'\n" + trusting(project),
     )
     write(
         project / ".corral" / "config.toml",
@@ -131,6 +136,7 @@ def test_home_inside_the_project_is_read_once_and_resolved_from_the_cwd(project:
 
 
 def test_codex_spelled_keys_are_accepted(home: Path, project: Path) -> None:
+    write(home / "config.toml", trusting(project))
     write(
         project / ".corral" / "config.toml",
         'sandbox_mode = "danger-full-access"\n'
@@ -232,6 +238,7 @@ def test_origin_of_an_unknown_key_is_a_key_error(home: Path, project: Path) -> N
 
 
 def test_bad_value_names_file_key_value_and_choices(home: Path, project: Path) -> None:
+    write(home / "config.toml", trusting(project))
     path = write(project / ".corral" / "config.toml", 'sandbox_mode = "rw"\n')
     assert load_error(project, home) == (
         f'{path}: sandbox_mode = "rw" is not allowed; '
@@ -278,6 +285,7 @@ def test_missing_instructions_file_is_named(home: Path, project: Path) -> None:
 
 
 def test_mcp_server_with_both_command_and_url_is_refused(home: Path, project: Path) -> None:
+    write(home / "config.toml", trusting(project))
     path = write(
         project / ".corral" / "config.toml",
         "[mcp_servers.docs]\ncommand = 'docs'\nurl = 'http://127.0.0.1:9/mcp'\n",

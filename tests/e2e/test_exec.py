@@ -175,12 +175,12 @@ async def test_json_mode_prints_every_journaled_event_as_one_line(
 
 async def test_invalid_config_names_the_file_and_the_key(workspace: Path, home: Path) -> None:
     (workspace / ".corral").mkdir()
-    (workspace / ".corral" / "config.toml").write_text('sandbox_mode = "rw"\n')
+    (workspace / ".corral" / "config.toml").write_text('personality = "rude"\n')
     result = await run_corral(
         ["exec", "go"], env=corral_env(home, "http://127.0.0.1:9/v1"), cwd=workspace
     )
     assert result.code == 2
-    assert "config.toml" in result.stderr and "sandbox_mode" in result.stderr
+    assert "config.toml" in result.stderr and "personality" in result.stderr
     assert "Traceback" not in result.stderr
 
 

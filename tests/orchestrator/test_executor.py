@@ -21,6 +21,7 @@ from corral.orchestrator._executor_settings import ExecutorSettingsError, resolv
 from corral.orchestrator.cli import main
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.temporal import TemporalSettings, connect
+from tests._trust import trust_project
 from tests.e2e._cli import Result, corral_env, run_corral
 from tests.observability._otlp_receiver import otlp_receiver
 from tests.temporal import conftest as temporal_fixtures
@@ -109,6 +110,7 @@ def test_config_executor_is_used_and_the_flag_overrides_it(tmp_path: Path) -> No
         'executor = "temporal"\n[temporal]\naddress = "temporal.internal:7233"\n'
         'namespace = "corral-prod"\n'
     )
+    trust_project(tmp_path / "home", project)
     env = {"CORRAL_HOME": str(tmp_path / "home")}
     config = load_config(cwd=project, env=env).config
     chosen = resolve_executor_settings(config)
@@ -156,6 +158,7 @@ def test_config_executor_reaches_the_command_and_local_flag_overrides_it(
     (workspace / ".corral" / "config.toml").write_text(
         f'executor = "temporal"\n[temporal]\naddress = "{address}"\n'
     )
+    trust_project(tmp_path / "home", workspace)
     monkeypatch.setenv("CORRAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CORRAL_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
     monkeypatch.chdir(workspace)

@@ -18,6 +18,10 @@ from .mcp_servers import DYNAMIC_SERVER
 def write_project_config(project: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     (project / ".corral").mkdir()
     (project / ".corral" / "config.toml").write_text(text)
+    # MCP servers widen power: they apply from a project the user trusted.
+    (project / "home").mkdir()
+    trust = f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n'
+    (project / "home" / "config.toml").write_text(trust)
     monkeypatch.chdir(project)
     monkeypatch.setenv("CORRAL_HOME", str(project / "home"))
 
