@@ -103,6 +103,8 @@ from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
 from ._runner import AgentRunner as AgentRunner
 from ._runner import RunnerLimits as RunnerLimits
+from ._spend import SpendBreaker as SpendBreaker
+from ._spend import request_overrun as request_overrun
 from ._store import AgentRecord as AgentRecord
 from ._store import ItemRecord as ItemRecord
 from ._store import JournalEvent as JournalEvent
@@ -207,6 +209,7 @@ __all__ = [
     "ServiceConfig",
     "ShellConfig",
     "SkillsConfig",
+    "SpendBreaker",
     "Store",
     "StoreError",
     "TemporalConfig",
@@ -240,6 +243,7 @@ __all__ = [
     "open_sqlite_store",
     "render_permissions",
     "replay_core",
+    "request_overrun",
     "resolve_base_instructions",
     "spec_from_config",
     "trust_target",

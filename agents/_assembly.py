@@ -112,7 +112,9 @@ def model_settings_from_config(config: CorralConfig, env: Mapping[str, str]) -> 
         model=config.model,
         api=config.model_provider_api,
         base_url=config.base_url,
-        max_attempts=config.request_max_retries + 1,
+        max_attempts=config.request_attempts,
+        retry_deadline=config.request_retry_deadline_sec,
+        backoff_initial=config.request_backoff_initial_ms / 1000,
         stream_idle_timeout=config.stream_idle_timeout_ms / 1000,
     )
 

@@ -174,6 +174,7 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 NOTE_KINDS = frozenset(
     {
+        "agent_queued",
         "agent_started",
         "agent_finished",
         "item_started",

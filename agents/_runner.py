@@ -44,6 +44,7 @@ from ._events import (
 from ._hooks import RunnerHooks, SafeHooks
 from ._items import FunctionCall, Message, Usage
 from ._preparations import CompactionGate, Preparations, open_preparations
+from ._spend import DEFAULT_BASELINE_TURNS, SpendBreaker, request_overrun
 from ._store import LedgerEntry, Store
 from .model import ModelClient, ModelError, ModelRequest, ModelResponse
 
@@ -63,6 +64,10 @@ class RunnerLimits:
     max_cost_usd: float | None = None
     cost_of: Callable[[Usage], float] | None = None
     shared: SharedBudget | None = None
+    max_cost_growth: float | None = None
+    growth_baseline_turns: int = DEFAULT_BASELINE_TURNS
+    projected: Callable[[float], str | None] | None = None
+    """Why a request of this estimated USD cost would overrun a shared budget, or None."""
 
 
 @dataclass
@@ -85,6 +90,8 @@ class AgentRunner:
         self._preparations: Preparations | None = None
         self._cost = 0.0
         self._tools_version = self.registry.version
+        limits = self.limits
+        self._breaker = SpendBreaker(limits.max_cost_growth, limits.growth_baseline_turns)
 
     @property
     def agent_id(self) -> str:
@@ -181,6 +188,9 @@ class AgentRunner:
     async def _call_model(self, action: CallModel) -> list[Action]:
         if self.registry.version != self._tools_version:
             action = await self._refresh_tools(action)
+        refused = self._overrun_before_request()
+        if refused is not None:
+            return await self.feed(BudgetExceeded(reason=refused))
         self._hooks.call("model_call_started", self.agent_id, action.request)
         try:
             response = await self.model.complete(action.request)
@@ -222,10 +232,23 @@ class AgentRunner:
 
     def _budget_reason(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
         shared = self.limits.shared(usage, cost, tool_calls) if self.limits.shared else None
+        growth = self._breaker.record(usage, cost)
         limit = self.limits.max_cost_usd
         if limit is not None and self._cost >= limit:
             return f"cost budget exceeded: ${self._cost:.4f} of ${limit:.4f} spent"
-        return shared
+        return shared or growth
+
+    def _overrun_before_request(self) -> str | None:
+        """Checked before every request: spent so far plus its estimated input cost (at the
+        uncached price) must fit the agent's and the run's cost budgets."""
+        limits = self.limits
+        if limits.cost_of is None:
+            return None
+        estimate = limits.cost_of(Usage(input_tokens=self.core.context_tokens()))
+        own = request_overrun(self._cost, estimate, limits.max_cost_usd, "cost budget")
+        if own is not None or limits.projected is None:
+            return own
+        return limits.projected(estimate)
 
     async def _run_tools(self, action: RunTools) -> list[Action]:
         calls = [

@@ -7,10 +7,11 @@ changes the journal, so it is safe to run while the run it inspects is still goi
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from corral.agents import AgentRecord, ItemRecord, RunRecord, Store, UnknownRun
+from corral.agents._store import LeaseRecord
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,19 @@ class RunStatus:
     run: RunRecord
     agents: list[AgentRecord]
     items: list[ItemRecord]
+    leases: list[LeaseRecord] = field(default_factory=list)
+    """Every process that carried the run on, oldest first; a live one has no `released_at`."""
+
+    @property
+    def holder(self) -> LeaseRecord | None:
+        """The lease of the process carrying the run on now, if one is."""
+        live = [lease for lease in self.leases if lease.released_at is None]
+        return live[-1] if live else None
+
+    @property
+    def takeovers(self) -> list[LeaseRecord]:
+        """Leases that took the run over from a process judged gone."""
+        return [lease for lease in self.leases if lease.taken_from is not None]
 
     def totals(self) -> dict[str, Any]:
         usage: Counter[str] = Counter()
@@ -38,6 +52,7 @@ class RunStatus:
             "totals": self.totals(),
             "agents": [_agent_json(a) for a in self.agents],
             "items": [i.model_dump(mode="json") for i in self.items],
+            "leases": [lease.model_dump(mode="json") for lease in self.leases],
         }
 
 
@@ -45,7 +60,8 @@ async def read_status(store: Store, run_id: str) -> RunStatus:
     run = await store.get_run(run_id)
     if run is None:
         raise UnknownRun(run_id, store.journal)
-    return RunStatus(run, await store.list_agents(run_id), await store.items(run_id))
+    agents, items = await store.list_agents(run_id), await store.items(run_id)
+    return RunStatus(run, agents, items, await store.leases(run_id))
 
 
 def _agent_json(agent: AgentRecord) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from corral.agents import (
 )
 from corral.tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
 
+from ._lease import hold_run_lease
 from ._ratelimit import RateLimiterRegistry
 from ._run import (
     CLOSED,
@@ -224,12 +225,14 @@ def _wait_observers(
 
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
-    """The journal, the shared model clients and a runtime for run `run_id`."""
+    """The journal, the run's lease (one process per run), the shared model clients and a
+    runtime for run `run_id`."""
     limiters = setup.limiters or RateLimiterRegistry.from_config(config)
     clients = ClientPool(limiters)
     try:
         async with (
             open_sqlite_store(journal_path(config)) as store,
+            hold_run_lease(store, run_id),
             _open_mcp_tooling(config) as mcp,
             _observed(config, run_id, setup) as hooks,
         ):

@@ -1,8 +1,9 @@
 """The `read_file` and `list_dir` tools, and `file_tools()`, the file-side tool set in order.
 
-Both tools only read: they resolve the path through the permission profile, never follow a
-symlink out of what they were asked to show, and cap what they return with a note that says
-how to see more. Searching is `_grep`, editing is `_apply_patch_tool`.
+Both tools only read: they resolve the path through the permission profile, open it through
+`_safe_fs` (never following a symlink swapped in after the check), never follow a symlink out
+of what they were asked to show, skip corral's home inside a folder they list, and cap what they
+return with a note that says how to see more. Searching is `_grep`, editing is `_apply_patch_tool`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _safe_fs as safe_fs
 from ._apply_patch_tool import apply_patch_tool
 from ._fs_common import (
     SNIFF_BYTES,
     FileToolError,
     describe_size,
     display_path,
+    is_shown,
     looks_binary,
     readable_path,
     require_file_or_dir,
@@ -71,16 +74,15 @@ def read_file_tool() -> Tool[ReadFileArgs]:
 
 
 async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
-    return await run_blocking(partial(_read_text, ctx, args))
+    return await run_blocking(partial(_read_text, ctx, args), args.path)
 
 
 def _read_text(ctx: ToolContext, args: ReadFileArgs) -> str:
     resolved = readable_path(ctx, args.path)
-    require_file_or_dir(resolved, args.path)
-    if resolved.is_dir():
+    if require_file_or_dir(resolved, args.path) == "dir":
         raise FileToolError(f"{args.path} is a directory; use list_dir to see what it holds")
-    size = resolved.stat().st_size
-    with resolved.open("rb") as handle:
+    with safe_fs.open_regular(resolved) as handle:
+        size = os.fstat(handle.fileno()).st_size
         if looks_binary(handle.read(SNIFF_BYTES)):
             raise _binary(args.path, size)
         handle.seek(0)
@@ -196,16 +198,16 @@ def list_dir_tool() -> Tool[ListDirArgs]:
 
 
 async def _list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolOutput:
-    return await run_blocking(partial(_list_tree, ctx, args))
+    return await run_blocking(partial(_list_tree, ctx, args), args.path)
 
 
 def _list_tree(ctx: ToolContext, args: ListDirArgs) -> str:
     resolved = readable_path(ctx, args.path)
-    require_file_or_dir(resolved, args.path)
-    if not resolved.is_dir():
+    if require_file_or_dir(resolved, args.path) != "dir":
         raise FileToolError(f"{args.path} is a file, not a directory; use read_file to read it")
-    listing = _Listing(args.limit)
-    _walk(resolved, 1, args.depth, listing)
+    listing = _Listing(ctx, args.depth, args.limit)
+    with safe_fs.open_listing(resolved) as fd:
+        listing.walk(fd, resolved, 1)
     lines = [f"{display_path(resolved, ctx.cwd)}/ ({resolved})"]
     lines.extend(listing.lines or ["  (empty)"])
     if listing.cut:
@@ -215,6 +217,10 @@ def _list_tree(ctx: ToolContext, args: ListDirArgs) -> str:
 
 @dataclass
 class _Listing:
+    """The tree lines so far; folders are entered by handle, so a swapped-in symlink is not."""
+
+    ctx: ToolContext
+    depth: int
     limit: int
     lines: list[str] = field(default_factory=list)
     cut: bool = False
@@ -226,24 +232,29 @@ class _Listing:
         self.lines.append("  " * level + text)
         return True
 
-
-def _walk(directory: Path, level: int, depth: int, listing: _Listing) -> None:
-    try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        listing.add(level, f"[cannot list: {exc.strerror or exc}]")
-        return
-    for entry in entries:
-        if entry.name == ".git":
-            continue
-        if entry.is_symlink():
-            added = listing.add(level, entry.name + "@")
-        elif entry.is_dir(follow_symlinks=False):
-            added = listing.add(level, entry.name + "/")
-            if added and level < depth:
-                _walk(Path(entry.path), level + 1, depth, listing)
-        else:
-            added = listing.add(level, entry.name)
-        if not added:
+    def walk(self, fd: int, here: Path, level: int) -> None:
+        try:
+            entries = safe_fs.list_entries(fd)
+        except OSError as exc:
+            self.add(level, f"[cannot list: {exc.strerror or exc}]")
             return
+        for entry in entries:
+            # corral's home (and /proc) inside a listed folder is left out without a word.
+            if entry.name == ".git" or not is_shown(self.ctx, here / entry.name):
+                continue
+            if not self._add_entry(fd, here, entry, level):
+                return
+
+    def _add_entry(self, fd: int, here: Path, entry: os.DirEntry[str], level: int) -> bool:
+        if entry.is_symlink():
+            return self.add(level, entry.name + "@")
+        if not entry.is_dir(follow_symlinks=False):
+            return self.add(level, entry.name)
+        added = self.add(level, entry.name + "/")
+        if added and level < self.depth:
+            try:
+                with safe_fs.open_child_dir(fd, entry.name, here / entry.name) as child:
+                    self.walk(child, here / entry.name, level + 1)
+            except OSError as exc:
+                self.add(level + 1, f"[cannot list: {exc.strerror or exc}]")
+        return added

@@ -1,9 +1,11 @@
-"""The `grep` tool: a regex search over files, by ripgrep when it is installed.
+"""The `grep` tool: a regex search over files, listed by ripgrep when it is installed.
 
-ripgrep runs as a subprocess under a deadline and is stopped once enough matches are in; a
-pure-Python walk stands in when `rg` is missing (or when asked, for tests). Both skip `.git`,
-binary files and symlinks, visit files in the same order, and answer in the same `path:line:text`
-form. ripgrep also honours `.gitignore`/`.ignore` files, which the fallback does not read.
+ripgrep only lists the files to search (`rg --files`, under a deadline); a pure-Python walk
+stands in when `rg` is missing (or when asked, for tests). corral itself opens and reads every
+file through `_safe_fs` from a handle of the folder searched, so a folder swapped for a symlink
+mid-search is never read through, and matches with Python's `re`. Both listings skip `.git`,
+corral's home, binary files and symlinks, visit files in the same order, and answer in the same
+`path:line:text` form. ripgrep also honours `.gitignore`/`.ignore` files, which the walk does not.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
 import anyio
 from anyio.abc import ByteReceiveStream
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _safe_fs as safe_fs
 from ._errors import CorralError
 from ._fs_common import (
     SNIFF_BYTES,
@@ -30,6 +34,7 @@ from ._fs_common import (
     SearchTimedOut,
     describe_size,
     display_path,
+    is_shown,
     looks_binary,
     readable_path,
     require_file_or_dir,
@@ -39,10 +44,9 @@ from ._registry import Tool, ToolContext, ToolOutput
 GREP_DEFAULT_LIMIT = 100
 GREP_TIMEOUT_SECONDS = 30.0
 GREP_MAX_LINE_CHARS = 300
-# rg cuts longer lines itself; the cap sits well above GREP_MAX_LINE_CHARS (4 bytes a char at
-# worst) so both backends show the same first characters.
-_RG_MAX_COLUMNS = 2000
 _STDERR_CAP = 4096
+# A listing past this many bytes of paths is cut: the search then covers the files listed so far.
+_LISTING_CAP = 64 * 1024 * 1024
 
 
 class GrepArgs(BaseModel):
@@ -83,7 +87,7 @@ def grep_tool(*, use_ripgrep: bool = True) -> Tool[GrepArgs]:
         description=(
             "Search file contents for a regular expression. Answers `path:line:text` lines "
             "sorted by path, at most `limit` of them; `include` narrows the files by glob. "
-            "Skips .git, binary files and symlinks."
+            "Skips .git, binary files and symlinks. Python `re` syntax."
         ),
         args=GrepArgs,
         handler=handle,
@@ -95,13 +99,17 @@ def grep_tool(*, use_ripgrep: bool = True) -> Tool[GrepArgs]:
 async def _grep(args: GrepArgs, ctx: ToolContext, *, use_ripgrep: bool) -> str:
     if not args.pattern:
         raise FileToolError("the pattern is empty; give a regular expression to search for")
-    resolved, base = await anyio.to_thread.run_sync(_search_root, ctx, args.path)
-    found = _Found(args.limit, base)
-    rg = shutil.which("rg") if use_ripgrep else None
-    if rg is None:
-        await anyio.to_thread.run_sync(partial(_search_in_python, args, resolved, found))
-    else:
-        await _search_with_rg(rg, args, resolved, found)
+    regex = _compile(args.pattern)
+    root, kind, cwd = await anyio.to_thread.run_sync(_search_root, ctx, args.path)
+    found = _Found(args.limit, cwd, args.path)
+    deadline = time.monotonic() + GREP_TIMEOUT_SECONDS
+    rg = shutil.which("rg") if use_ripgrep and kind == "dir" else None
+    listed = None if rg is None else await _list_with_rg(rg, args, root)
+    search = partial(_search, ctx, args, root, kind, listed, regex, found, deadline)
+    try:
+        await anyio.to_thread.run_sync(search)
+    except OSError as exc:
+        raise FileToolError(f"grep could not search {args.path}: {exc.strerror or exc}") from exc
     if not found.matches:
         return f"No matches for {args.pattern!r} (searched {args.path})"
     lines = [m.render() for m in found.matches]
@@ -110,16 +118,28 @@ async def _grep(args: GrepArgs, ctx: ToolContext, *, use_ripgrep: bool) -> str:
     return "\n".join(lines)
 
 
-def _search_root(ctx: ToolContext, path: str) -> tuple[Path, Path]:
-    """The resolved search path, checked, and the resolved cwd that results are shown from."""
+def _compile(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise FileToolError(f"invalid regex {pattern!r}: {exc}") from exc
+
+
+def _search_root(ctx: ToolContext, path: str) -> tuple[Path, str, Path]:
+    """The resolved search path, checked; whether it is a file or a folder; the resolved cwd."""
     resolved = readable_path(ctx, path)
-    require_file_or_dir(resolved, path)
-    if resolved.is_file():
-        with resolved.open("rb") as handle:
-            if looks_binary(handle.read(SNIFF_BYTES)):
-                size = describe_size(resolved.stat().st_size)
-                raise FileToolError(f"{path} is a binary file ({size}); grep searches text only")
-    return resolved, Path(os.path.realpath(ctx.cwd))
+    kind = require_file_or_dir(resolved, path)
+    if kind == "file":
+        try:
+            with safe_fs.open_regular(resolved) as handle:
+                head, size = handle.read(SNIFF_BYTES), os.fstat(handle.fileno()).st_size
+        except OSError as exc:
+            raise FileToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        if looks_binary(head):
+            raise FileToolError(
+                f"{path} is a binary file ({describe_size(size)}); grep searches text only"
+            )
+    return resolved, kind, Path(os.path.realpath(ctx.cwd))
 
 
 @dataclass
@@ -128,6 +148,7 @@ class _Found:
 
     limit: int
     cwd: Path
+    searched: str
     matches: list[Match] = field(default_factory=list)
     cut: bool = False
 
@@ -139,91 +160,121 @@ class _Found:
         return True
 
 
-# -- ripgrep ----------------------------------------------------------------------------------
+# -- listing with ripgrep ---------------------------------------------------------------------
 
 
 def _rg_argv(rg: str, args: GrepArgs, root: Path) -> list[str]:
-    argv = [rg, "--no-config", "--null", "--line-number", "--with-filename", "--no-heading"]
-    argv += ["--color=never", "--sort=path", "--hidden", "--glob=!.git"]
-    argv += [f"--max-columns={_RG_MAX_COLUMNS}", "--max-columns-preview"]
+    argv = [rg, "--no-config", "--files", "--null", "--sort=path", "--hidden", "--glob=!.git"]
     if args.include:
         argv += ["--glob", args.include]
-    return [*argv, "--regexp", args.pattern, "--", str(root)]
+    return [*argv, "--", str(root)]
 
 
-async def _search_with_rg(rg: str, args: GrepArgs, root: Path, found: _Found) -> None:
-    stderr = bytearray()
+async def _list_with_rg(rg: str, args: GrepArgs, root: Path) -> list[tuple[str, ...]]:
+    """The files below `root` that rg would search, as parts relative to `root`."""
+    stdout, stderr = bytearray(), bytearray()
     try:
         with anyio.fail_after(GREP_TIMEOUT_SECONDS):
-            code = await _run_rg(_rg_argv(rg, args, root), found, stderr)
+            code = await _run_rg(_rg_argv(rg, args, root), stdout, stderr)
     except TimeoutError as exc:
         raise SearchTimedOut(_timeout_message(args.path)) from exc
     message = stderr.decode(errors="replace").strip()
-    if code == 2 and not found.matches and message:
-        if "regex parse error" in message:
-            raise FileToolError(f"invalid regex {args.pattern!r}: {message}")
+    if code == 2 and not stdout and message:
         raise FileToolError(f"grep could not search {args.path}: {message}")
+    listed = []
+    for raw in bytes(stdout).split(b"\0"):
+        path = Path(os.fsdecode(raw))
+        if raw and path.is_relative_to(root) and path != root:
+            listed.append(path.relative_to(root).parts)
+    return listed
 
 
-async def _run_rg(argv: list[str], found: _Found, stderr: bytearray) -> int:
+async def _run_rg(argv: list[str], stdout: bytearray, stderr: bytearray) -> int:
     async with await anyio.open_process(argv, stdin=subprocess.DEVNULL) as process:
         assert process.stdout is not None and process.stderr is not None
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_drain, process.stderr, stderr)
-            pending = b""
+            tg.start_soon(_drain, process.stderr, stderr, _STDERR_CAP)
             async for chunk in process.stdout:
-                *lines, pending = (pending + chunk).split(b"\n")
-                if not all(_add_rg_line(raw, found) for raw in lines):
+                stdout.extend(chunk)
+                if len(stdout) > _LISTING_CAP:
+                    del stdout[stdout.rfind(b"\0") + 1 :]
                     process.kill()
                     break
         return await process.wait()
 
 
-async def _drain(stream: ByteReceiveStream, into: bytearray) -> None:
+async def _drain(stream: ByteReceiveStream, into: bytearray, cap: int) -> None:
     async for chunk in stream:
-        into.extend(chunk[: max(0, _STDERR_CAP - len(into))])
+        into.extend(chunk[: max(0, cap - len(into))])
 
 
-def _add_rg_line(raw: bytes, found: _Found) -> bool:
-    path, sep, rest = raw.partition(b"\0")
-    number, colon, text = rest.partition(b":")
-    if not sep or not colon or not number.isdigit():
-        return True
-    return found.add(Path(os.fsdecode(path)), int(number), text.decode(errors="replace"))
+# -- reading and matching ---------------------------------------------------------------------
+
+_Opener = Callable[[], BinaryIO]
+# How many lines of one file are matched between two looks at the deadline.
+_LINES_PER_CHECK = 4096
 
 
-# -- the Python fallback ----------------------------------------------------------------------
+def _search(
+    ctx: ToolContext,
+    args: GrepArgs,
+    root: Path,
+    kind: str,
+    listed: list[tuple[str, ...]] | None,
+    regex: re.Pattern[str],
+    found: _Found,
+    deadline: float,
+) -> None:
+    if kind == "file":
+        _search_file(root, partial(safe_fs.open_regular, root), regex, found, deadline)
+        return
+    with safe_fs.open_listing(root) as root_fd:
+        if listed is None:
+            files = _walk_files(ctx, root_fd, root, root, args.include)
+        else:
+            files = _listed_files(ctx, root_fd, root, listed)
+        for path, opener in files:
+            if not _search_file(path, opener, regex, found, deadline):
+                return
 
 
-def _search_in_python(args: GrepArgs, root: Path, found: _Found) -> None:
+def _listed_files(
+    ctx: ToolContext, root_fd: int, root: Path, listed: list[tuple[str, ...]]
+) -> Iterator[tuple[Path, _Opener]]:
+    """rg's list, each file opened from the root's handle (rg's own walk is not trusted)."""
+    for parts in listed:
+        path = root.joinpath(*parts)
+        if any(not is_shown(ctx, root.joinpath(*parts[:n])) for n in range(1, len(parts) + 1)):
+            continue
+        yield path, partial(safe_fs.open_file_below, root_fd, parts, path)
+
+
+def _walk_files(
+    ctx: ToolContext, fd: int, here: Path, root: Path, include: str | None
+) -> Iterator[tuple[Path, _Opener]]:
+    """Files below the open folder `fd` in rg's `--sort=path` order: by name, depth first."""
     try:
-        regex = re.compile(args.pattern)
-    except re.error as exc:
-        raise FileToolError(f"invalid regex {args.pattern!r}: {exc}") from exc
-    deadline = time.monotonic() + GREP_TIMEOUT_SECONDS
-    files = iter([root]) if root.is_file() else _walk_files(root, root, args.include)
-    for file in files:
-        if time.monotonic() > deadline:
-            raise SearchTimedOut(_timeout_message(args.path))
-        if not _search_file(file, regex, found):
-            return
-
-
-def _walk_files(directory: Path, root: Path, include: str | None) -> Iterator[Path]:
-    """Files below `directory` in rg's `--sort=path` order: by name, depth first."""
-    try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
+        entries = safe_fs.list_entries(fd)
     except OSError:
         return
     for entry in entries:
-        if entry.name == ".git" or entry.is_symlink():
+        path = here / entry.name
+        if entry.name == ".git" or entry.is_symlink() or not is_shown(ctx, path):
             continue
-        path = Path(entry.path)
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk_files(path, root, include)
+            yield from _walk_child(ctx, fd, path, root, include)
         elif entry.is_file(follow_symlinks=False) and _included(path, root, include):
-            yield path
+            yield path, partial(safe_fs.open_child_file, fd, entry.name, path)
+
+
+def _walk_child(
+    ctx: ToolContext, fd: int, path: Path, root: Path, include: str | None
+) -> Iterator[tuple[Path, _Opener]]:
+    try:
+        with safe_fs.open_child_dir(fd, path.name, path) as child:
+            yield from _walk_files(ctx, child, path, root, include)
+    except OSError:
+        return
 
 
 def _included(path: Path, root: Path, include: str | None) -> bool:
@@ -234,17 +285,27 @@ def _included(path: Path, root: Path, include: str | None) -> bool:
     return fnmatchcase(path.name, include)
 
 
-def _search_file(path: Path, regex: re.Pattern[str], found: _Found) -> bool:
+def _search_file(
+    path: Path, opener: _Opener, regex: re.Pattern[str], found: _Found, deadline: float
+) -> bool:
+    """Match one file line by line (a file that cannot be opened safely is skipped)."""
     try:
-        data = path.read_bytes()
+        with opener() as handle:
+            if looks_binary(handle.read(SNIFF_BYTES)):
+                return True
+            handle.seek(0)
+            return _search_lines(path, handle, regex, found, deadline)
     except OSError:
         return True
-    if looks_binary(data):
-        return True
-    lines = data.decode(errors="replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    for number, line in enumerate(lines, start=1):
+
+
+def _search_lines(
+    path: Path, handle: BinaryIO, regex: re.Pattern[str], found: _Found, deadline: float
+) -> bool:
+    for number, raw in enumerate(handle, start=1):
+        if number % _LINES_PER_CHECK == 1 and time.monotonic() > deadline:
+            raise SearchTimedOut(_timeout_message(found.searched))
+        line = raw.decode(errors="replace").removesuffix("\n")
         if regex.search(line.removesuffix("\r")) and not found.add(path, number, line):
             return False
     return True

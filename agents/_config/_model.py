@@ -78,18 +78,25 @@ class AgentsConfig(_Section):
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
+    max_queued_spawns: int = Field(default=64, ge=0)
+    """Spawns past `max_threads` that wait for a slot, per supervisor; past them, refused."""
     fanout_concurrency: int = Field(default=16, ge=1)
     roles: dict[str, RoleConfig] = {}
 
 
 class BudgetConfig(_Section):
-    """`[budgets]`: per-agent limits (`max_*`) and per-run limits (`run_max_*`); unset is none."""
+    """`[budgets]`: per-agent limits (`max_*`) and per-run limits (`run_max_*`); unset is none.
+    Cost budgets are checked before each model request too, with its estimated input cost."""
 
     max_tokens: int | None = Field(default=None, ge=1)
     max_cost_usd: float | None = Field(default=None, gt=0)
     max_wall_time_s: float | None = Field(default=None, gt=0)
     max_tool_calls: int | None = Field(default=None, ge=1)
     max_turns: int | None = Field(default=None, ge=1)
+    max_cost_growth: float | None = Field(default=None, gt=1)
+    """Stop an agent whose turn costs more than this many times the mean of its first
+    `cost_growth_baseline_turns` turns (USD at its price; tokens for a model without one)."""
+    cost_growth_baseline_turns: int = Field(default=3, ge=1)
     run_max_tokens: int | None = Field(default=None, ge=1)
     run_max_cost_usd: float | None = Field(default=None, gt=0)
     run_max_wall_time_s: float | None = Field(default=None, gt=0)
@@ -253,7 +260,12 @@ class CorralConfig(_Section):
     model_provider_api: Literal["responses", "chat"] = "responses"
     base_url: str | None = None
     model_api_key_env: str = Field(default="OPENAI_API_KEY", min_length=1)
-    request_max_retries: int = Field(default=4, ge=0, le=100)
+    request_max_retries: int | None = Field(default=None, ge=0, le=100)
+    """A cap on retries of one model request; unset, `request_retry_deadline_sec` alone bounds
+    it (429s, 5xx, dropped streams and timeouts are retried until then)."""
+    request_retry_deadline_sec: float = Field(default=600.0, gt=0)
+    request_backoff_initial_ms: float = Field(default=200.0, gt=0)
+    """The first backoff between attempts when the server sends no Retry-After; it doubles."""
     stream_max_retries: int = Field(default=5, ge=0, le=100)
     stream_idle_timeout_ms: int = Field(default=300_000, ge=1)
     model_context_window: int = Field(default=272_000, ge=1)
@@ -303,9 +315,9 @@ class CorralConfig(_Section):
         return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
 
     @property
-    def request_attempts(self) -> int:
-        """How many times one model request is tried: the first try plus the retries."""
-        return self.request_max_retries + 1
+    def request_attempts(self) -> int | None:
+        """How many times one model request may be tried (None: until the retry deadline)."""
+        return None if self.request_max_retries is None else self.request_max_retries + 1
 
     @property
     def auto_compact_token_limit(self) -> int:

@@ -33,6 +33,8 @@ SAFE_KEYS = frozenset(
         "model",
         "model_provider_api",  # the wire format only: the endpoint and the key stay the user's
         "request_max_retries",
+        "request_retry_deadline_sec",
+        "request_backoff_initial_ms",
         "stream_max_retries",
         "stream_idle_timeout_ms",
         "model_context_window",
@@ -44,13 +46,17 @@ SAFE_KEYS = frozenset(
         "user_instructions",
         "project_doc_max_bytes",
         "tool_search_threshold",
-        "shell",
-        "budgets",
-        "prices",
+        # Named one by one: a key added to [shell] later (an environment policy, say) must not
+        # apply from an untrusted project just because its table did.
+        "shell.default_timeout_ms",
+        "shell.max_timeout_ms",
+        "shell.output_max_tokens",
+        "shell.approval_timeout_sec",
         "rate_limits",
         "compaction",
         "agents.max_depth",
         "agents.max_threads",
+        "agents.max_queued_spawns",
         "agents.fanout_concurrency",
         "agents.roles.*.description",
         "agents.roles.*.instructions",
@@ -77,6 +83,10 @@ WIDENING_KEYS = frozenset(
         "home",
         "projects",
         "key_endpoints",
+        # A project that raised the user's budgets or zeroed the prices would defeat the one
+        # control that bounds what a run costs.
+        "budgets",
+        "prices",
         "agents.roles.*.sandbox_mode",
     }
 )

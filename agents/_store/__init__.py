@@ -17,6 +17,10 @@ from ._errors import UnknownCall as UnknownCall
 from ._errors import UnknownItem as UnknownItem
 from ._errors import UnknownRun as UnknownRun
 from ._export import export_jsonl as export_jsonl
+from ._lease import LeaseRecord as LeaseRecord
+from ._lease import RunLeaseHeld as RunLeaseHeld
+from ._lease import holder_gone as holder_gone
+from ._lease import this_host as this_host
 from ._memory import MemoryStore as MemoryStore
 from ._protocol import Store as Store
 from ._records import AgentRecord as AgentRecord
@@ -40,9 +44,11 @@ __all__ = [
     "JournalEvent",
     "JournalFailed",
     "JournalUnreadable",
+    "LeaseRecord",
     "LedgerEntry",
     "MemoryStore",
     "NumberedEvent",
+    "RunLeaseHeld",
     "RunRecord",
     "SQLiteStore",
     "SeqConflict",
@@ -54,5 +60,7 @@ __all__ = [
     "UnknownItem",
     "UnknownRun",
     "export_jsonl",
+    "holder_gone",
     "open_sqlite_store",
+    "this_host",
 ]

@@ -1,7 +1,8 @@
 """Export one run from any `Store` as JSON Lines, one record per line tagged with `"type"`.
 
 The order is the run, then each agent followed by its events in `seq` order, then the batch
-items, then the ledger of every agent. Lines are plain JSON (ASCII, no NaN), so any tool reads them.
+items, then the ledger of every agent, then the run's leases (which process carried it on, and
+any takeover). Lines are plain JSON (ASCII, no NaN), so any tool reads them.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ async def export_jsonl(store: Store, run_id: str, out: TextIO) -> int:
     for agent in agents:
         ledger = await store.ledger(agent.agent_id)
         written += await _write(out, [_line("ledger", entry) for entry in ledger])
+    leases = await store.leases(run_id)
+    written += await _write(out, [_line("lease", lease) for lease in leases])
     return written
 
 

@@ -20,6 +20,7 @@ from ._errors import (
     UnknownRun,
     taken,
 )
+from ._lease import LeaseRecord, check_take
 from ._records import (
     AgentRecord,
     ItemRecord,
@@ -50,6 +51,7 @@ class MemoryStore:
         self._run_events: dict[str, list[Row]] = {}
         self._items: dict[str, dict[int, Row]] = {}
         self._ledger: dict[tuple[str, str], Row] = {}
+        self._leases: dict[tuple[str, str], Row] = {}
         self._closed = False
 
     async def create_run(self, run: RunRecord) -> None:
@@ -200,6 +202,37 @@ class MemoryStore:
         self._agent_row(agent_id)
         rows = [row for row in self._ledger.values() if row["agent_id"] == agent_id]
         return [from_row(LedgerEntry, row) for row in sorted(rows, key=lambda r: r["started_at"])]
+
+    async def take_lease(self, lease: LeaseRecord) -> LeaseRecord:
+        await self._enter()
+        live = next((x for x in self._run_leases(lease.run_id) if x.released_at is None), None)
+        taken_lease, released = check_take(live, lease, lease.since)
+        for record in (released, taken_lease):
+            if record is not None:
+                self._leases[record.run_id, record.holder] = to_row(record)
+        return taken_lease
+
+    async def renew_lease(self, run_id: str, holder: str, *, at: float) -> bool:
+        await self._enter()
+        row = self._leases.get((run_id, holder))
+        if row is None or row["released_at"] is not None:
+            return False
+        row["heartbeat_at"] = at
+        return True
+
+    async def release_lease(self, run_id: str, holder: str, *, at: float) -> None:
+        await self._enter()
+        row = self._leases.get((run_id, holder))
+        if row is not None and row["released_at"] is None:
+            row["released_at"] = at
+
+    async def leases(self, run_id: str) -> list[LeaseRecord]:
+        await self._enter()
+        return self._run_leases(run_id)
+
+    def _run_leases(self, run_id: str) -> list[LeaseRecord]:
+        rows = [row for (run, _), row in self._leases.items() if run == run_id]
+        return [from_row(LeaseRecord, row) for row in sorted(rows, key=lambda r: r["since"])]
 
     async def aclose(self) -> None:
         self._closed = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from ._lease import LeaseRecord
 from ._records import AgentRecord, ItemRecord, JournalEvent, LedgerEntry, NumberedEvent, RunRecord
 
 
@@ -106,6 +107,26 @@ class Store(Protocol):
 
     async def ledger(self, agent_id: str) -> list[LedgerEntry]:
         """The agent's ledger in the order the calls started."""
+        ...
+
+    async def take_lease(self, lease: LeaseRecord) -> LeaseRecord:
+        """Make `lease` (taken at `lease.since`) the run's one live lease, and answer it.
+
+        A live lease of another holder that is not gone raises `RunLeaseHeld`; one that is gone
+        is released, and the answer's `taken_from` says whose it was and why it was taken over.
+        """
+        ...
+
+    async def renew_lease(self, run_id: str, holder: str, *, at: float) -> bool:
+        """Beat the holder's live lease; False if it is no longer live (released or taken)."""
+        ...
+
+    async def release_lease(self, run_id: str, holder: str, *, at: float) -> None:
+        """Let go of the holder's lease; a lease already released is left as it is."""
+        ...
+
+    async def leases(self, run_id: str) -> list[LeaseRecord]:
+        """Every lease the run has had, oldest first (the live one, if any, is last)."""
         ...
 
     async def aclose(self) -> None:

@@ -95,7 +95,25 @@ CREATE UNIQUE INDEX events_by_run ON events (run_id, run_seq);
 """
 """Events get a per-run sequence; older events are numbered in the order they were journaled."""
 
-MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2)
+_V3: Final = """
+CREATE TABLE leases (
+    run_id TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    since REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    timeout REAL NOT NULL,
+    released_at REAL,
+    taken_from TEXT,
+    PRIMARY KEY (run_id, holder)
+);
+CREATE UNIQUE INDEX one_live_lease ON leases (run_id) WHERE released_at IS NULL;
+"""
+"""Run leases: which process carries a run on. No foreign key: an exec takes its lease before
+its run record exists."""
+
+MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3)
 """`MIGRATIONS[n]` takes a journal from schema version n to n + 1; only ever append."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -117,6 +135,52 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """Open the journal at `path` for reading only: nothing is created, migrated or written.
+
+    A WAL journal is read through its `-shm` index when one exists or can be made; on read-only
+    media where neither holds, the file is opened `immutable` (nothing can change it there).
+    """
+    if not path.is_file():
+        raise JournalUnreadable(f"no journal at {path}; check CORRAL_HOME or the path given")
+    last: sqlite3.Error | None = None
+    for query in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            return _open_read_only(path, query)
+        except sqlite3.Error as exc:
+            last = exc
+    assert last is not None
+    raise translate(last, path) from last
+
+
+def _open_read_only(path: Path, query: str) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?{query}"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _check_readable_version(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_readable_version(conn: sqlite3.Connection, path: Path) -> None:
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    row = (
+        conn.execute("SELECT version FROM schema_version").fetchone()
+        if "schema_version" in tables
+        else None
+    )
+    if row is None:
+        raise JournalUnreadable(f"{path} is not a corral journal; point to another file")
+    if int(row[0]) != SCHEMA_VERSION:
+        raise JournalUnreadable(
+            f"journal {path} has schema version {row[0]} and this corral reads {SCHEMA_VERSION}; "
+            "it cannot be upgraded read-only: open it once where it is writable"
+        )
 
 
 def translate(exc: sqlite3.Error, path: Path) -> StoreError:

@@ -21,6 +21,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from ._batch import MAX_BATCH, Job, run_batch
 from ._errors import StoreClosed, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
+from ._lease import LeaseRecord, check_take
 from ._records import (
     AgentRecord,
     ItemRecord,
@@ -39,7 +40,7 @@ from ._records import (
     to_row,
     updated,
 )
-from ._schema import connect
+from ._schema import connect, connect_read_only
 
 T = TypeVar("T")
 R = TypeVar("R", bound=_Record)
@@ -50,13 +51,19 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "agents": ("agent_id",),
     "items": ("run_id", "index"),
     "ledger": ("agent_id", "call_id"),
+    "leases": ("run_id", "holder"),
 }
+_LIVE_LEASE = "WHERE run_id = ? AND holder = ? AND released_at IS NULL"
 
 
 @asynccontextmanager
-async def open_sqlite_store(path: Path) -> AsyncIterator[SQLiteStore]:
-    """Open the journal at `path` (creating it and its folder), and close it on exit."""
-    conn = await anyio.to_thread.run_sync(connect, path)
+async def open_sqlite_store(path: Path, *, read_only: bool = False) -> AsyncIterator[SQLiteStore]:
+    """Open the journal at `path` (creating it and its folder), and close it on exit.
+
+    `read_only` opens an existing journal without ever writing to it (for the commands that
+    only read, so a journal on read-only media can be inspected); writes then fail.
+    """
+    conn = await anyio.to_thread.run_sync(connect_read_only if read_only else connect, path)
     send, receive = anyio.create_memory_object_stream[Job[Any]](0)
     stopped = anyio.Event()
     store = SQLiteStore(path, send, stopped)
@@ -307,6 +314,39 @@ class SQLiteStore:
             return _fetch(conn, LedgerEntry, sql, (agent_id,))
 
         return await self._read(read)
+
+    async def take_lease(self, lease: LeaseRecord) -> LeaseRecord:
+        def write(conn: Sql) -> LeaseRecord:
+            sql = f"{_select(LeaseRecord, 'leases')} WHERE run_id = ? AND released_at IS NULL"
+            live = _fetch(conn, LeaseRecord, sql, (lease.run_id,))
+            taken_lease, released = check_take(live[0] if live else None, lease, lease.since)
+            if released is not None:
+                _update(conn, "leases", to_row(released))
+            if live and released is None:
+                _update(conn, "leases", to_row(taken_lease))
+            else:
+                _insert(conn, "leases", to_row(taken_lease))
+            return taken_lease
+
+        return await self._call(write)
+
+    async def renew_lease(self, run_id: str, holder: str, *, at: float) -> bool:
+        def write(conn: Sql) -> bool:
+            sql = f"UPDATE leases SET heartbeat_at = ? {_LIVE_LEASE}"
+            return conn.execute(sql, (at, run_id, holder)).rowcount == 1
+
+        return await self._call(write)
+
+    async def release_lease(self, run_id: str, holder: str, *, at: float) -> None:
+        def write(conn: Sql) -> None:
+            sql = f"UPDATE leases SET released_at = ? {_LIVE_LEASE}"
+            conn.execute(sql, (at, run_id, holder))
+
+        await self._call(write)
+
+    async def leases(self, run_id: str) -> list[LeaseRecord]:
+        sql = f"{_select(LeaseRecord, 'leases')} WHERE run_id = ? ORDER BY since, rowid"
+        return await self._read(lambda conn: _fetch(conn, LeaseRecord, sql, (run_id,)))
 
     async def aclose(self) -> None:
         """Run what is already queued, then close the connection; later calls raise."""

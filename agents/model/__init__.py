@@ -12,6 +12,9 @@ from ._factory import open_model_client as open_model_client
 from ._gate import GateAttempt as GateAttempt
 from ._gate import RecordingGate as RecordingGate
 from ._gate import estimate_tokens as estimate_tokens
+from ._limits import LimitLearner as LimitLearner
+from ._limits import RateLimitHint as RateLimitHint
+from ._limits import rate_limit_hint as rate_limit_hint
 from ._responses import ResponsesModelClient as ResponsesModelClient
 from ._retry import RetryPolicy as RetryPolicy
 from ._retry import Sleep as Sleep
@@ -35,6 +38,7 @@ __all__ = [
     "EventCallback",
     "GateAttempt",
     "ItemDone",
+    "LimitLearner",
     "ModelClient",
     "ModelConfigError",
     "ModelConnectionRefused",
@@ -46,6 +50,7 @@ __all__ = [
     "ModelResponseIncomplete",
     "ModelSettings",
     "ModelUnavailable",
+    "RateLimitHint",
     "RecordingGate",
     "ResponsesModelClient",
     "RetryPolicy",
@@ -56,4 +61,5 @@ __all__ = [
     "TextDelta",
     "estimate_tokens",
     "open_model_client",
+    "rate_limit_hint",
 ]

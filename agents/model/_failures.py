@@ -12,6 +12,7 @@ from typing import Any
 from openai import APIConnectionError, APIError, APIStatusError, APITimeoutError, OpenAIError
 
 from ._errors import ModelContextWindowExceeded, ModelError, ModelRequestRejected
+from ._limits import rate_limit_hint
 from ._retry import TransientFailure, retry_after_seconds
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -72,7 +73,10 @@ def _status_failure(exc: APIStatusError, endpoint: str) -> TransientFailure | Mo
     message = _server_message(exc)
     if status in _RETRYABLE_STATUSES or status >= 500:
         wait = retry_after_seconds(exc.response.headers)
-        return TransientFailure(f"HTTP {status}: {message}", status=status, retry_after=wait)
+        failure = TransientFailure(f"HTTP {status}: {message}", status=status, retry_after=wait)
+        if status == 429:
+            failure.limits = rate_limit_hint(exc.response.headers)
+        return failure
     code = exc.code
     if code in _CONTEXT_CODES:
         return ModelContextWindowExceeded(

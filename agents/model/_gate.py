@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._errors import ModelError, ModelRequestRejected, ModelResponseIncomplete
+from ._limits import LimitLearner
 from ._retry import TransientFailure
 from ._types import AttemptGate, ModelResponse
 
@@ -36,6 +37,8 @@ async def run_gated(
         try:
             response = await attempt()
         except TransientFailure as failure:
+            if failure.limits is not None and isinstance(gate, LimitLearner):
+                gate.learn_limits(failure.limits)
             slot.report(status=failure.status, retry_after=failure.retry_after, usage_tokens=None)
             raise
         except ModelError as error:

@@ -1,9 +1,13 @@
 """Retrying model calls: tenacity is the one owner (the SDK's own retries are off).
 
 An attempt signals a failure worth retrying by raising `TransientFailure`; anything else ends the
-call at once. Waits honour the server's `retry-after-ms`/`Retry-After` exactly, and otherwise back
-off exponentially with jitter. When the attempts run out, the last failure becomes a
-`ModelUnavailable` that names the endpoint, the attempt count and the last error.
+call at once. A call is bounded by a deadline in seconds, not a count of tries: 429s, 5xx, dropped
+streams and timeouts are retried until the next attempt would start past it (an optional attempt
+cap still applies when one is set). Waits honour the server's `retry-after-ms`/`Retry-After`
+exactly, and otherwise back off exponentially with jitter. Refused connections are the exception:
+nothing listens at the endpoint, which is a wrong base URL far more often than a passing fault, so
+a few in a row end the call. The last failure becomes a `ModelUnavailable` that names the
+endpoint, the attempts, the time spent and the last error.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from ._errors import ModelConnectionRefused, ModelUnavailable
+from ._limits import RateLimitHint
 from ._types import EventCallback, Retrying
 
 T = TypeVar("T")
@@ -25,10 +30,19 @@ Sleep = Callable[[float], Awaitable[None]]
 
 # Codex's jitter: the exponential step times a factor uniform in [0.9, 1.1).
 _JITTER_LOW, _JITTER_HIGH = 0.9, 1.1
+_MAX_DOUBLINGS = 30
+
+DEFAULT_RETRY_DEADLINE = 600.0
+"""How long one model call keeps retrying transient failures, in seconds."""
+REFUSED_ATTEMPTS = 5
+"""Refused connections in a row that end a call: nothing listens at the endpoint."""
 
 
 class TransientFailure(Exception):
     """One attempt failed in a way that may pass on its own (5xx, 429, dropped stream, timeout)."""
+
+    limits: RateLimitHint | None = None
+    """The endpoint's own limits, when its answer (a 429) named them."""
 
     def __init__(
         self,
@@ -47,15 +61,26 @@ class TransientFailure(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How many attempts, and the bounds of the backoff between them."""
+    """How long a call may keep retrying, an optional attempt cap, and the backoff bounds."""
 
-    max_attempts: int = 5
+    deadline: float = DEFAULT_RETRY_DEADLINE
     backoff_initial: float = 0.2
     backoff_max: float = 20.0
+    max_attempts: int | None = None
+    refused_attempts: int = REFUSED_ATTEMPTS
+
+    def stops(self, attempts: int, refused_in_a_row: int, elapsed: float, wait: float) -> bool:
+        """Whether to give up after `attempts`, rather than wait `wait` s and try again."""
+        if self.max_attempts is not None and attempts >= self.max_attempts:
+            return True
+        if refused_in_a_row >= self.refused_attempts:
+            return True
+        return elapsed + wait > self.deadline
 
     def backoff(self, attempt: int) -> float:
         """The jittered wait after failed attempt number `attempt` (1-based), at most the max."""
-        step: float = self.backoff_initial * 2.0 ** (attempt - 1)
+        # The exponent is capped: a call retried for minutes would overflow a float otherwise.
+        step: float = self.backoff_initial * 2.0 ** min(attempt - 1, _MAX_DOUBLINGS)
         return min(self.backoff_max, step * random.uniform(_JITTER_LOW, _JITTER_HIGH))
 
 
@@ -67,13 +92,21 @@ async def run_with_retries(
     sleep: Sleep,
     on_event: EventCallback | None = None,
 ) -> T:
-    """Run `attempt` until it succeeds, a non-transient error escapes, or attempts run out."""
+    """Run `attempt` until it succeeds, a non-transient error escapes, or the deadline passes."""
+    tally = _Tally()
 
     def wait(state: RetryCallState) -> float:
         failure = _failure_of(state)
+        tally.note(failure)
         if failure is not None and failure.retry_after is not None:
             return failure.retry_after
         return policy.backoff(state.attempt_number)
+
+    def stop(state: RetryCallState) -> bool:
+        # A test's fake sleep takes no time; the waits asked for count towards the deadline too.
+        tally.attempts = state.attempt_number
+        tally.elapsed = max(state.seconds_since_start or 0.0, state.idle_for)
+        return policy.stops(tally.attempts, tally.refused, tally.elapsed, state.upcoming_sleep)
 
     def announce(state: RetryCallState) -> None:
         if on_event is not None and state.next_action is not None:
@@ -90,7 +123,7 @@ async def run_with_retries(
 
     retrying = AsyncRetrying(
         sleep=sleep,
-        stop=stop_after_attempt(policy.max_attempts),
+        stop=stop,
         wait=wait,
         retry=retry_if_exception_type(TransientFailure),
         before_sleep=announce,
@@ -99,7 +132,19 @@ async def run_with_retries(
     try:
         return await retrying(attempt)
     except TransientFailure as failure:
-        raise _unavailable(failure, endpoint, policy.max_attempts) from failure
+        raise _unavailable(failure, endpoint, tally.attempts, tally.elapsed) from failure
+
+
+class _Tally:
+    """What one call has been through: attempts, seconds, and refused connections in a row."""
+
+    def __init__(self) -> None:
+        self.attempts = 1
+        self.elapsed = 0.0
+        self.refused = 0
+
+    def note(self, failure: TransientFailure | None) -> None:
+        self.refused = self.refused + 1 if failure is not None and failure.refused else 0
 
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -135,17 +180,20 @@ def _failure_of(state: RetryCallState) -> TransientFailure | None:
     return error if isinstance(error, TransientFailure) else None
 
 
-def _unavailable(failure: TransientFailure, endpoint: str, attempts: int) -> ModelUnavailable:
+def _unavailable(
+    failure: TransientFailure, endpoint: str, attempts: int, spent: float
+) -> ModelUnavailable:
     if failure.refused:
         return ModelConnectionRefused(
-            f"model endpoint {endpoint} refused the connection on all {attempts} attempts: "
+            f"model endpoint {endpoint} refused the connection on {attempts} attempts in a row: "
             "check that the model server is running and that the base URL is right",
             attempts=attempts,
             last_status=None,
             cause=failure.reason,
         )
     return ModelUnavailable(
-        f"model call to {endpoint} failed after {attempts} attempts: last error {failure.reason}",
+        f"model call to {endpoint} failed after {attempts} attempts over {spent:.1f} s: "
+        f"last error {failure.reason}",
         attempts=attempts,
         last_status=failure.status,
         cause=failure.reason,

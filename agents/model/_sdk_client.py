@@ -69,7 +69,10 @@ class SdkModelClient(ABC):
         self._sleep = sleep
         self._gate = gate
         self._policy = RetryPolicy(
-            settings.max_attempts, settings.backoff_initial, settings.backoff_max
+            deadline=settings.retry_deadline,
+            backoff_initial=settings.backoff_initial,
+            backoff_max=settings.backoff_max,
+            max_attempts=settings.max_attempts,
         )
         connect = min(CONNECT_TIMEOUT, settings.request_timeout)
         self._sdk = AsyncOpenAI(

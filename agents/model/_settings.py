@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from ._errors import ModelConfigError
+from ._retry import DEFAULT_RETRY_DEADLINE
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOOPBACK_PLACEHOLDER_KEY = "corral-local"
@@ -34,7 +35,10 @@ class ModelSettings(BaseModel):
     base_url: str | None = None
     api_key: SecretStr | None = Field(default=None, exclude=True)
     """Never dumped: a reloaded journal or spec takes the key from the environment again."""
-    max_attempts: int = Field(default=5, ge=1, le=100)
+    max_attempts: int | None = Field(default=None, ge=1)
+    """A cap on attempts per call; unset, the retry deadline alone bounds a call."""
+    retry_deadline: float = Field(default=DEFAULT_RETRY_DEADLINE, gt=0)
+    """How long one call keeps retrying 429s, 5xx, dropped streams and timeouts."""
     backoff_initial: float = Field(default=0.2, gt=0)
     backoff_max: float = Field(default=20.0, gt=0)
     request_timeout: float = Field(default=600.0, gt=0)

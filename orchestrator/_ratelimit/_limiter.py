@@ -1,5 +1,8 @@
 """One model endpoint's limiter: the `AttemptGate` every worker's attempts to it pass through.
 
+Limits come from `[rate_limits]` and, where tighter, from what the endpoint reports in a 429's
+`x-ratelimit-limit-*` headers (`learn_limits`), so an unconfigured client paces itself too.
+
 An attempt goes out when the endpoint is not paused by a 429's Retry-After, the AIMD window has
 room, and both the requests-per-minute and tokens-per-minute buckets can pay for it. Waiters are
 served in arrival order: only the head of the queue watches the clock, so a refill is not raced
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 import anyio
 
 from corral.agents._config import RateLimit
-from corral.agents.model import AttemptSlot
+from corral.agents.model import AttemptSlot, RateLimitHint
 
 from ._bucket import TokenBucket
 from ._clock import SYSTEM_CLOCK, Clock
@@ -50,14 +53,17 @@ Hold = tuple[str, float | None]
 
 @dataclass(frozen=True)
 class LimiterStats:
-    """A snapshot: the AIMD window, attempts in flight, the pause left, 429s seen, and how many
-    attempts had to wait, by the limit that held them first."""
+    """A snapshot: the AIMD window, attempts in flight, the pause left, 429s seen, how many
+    attempts had to wait (by the limit that held them first), and the per-minute limits."""
 
     window: float
     in_flight: int
     paused_for: float
     rate_limited: int
     waits: dict[str, int]
+    requests_per_minute: int | None = None
+    """The requests-per-minute limit in force: configured, or learned from the endpoint."""
+    tokens_per_minute: int | None = None
 
 
 class EndpointLimiter:
@@ -79,6 +85,7 @@ class EndpointLimiter:
         self.limit = limit
         self._clock = clock
         self._wait_timeout = wait_timeout
+        self._burst_seconds = burst_seconds
         self._on_wait = on_wait
         now = clock.now()
         self._requests = _bucket(limit.requests_per_minute, burst_seconds, now)
@@ -100,6 +107,32 @@ class EndpointLimiter:
         """
         return self._admission(max(0, estimated_tokens))
 
+    def learn_limits(self, hint: RateLimitHint) -> None:
+        """Pace to the limits the endpoint reported, where they are tighter than ours.
+
+        A learned bucket starts from what the endpoint said is left (empty if it did not say):
+        it was just refused, so saving up a burst now would only earn more 429s.
+        """
+        now = self._clock.now()
+        self._requests = self._learned(
+            self._requests, hint.requests_per_minute, hint.remaining_requests, now
+        )
+        self._tokens = self._learned(
+            self._tokens, hint.tokens_per_minute, hint.remaining_tokens, now
+        )
+
+    def _learned(
+        self, bucket: TokenBucket | None, per_minute: int | None, left: int | None, now: float
+    ) -> TokenBucket | None:
+        if per_minute is None or (bucket is not None and bucket.per_minute <= per_minute):
+            return bucket
+        learned = TokenBucket(per_minute, burst_seconds=self._burst_seconds, now=now)
+        learned.charge(learned.capacity - min(left or 0, learned.capacity), now)
+        logger.info(
+            "model endpoint %s reported a limit of %d per minute", self.endpoint, per_minute
+        )
+        return learned
+
     def stats(self) -> LimiterStats:
         return LimiterStats(
             window=self._window.size,
@@ -107,6 +140,8 @@ class EndpointLimiter:
             paused_for=max(0.0, self._paused_until - self._clock.now()),
             rate_limited=self._rate_limited,
             waits=dict(self._waits),
+            requests_per_minute=self._requests.per_minute if self._requests else None,
+            tokens_per_minute=self._tokens.per_minute if self._tokens else None,
         )
 
     @asynccontextmanager
@@ -222,10 +257,10 @@ class EndpointLimiter:
                 f"the concurrency window ({self._in_flight} in flight, window "
                 f"{self._window.limit} of max_concurrency {self._window.maximum})"
             )
-        if limit == REQUESTS:
-            return f"requests_per_minute = {self.limit.requests_per_minute}"
-        if limit == TOKENS:
-            return f"tokens_per_minute = {self.limit.tokens_per_minute}"
+        if limit == REQUESTS and self._requests is not None:
+            return f"requests_per_minute = {self._requests.per_minute}"
+        if limit == TOKENS and self._tokens is not None:
+            return f"tokens_per_minute = {self._tokens.per_minute}"
         return "the attempts queued before it"
 
 

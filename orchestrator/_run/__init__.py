@@ -1,5 +1,7 @@
 """Runs of many agents: the runtime that schedules them, budgets, nicknames, fragments."""
 
+from ._admission import Capacity as Capacity
+from ._admission import queue_refusal as queue_refusal
 from ._budget import RunBudget as RunBudget
 from ._budget import cost_of as cost_of
 from ._budget import price_for as price_for
@@ -20,6 +22,7 @@ from ._runtime import open_runtime as open_runtime
 __all__ = [
     "CLOSED",
     "AgentHandle",
+    "Capacity",
     "ClientPool",
     "FinishCallback",
     "Peer",
@@ -32,6 +35,7 @@ __all__ = [
     "nickname",
     "open_runtime",
     "price_for",
+    "queue_refusal",
     "render_notification",
     "render_subagent_context",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from corral.agents import BudgetConfig, ModelPrice, Usage
+from corral.agents import BudgetConfig, ModelPrice, Usage, request_overrun
 from corral.observability import missing_price, price_table
 
 PER_MILLION = 1_000_000
@@ -76,6 +76,12 @@ class RunBudget:
     @property
     def exhausted(self) -> str | None:
         return self._exhausted
+
+    def projected(self, estimate: float) -> str | None:
+        """Why a request whose input is estimated at `estimate` USD may not go, or None."""
+        if self._exhausted is not None:
+            return self._exhausted
+        return request_overrun(self.cost_usd, estimate, self.limits.run_max_cost_usd, "run budget")
 
     def _check(self) -> str | None:
         lim = self.limits

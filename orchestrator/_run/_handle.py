@@ -29,10 +29,16 @@ class AgentHandle:
     closed: bool = False
     inbox: list[str] = field(default_factory=list)
     subagent_context: str | None = None
+    """Who this worker is; every turn carries it, so compaction re-injects it."""
     skills: str | None = None
     first: UserInput | None = None
-    """A restored agent's task, when it was journaled but stopped before the task began."""
-    """Who this worker is; every turn carries it, so compaction re-injects it."""
+    """The task of an agent that has not begun it: a queued worker, or a restored agent that
+    was journaled but stopped before its task began."""
+    queued: bool = False
+    """Waiting in its parent's queue for a thread slot (see `_admission`)."""
+    ending: bool = False
+    """Final, but its end not yet journaled: it keeps its slot until then, so the journal never
+    shows a queued sibling start before this one ended."""
     turn_scope: anyio.CancelScope | None = None
     agent_scope: anyio.CancelScope | None = None
     ended: anyio.Event = field(default_factory=anyio.Event)
@@ -52,7 +58,17 @@ class AgentHandle:
 
     @property
     def running(self) -> bool:
+        """Not done yet: working, or queued to start (its parent still waits for it)."""
         return not self.status.is_final and not self.closed
+
+    @property
+    def waiting_to_start(self) -> bool:
+        return self.queued and self.running
+
+    @property
+    def holds_slot(self) -> bool:
+        """Counts against its parent's thread limit: started, and not done or not yet noted."""
+        return (self.running or self.ending) and not self.queued
 
     def wake(self) -> None:
         self._wake.set()

@@ -2,13 +2,16 @@
 
 It starts agents (a root, fan-out workers, spawned children), drives each one's turns, routes
 messages and completion notices between parents and children, charges the run's shared budget
-and cancels whole subtrees (`orchestrator.supervisor` checks the depth and thread limits).
+and cancels whole subtrees (`orchestrator.supervisor` checks the depth limit). Workers past the
+thread limit wait in their parent's queue and start here as slots free (`_admission`); an
+agent whose driver raises ends `failed` and its parent is told.
 Every agent uses the process's shared model clients (and through them the shared rate limiters)
 and the one journal.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -42,17 +45,21 @@ from corral.agents import (
 from corral.tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
 
 from ..services._skills_service import SkillsService
+from ._admission import Capacity, capacity_of, ready_to_start
 from ._budget import RunBudget, cost_of, price_for
 from ._clients import ClientPool
 from ._fragments import render_notification
 from ._handle import AgentHandle, FinishCallback
 from ._names import nickname
+from ._notes import describe_crash, started_note
 
 ToolProvider = Callable[["RunRuntime", str], Tool[Any]]
 """Builds a run-specific tool for the agent with this id (looked up when the tool runs)."""
 SHUTDOWN_TIMEOUT = 10.0
+PENDING = str(AgentStatus.PENDING)
 CLOSED = "closed"
 """The journal's status of an agent that `close` shut down (a record status, not a core one)."""
+logger = logging.getLogger(__name__)
 
 
 class SpawnRefused(InvalidInput):
@@ -117,18 +124,38 @@ class RunRuntime:
         stay_open: bool = True,
         on_finish: FinishCallback | None = None,
         subagent_context: str | None = None,
+        queued: bool = False,
     ) -> AgentHandle:
-        """Journal a new agent and start its first turn on `task`."""
+        """Journal a new agent and start its first turn on `task`; a `queued` worker waits in
+        its parent's queue until the thread limit lets it start (see `capacity`)."""
         # The context first: an unreadable AGENTS.md must not leave a half-started agent behind.
         first, listing = await self._first_input(spec, task, subagent_context)
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
         handle.subagent_context = subagent_context
         handle.skills = listing
+        if queued and parent is not None:
+            handle.first, handle.queued = first, True
+            await self._journal_agent(spec, task, status=PENDING)
+            await self.note(spec.agent_id, "agent_queued", started_note(spec))
+            self._admit_waiting(parent)  # a slot may have freed while this one was journaled
+            return handle
         await self._journal_agent(spec, task)
-        started = {"nickname": spec.nickname, "role": spec.role, "parent_id": spec.parent_id}
-        await self.note(spec.agent_id, "agent_started", {**started, "depth": spec.depth})
+        await self.note(spec.agent_id, "agent_started", started_note(spec))
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
+
+    def capacity(self, parent: AgentHandle) -> Capacity:
+        """How many of `parent`'s workers run and wait, and the thread limit."""
+        return capacity_of(parent, self.config.agents)
+
+    def _admit_waiting(self, parent: AgentHandle | None) -> None:
+        """Start the queued workers of `parent` that its free slots allow, in order."""
+        if parent is None:
+            return
+        for child in ready_to_start(parent, self.config.agents):
+            child.queued = False
+            name = f"agent {child.agent_id}"
+            self._tg.start_soon(self._agent_loop, child, child.first, False, True, name=name)
 
     async def note(self, agent_id: str, kind: str, payload: dict[str, Any]) -> None:
         """Journal a note (one of `NOTE_KINDS`): shown to event streams, skipped by replay."""
@@ -191,8 +218,14 @@ class RunRuntime:
         """Start a restored agent: its unfinished turn, its pending task, or its inbox."""
         if handle.closed:
             return
+        if handle.parent is not None and handle.status is AgentStatus.PENDING:
+            handle.queued = True  # it was waiting for a slot: it waits again, in its old place
+            self._admit_waiting(handle.parent)
+            return
         first = handle.first
         resume = first is None and handle.status is not AgentStatus.COMPLETED
+        if resume:  # it carries on now: it holds its slot before any queued sibling is admitted
+            self._set_status(handle, AgentStatus.RUNNING)
         name = f"agent {handle.agent_id}"
         self._tg.start_soon(self._agent_loop, handle, first, resume, name=name)
 
@@ -271,6 +304,9 @@ class RunRuntime:
                 max_cost_usd=spec.budgets.max_cost_usd,
                 cost_of=lambda usage: cost_of(usage, price),
                 shared=self._charge,
+                max_cost_growth=spec.budgets.max_cost_growth,
+                growth_baseline_turns=spec.budgets.cost_growth_baseline_turns,
+                projected=self.budget.projected,
             ),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
@@ -298,18 +334,27 @@ class RunRuntime:
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
         return self.budget.charge(usage, cost, tool_calls)
 
-    async def _journal_agent(self, spec: AgentSpec, task: str) -> None:
-        await self.store.create_agent(spec.journal_record(task, now=self.options.clock()))
+    async def _journal_agent(self, spec: AgentSpec, task: str, status: str | None = None) -> None:
+        record = spec.journal_record(task, now=self.options.clock())
+        if status is not None:
+            record = record.model_copy(update={"status": status})
+        await self.store.create_agent(record)
 
     # -- the life of an agent ---------------------------------------------------------------
 
     async def _agent_loop(
-        self, handle: AgentHandle, first: UserInput | None, resume: bool = False
+        self,
+        handle: AgentHandle,
+        first: UserInput | None,
+        resume: bool = False,
+        admitted: bool = False,
     ) -> None:
         try:
             with anyio.CancelScope() as scope:
                 handle.agent_scope = scope
                 if handle.closed:  # closed before this task got to run
+                    return
+                if admitted and not await self._begin_admitted(handle):
                     return
                 if first is not None or resume:
                     await self._turn(handle, first)
@@ -323,9 +368,43 @@ class RunRuntime:
                     attachments = skills.mentioned(text) if skills is not None else ()
                     message = UserInput(text=text, context=context, attachments=attachments)
                     await self._turn(handle, message)
+        except Exception as exc:  # the boundary of one agent's driver: a bug ends it, not the run
+            logger.exception("agent %s stopped on an internal error", handle.agent_id)
+            await self._crashed(handle, exc)
         finally:
             handle.ended.set()
             self._broadcast()
+
+    async def _begin_admitted(self, handle: AgentHandle) -> bool:
+        """Journal that a queued worker starts now; False if the run's budget forbids it."""
+        exhausted = self.budget.exhausted
+        if exhausted is not None:
+            finish = Finish(status=AgentStatus.BUDGET_EXCEEDED, error=f"never started: {exhausted}")
+            await self._record_end(handle, finish)
+            await self._finished(handle, finish)
+            return False
+        now = self.options.clock()
+        await self.store.update_agent(handle.agent_id, status="running", updated_at=now)
+        await self.note(handle.agent_id, "agent_started", started_note(handle.spec))
+        return True
+
+    async def _crashed(self, handle: AgentHandle, exc: Exception) -> None:
+        """Record an agent whose driver raised as failed and tell its parent, as any end is."""
+        finish = Finish(status=AgentStatus.FAILED, error=f"internal error: {describe_crash(exc)}")
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_TIMEOUT):
+            try:
+                await self._record_end(handle, finish)
+            except Exception:  # the journal may be what failed; the parent must hear of it anyway
+                logger.exception("could not journal the end of agent %s", handle.agent_id)
+            await self._finished(handle, finish)
+
+    async def _record_end(self, handle: AgentHandle, finish: Finish) -> None:
+        await self.store.update_agent(
+            handle.agent_id,
+            status=str(finish.status),
+            error=finish.error,
+            updated_at=self.options.clock(),
+        )
 
     async def _more_to_do(self, handle: AgentHandle) -> bool:
         while not handle.inbox:
@@ -355,6 +434,16 @@ class RunRuntime:
             return  # interrupted to take new input: still working, nothing to report
         handle.final_message = finish.message
         handle.error = finish.error
+        handle.ending = True
+        try:
+            await self._announce(handle, finish)
+        finally:
+            handle.ending = False
+        # After the note, so the journal never shows more workers running than the limit allows.
+        self._admit_waiting(handle.parent)
+
+    async def _announce(self, handle: AgentHandle, finish: Finish) -> None:
+        """Set the final status, tell the fan-out and the parent, and journal the end."""
         self._set_status(handle, finish.status)
         if handle.on_finish is not None:
             await handle.on_finish(handle, finish)
@@ -414,6 +503,8 @@ class RunRuntime:
         """Shut down `target` and every descendant; answer the status it had."""
         previous = target.status
         for agent in reversed(target.subtree()):
+            if agent.waiting_to_start:
+                agent.ended.set()  # its loop never started, so nothing else will say it ended
             agent.closed = True
             if agent.agent_scope is not None:
                 agent.agent_scope.cancel()
@@ -428,6 +519,7 @@ class RunRuntime:
                 agent.agent_id, status=CLOSED, updated_at=self.options.clock()
             )
         self._broadcast()
+        self._admit_waiting(target.parent)
         return previous
 
 

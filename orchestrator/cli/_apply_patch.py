@@ -1,7 +1,9 @@
 """`corral apply-patch`: apply a Codex-format patch from stdin to the current directory.
 
-It is the user's own command, so it runs with full access; it shares the whole code path of
-the agents' `apply_patch` tool, all-or-nothing included. Errors reach `_main`, which prints them.
+It is the user's own command, so it runs with full access, but like `git apply` it changes only
+paths below the current folder (resolved: `../x`, `/tmp/x` and symlinks leading out are refused)
+unless `--unsafe-paths` is given. It shares the whole code path of the agents' `apply_patch`
+tool, all-or-nothing included. Errors reach `_main`, which prints them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from typing import Any
 
 import anyio
 
-from corral.tools import PatchParseError, PermissionProfile, SandboxMode, apply_patch
+from corral.tools import (
+    PatchParseError,
+    PermissionDenied,
+    PermissionProfile,
+    SandboxMode,
+    apply_patch,
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -25,11 +33,15 @@ def add_parser(sub: Any) -> None:
             "from stdin to the current directory. Either every file changes or none does."
         ),
     )
+    p.add_argument(
+        "--unsafe-paths",
+        action="store_true",
+        help="also change paths outside the current directory (as `git apply --unsafe-paths`)",
+    )
     p.set_defaults(handler=run_apply_patch)
 
 
 async def run_apply_patch(args: argparse.Namespace) -> int:
-    del args
     raw = await anyio.to_thread.run_sync(sys.stdin.buffer.read)
     text = _decode(raw)
     if not text.strip():
@@ -39,7 +51,13 @@ async def run_apply_patch(args: argparse.Namespace) -> int:
         )
     cwd = await anyio.to_thread.run_sync(Path.cwd)
     profile = PermissionProfile(sandbox=SandboxMode.FULL_ACCESS)
-    result = await apply_patch(text, cwd=cwd, profile=profile)
+    confine = None if args.unsafe_paths else cwd
+    try:
+        result = await apply_patch(text, cwd=cwd, profile=profile, confine=confine)
+    except PermissionDenied as exc:
+        raise PermissionDenied(
+            f"{exc}; nothing was changed (pass --unsafe-paths to change files outside it)"
+        ) from exc
     print(result.summary())
     return 0
 

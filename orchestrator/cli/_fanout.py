@@ -112,7 +112,12 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
     setup = RunSetup(hooks=hooks, services=approval_services())
     outcome = await console.cancellable(
         lambda: resume_fanout(
-            config, run_id, setup=setup, base_url=args.base_url, on_start=console.started
+            config,
+            run_id,
+            setup=setup,
+            base_url=args.base_url,
+            on_start=console.started,
+            retry_failed=args.retry_failed,
         )
     )
     return console.report(outcome)
@@ -161,6 +166,12 @@ class Console:
             sys.stdout.flush()
         where = f"; results in {outcome.out}" if outcome.out is not None else ""
         print(f"corral {self.command}: {outcome.summary_line()}{where}", file=sys.stderr)
+        if not outcome.ok:
+            print(
+                f"corral {self.command}: run the failed items again with "
+                f"`corral resume {outcome.run_id} --retry-failed`",
+                file=sys.stderr,
+            )
         return 0 if outcome.ok else 1
 
 

@@ -39,6 +39,7 @@ _MODULES = {
     "trace": "_trace",
     "runs": "_status",
     "export": "_status",
+    "doctor": "_doctor",
     "model-server": "_model_server",
     "apply-patch": "_apply_patch",
     "mcp": "_mcp",

@@ -40,6 +40,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--log", type=Path, metavar="FILE", help="write each request as a JSON line")
     p.add_argument("--latency-ms", type=int, default=0, help="delay before the first byte")
     p.add_argument("--max-concurrency", type=int, metavar="N", help="queue requests beyond N")
+    p.add_argument(
+        "--rpm", type=int, metavar="N", help="answer N requests per minute; 429 past that"
+    )
+    p.add_argument("--tpm", type=int, metavar="N", help="answer N tokens per minute; 429 past that")
     _add_fault_flags(p)
     p.add_argument(
         "--record", type=Path, metavar="FILE", help="record a cassette (needs --upstream)"
@@ -77,6 +81,8 @@ def options_from_args(args: argparse.Namespace) -> ModelServerOptions:
         record_path=args.record,
         upstream=args.upstream,
         replay_path=args.replay,
+        rpm=args.rpm,
+        tpm=args.tpm,
     )
 
 

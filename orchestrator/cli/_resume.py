@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from corral.agents import RunnerHooks, load_config
+from corral.tools import InvalidInput
 
 from .._executor import refuse_remote
 from .._single import RunSetup, resume_single
@@ -39,6 +40,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--cd", type=Path, help="with MESSAGE: continue in this directory")
     parser.add_argument("--base-url", help="reach the model at another endpoint than before")
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="fan-outs: run the failed items again with fresh agents (done items are kept)",
+    )
     parser.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE")
     add_executor_flags(parser)
     parser.set_defaults(handler=run)
@@ -50,6 +56,11 @@ async def run(args: argparse.Namespace) -> int:
     fanout_run = await find_fanout_run(config, args.target)
     if fanout_run is not None:
         return await _fanout.resume(args, config, fanout_run)
+    if args.retry_failed:
+        raise InvalidInput(
+            f"{args.target} is not a fan-out run: only fan-outs have failed items to run again; "
+            "drop --retry-failed"
+        )
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     cwd = resolve_cwd(args.cd) if args.cd is not None else None
     outcome = await resume_single(

@@ -1,15 +1,20 @@
-"""`corral status RUN`, `corral runs` and `corral export RUN`: reading the journal."""
+"""`corral status RUN`, `corral runs` and `corral export RUN`: reading the journal.
+
+They open it read-only and never write to it, so a journal on read-only media can be inspected.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from corral.agents import export_jsonl, load_config, open_sqlite_store
+from corral.agents import UnknownRun, export_jsonl, load_config, open_sqlite_store
+from corral.agents._store import SQLiteStore
 
 from .._inspect import RunStatus, read_status, run_summary
 from .._single import journal_path
@@ -34,8 +39,15 @@ def _journal() -> Path:
     return journal_path(load_config(cwd=Path.cwd()).config)
 
 
+def open_journal_of(run_id: str, journal: Path) -> AbstractAsyncContextManager[SQLiteStore]:
+    """The journal, opened read-only to read run `run_id`; with no journal, no such run."""
+    if not journal.exists():
+        raise UnknownRun(run_id, str(journal))
+    return open_sqlite_store(journal, read_only=True)
+
+
 async def show_status(args: argparse.Namespace) -> int:
-    async with open_sqlite_store(_journal()) as store:
+    async with open_journal_of(args.run_id, _journal()) as store:
         status = await read_status(store, args.run_id)
     if args.json:
         print(json.dumps(status.to_json(), ensure_ascii=False))
@@ -45,8 +57,12 @@ async def show_status(args: argparse.Namespace) -> int:
 
 
 async def list_runs(args: argparse.Namespace) -> int:
-    async with open_sqlite_store(_journal()) as store:
-        runs = await store.list_runs(status=args.status)
+    journal = _journal()
+    if not journal.exists():  # nothing has run here yet; reading must not create the file
+        runs = []
+    else:
+        async with open_sqlite_store(journal, read_only=True) as store:
+            runs = await store.list_runs(status=args.status)
     if args.json:
         print(json.dumps([run_summary(r) for r in runs]))
         return 0
@@ -58,7 +74,7 @@ async def list_runs(args: argparse.Namespace) -> int:
 
 
 async def export_run(args: argparse.Namespace) -> int:
-    async with open_sqlite_store(_journal()) as store:
+    async with open_journal_of(args.run_id, _journal()) as store:
         if args.out is None:
             await export_jsonl(store, args.run_id, sys.stdout)
             return 0
@@ -75,6 +91,7 @@ def format_status(status: RunStatus) -> str:
         f"tokens: {totals['input_tokens']} in ({totals['cached_input_tokens']} cached), "
         f"{totals['output_tokens']} out; cost ${totals['cost_usd']:.4f}",
     ]
+    lines.extend(_lease_lines(status))
     if status.agents:
         lines.append("agents:")
         depth = {a.agent_id: a.depth for a in status.agents}
@@ -93,6 +110,18 @@ def format_status(status: RunStatus) -> str:
             detail = item.error or ""
             lines.append(f"  #{item.index} {item.status} {item.agent_id or ''} {detail}".rstrip())
     return "\n".join(lines)
+
+
+def _lease_lines(status: RunStatus) -> list[str]:
+    lines = [
+        f"taken over at {_when(lease.since)} by pid {lease.pid} on {lease.host} from "
+        f"{lease.taken_from}"
+        for lease in status.takeovers
+    ]
+    holder = status.holder
+    if holder is not None:
+        lines.append(f"carried on by {holder.describe()}")
+    return lines
 
 
 def _when(timestamp: float) -> str:

@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from corral.agents import Store, load_config, open_sqlite_store
+from corral.agents import Store, load_config
 from corral.observability import TURN_KIND, build_trace_tree, format_trace_tree
 
 from .._inspect import read_status
 from .._single import journal_path
-from ._status import format_status
+from ._status import format_status, open_journal_of
 
 
 def add_parser(sub: Any) -> None:
@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
 
 async def show_trace(args: argparse.Namespace) -> int:
     journal = journal_path(load_config(cwd=Path.cwd()).config)
-    async with open_sqlite_store(journal) as store:
+    async with open_journal_of(args.run_id, journal) as store:
         status = await read_status(store, args.run_id)
         turns = {a.agent_id: await _turns(store, a.agent_id) for a in status.agents}
     roots = build_trace_tree(status.agents, turns)

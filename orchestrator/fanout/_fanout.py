@@ -21,6 +21,7 @@ import anyio.to_thread
 from pydantic import ValidationError
 
 from corral.agents import (
+    AgentRecord,
     AgentSpec,
     CorralConfig,
     ItemRecord,
@@ -34,7 +35,7 @@ from .._run import price_for
 from .._single import RunSetup, journal_path, new_id, open_run
 from ._errors import FanoutInputError, NotAFanoutRun
 from ._items import FanoutItem
-from ._outcome import FINAL_STATUSES, FanoutOutcome, ItemOutcome, write_results
+from ._outcome import FAILED, FINAL_STATUSES, PENDING, FanoutOutcome, ItemOutcome, write_results
 from ._plan import (
     DEFAULT_MAX_RESULT_TRIES,
     FanoutPlan,
@@ -138,8 +139,12 @@ async def resume_fanout(
     setup: RunSetup,
     base_url: str | None = None,
     on_start: StartCallback | None = None,
+    retry_failed: bool = False,
 ) -> FanoutOutcome:
-    """Carry on fan-out run `run_id`: finished items are kept, the others carried to their end."""
+    """Carry on fan-out run `run_id`: finished items are kept, the others carried to their end.
+
+    With `retry_failed`, failed items run again too, each with a fresh agent; done ones are kept.
+    """
     env = _environ(setup)
     async with open_sqlite_store(journal_path(config)) as lookup:
         run = await lookup.get_run(run_id)
@@ -172,6 +177,7 @@ async def resume_fanout(
         base_url=base_url,
         begin=begin,
         on_start=on_start,
+        retry_failed=retry_failed,
     )
 
 
@@ -247,6 +253,7 @@ async def _carry_out(
     base_url: str | None,
     begin: _Begin,
     on_start: StartCallback | None,
+    retry_failed: bool = False,
 ) -> FanoutOutcome:
     schema = ResultSchema(settings.result_schema)
     book = SlotBook(schema, settings.max_result_tries)
@@ -254,6 +261,9 @@ async def _carry_out(
     async with open_run(config, run_id, replace(setup, tool_providers=providers)) as runtime:
         store = runtime.store
         records = await begin(store)
+        owners = item_owners(await store.list_agents(run_id))
+        if retry_failed:
+            records = retry_records(records, owners)
         if on_start is not None:
             left = sum(1 for r in records if r.status not in FINAL_STATUSES)
             on_start(run_id, len(records), left)
@@ -265,7 +275,7 @@ async def _carry_out(
             price=price_for(config.prices, prototype.model.model),
             env=env,
             base_url=base_url,
-            owners=item_owners(await store.list_agents(run_id)),
+            owners=owners,
             on_queue_wait=_queue_observer(),
         )
         try:
@@ -293,6 +303,19 @@ async def _outcome(store: Store, run_id: str, journal: Path, out: str | None) ->
     status = "done" if outcome.ok else "failed"
     await store.update_run(run_id, status=status, updated_at=time.time(), summary=outcome.totals())
     return outcome
+
+
+def retry_records(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> list[ItemRecord]:
+    """`records` with every failed item made pending again, and its old agent dropped from
+    `owners` so a fresh one starts. Only in memory: the journal keeps the item failed until its
+    new agent is journaled, so a crash in between leaves nothing half-reset."""
+    fresh: list[ItemRecord] = []
+    for record in records:
+        if record.status == FAILED:
+            owners.pop(record.index, None)
+            record = record.model_copy(update={"status": PENDING, "agent_id": None, "error": None})
+        fresh.append(record)
+    return fresh
 
 
 def _out_setting(out: Path | str | None) -> str | None:

@@ -12,7 +12,7 @@ import copy
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ExceptionHandler, Receive, Scope, Send
 
-from ._answer import build_answer
+from ._answer import BYTES_PER_TOKEN, build_answer
 from ._cassette import CassetteRecorder, CassetteReplayer
 from ._chat_wire import DONE_FRAME, chat_chunks, chat_completion, encode_chunk
 from ._errors import PolicyFailed
@@ -42,6 +42,7 @@ from ._reply import (
     sse_reply,
 )
 from ._responses_wire import encode_event, response_events, response_object
+from ._throttle import Throttle, Verdict
 
 DEFAULT_MODEL = "corral-scripted"
 
@@ -55,6 +56,7 @@ class ServerState:
     journal: RequestJournal
     faults: FaultPlanner
     limiter: anyio.CapacityLimiter | None
+    throttle: Throttle | None = None
     replayer: CassetteReplayer | None = None
     recorder: CassetteRecorder | None = None
 
@@ -103,10 +105,18 @@ class _ModelEndpoint:
             return
         state = self._state
         normalised = normalise_request(self._endpoint, body)
-        fault = state.faults.next_fault()
+        # A throttled request draws no fault: the seeded faults follow the admitted requests.
+        verdict = state.throttle.admit(len(raw) // BYTES_PER_TOKEN) if state.throttle else None
+        throttled = verdict is not None and not verdict.admitted
+        fault = None if throttled else state.faults.next_fault()
         headers = dict(request.headers.items())
-        record, canonical = state.journal.record(self._endpoint, body, normalised, fault, headers)
-        exchange = _Exchange(self._endpoint, body, raw, record, canonical, request)
+        record, canonical = state.journal.record(
+            self._endpoint, body, normalised, fault, headers, throttled=throttled
+        )
+        if verdict is not None and throttled:
+            await send_reply(send, _throttled(verdict))
+            return
+        exchange = _Exchange(self._endpoint, body, raw, record, canonical, request, verdict)
         gate = state.limiter if state.limiter is not None else contextlib.nullcontext()
         async with gate:
             with state.journal.answering():
@@ -132,7 +142,17 @@ class _ModelEndpoint:
         elif fault == "disconnect":
             await send_cut_reply(scope, receive, send, await self._produce(exchange))
         else:
-            await send_reply(send, await self._produce(exchange))
+            await send_reply(
+                send, self._with_limit_headers(await self._produce(exchange), exchange)
+            )
+
+    def _with_limit_headers(self, reply: Reply, exchange: _Exchange) -> Reply:
+        """`reply` with the rate-limit headers, its output tokens charged to the `--tpm` bucket."""
+        throttle, verdict = self._state.throttle, exchange.verdict
+        if throttle is None or verdict is None:
+            return reply
+        throttle.charge_output(exchange.output_tokens)
+        return replace(reply, headers=[*reply.headers, *verdict.headers])
 
     async def _produce(self, exchange: _Exchange) -> Reply:
         state = self._state
@@ -147,7 +167,7 @@ class _ModelEndpoint:
         return await _policy_reply(state.policy, exchange)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Exchange:
     endpoint: str
     body: dict[str, Any]
@@ -155,6 +175,8 @@ class _Exchange:
     record: dict[str, Any]
     canonical: bytes
     request: Request
+    verdict: Verdict | None = None
+    output_tokens: int = 0
 
     @property
     def streamed(self) -> bool:
@@ -173,6 +195,7 @@ async def _policy_reply(policy: Policy, exchange: _Exchange) -> Reply:
         )
     except PolicyFailed as exc:
         return error_reply(500, str(exc), "server_error", "policy_failed")
+    exchange.output_tokens = answer.usage.output_tokens
     body = exchange.body
     if exchange.endpoint == CHAT_COMPLETIONS and exchange.streamed:
         return sse_reply([*map(encode_chunk, chat_chunks(body, answer)), DONE_FRAME])
@@ -193,6 +216,14 @@ def _parse_body(raw: bytes) -> dict[str, Any] | Reply:
         message = f"the request body is a JSON {type(body).__name__}; send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
     return body
+
+
+def _throttled(verdict: Verdict) -> Reply:
+    message = (
+        f"rate limit reached for {verdict.limit} per minute (--rpm/--tpm); "
+        f"retry in {verdict.retry_after:.3g} s"
+    )
+    return error_reply(429, message, verdict.limit, "rate_limit_exceeded", verdict.headers)
 
 
 def _rate_limited(retry_after: float) -> Reply:

@@ -32,6 +32,7 @@ class RequestJournal:
         self._prefix_bytes = 0
         self._in_flight = 0
         self._max_in_flight = 0
+        self._throttled = 0
 
     def record(
         self,
@@ -40,11 +41,14 @@ class RequestJournal:
         normalised: dict[str, Any],
         fault: FaultKind | None,
         headers: dict[str, str],
+        *,
+        throttled: bool = False,
     ) -> tuple[dict[str, Any], bytes]:
         """Log one arriving request; returns its record and its canonical bytes.
 
-        Headers are kept (retry counts, idempotency keys are worth asserting on) with the
-        credential in `authorization` cut down to its scheme and last four characters.
+        `throttled`: refused with a 429 by the server's `--rpm`/`--tpm` limits. Headers are kept
+        (retry counts, idempotency keys are worth asserting on) with the credential in
+        `authorization` cut down to its scheme and last four characters.
         """
         canonical = canonical_bytes(normalised)
         record = {
@@ -55,6 +59,7 @@ class RequestJournal:
             "prompt_cache_key": normalised["prompt_cache_key"],
             "stream": bool(body.get("stream")),
             "fault": fault,
+            "throttled": throttled,
             "headers": _redacted(headers),
             "input_bytes": len(canonical),
             "prefix_bytes": self._prefix_for(normalised["prompt_cache_key"], canonical),
@@ -62,6 +67,7 @@ class RequestJournal:
             "normalised": normalised,
         }
         self._count(record, fault)
+        self._throttled += throttled
         self.records.append(record)
         if self._log is not None:
             # One short append per request; a thread hop would cost more and could reorder lines.
@@ -87,6 +93,7 @@ class RequestJournal:
             "in_flight": self._in_flight,
             "max_in_flight": self._max_in_flight,
             "faults": dict(self._faults),
+            "throttled": self._throttled,
         }
 
     def close(self) -> None:

@@ -54,6 +54,10 @@ class ModelServerOptions:
     record_path: Path | None = None
     upstream: str | None = None
     replay_path: Path | None = None
+    rpm: int | None = None
+    """Requests per minute the server answers; past it, 429 with Retry-After (None: no limit)."""
+    tpm: int | None = None
+    """Tokens per minute (input and output) the server answers; past it, 429 (None: no limit)."""
 
 
 def parse_fault_plan(text: str) -> tuple[str, ...]:
@@ -95,6 +99,11 @@ def _check_ranges(options: ModelServerOptions) -> None:
         )
     if options.retry_after < 0:
         raise ServerOptionsError(f"--retry-after must be 0 or more, not {options.retry_after}")
+    for flag, limit in (("--rpm", options.rpm), ("--tpm", options.tpm)):
+        if limit is not None and limit < 1:
+            raise ServerOptionsError(
+                f"{flag} must be at least 1, not {limit}; leave it out for no limit"
+            )
 
 
 def _check_faults(faults: FaultRates) -> None:

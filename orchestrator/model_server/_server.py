@@ -20,6 +20,7 @@ from ._connection import ClosableH11Protocol
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
 from ._options import ModelServerOptions, Policy, check_options
+from ._throttle import Throttle
 
 GRACEFUL_SHUTDOWN = 2
 _DEFAULTS = ModelServerOptions()
@@ -73,6 +74,8 @@ def _open_state(
     limiter = anyio.CapacityLimiter(options.max_concurrency) if options.max_concurrency else None
     faults = FaultPlanner(options.faults, options.seed, options.fault_plan)
     state = ServerState(options, policy, journal, faults, limiter)
+    if options.rpm is not None or options.tpm is not None:
+        state.throttle = Throttle(options.rpm, options.tpm)
     if options.replay_path is not None:
         state.replayer = CassetteReplayer(options.replay_path)
     if options.record_path is not None and options.upstream is not None:

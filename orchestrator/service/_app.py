@@ -27,7 +27,7 @@ from corral.tools import CorralError, InvalidInput
 from .._inspect import read_status
 from ._approval_routes import approval_routes
 from ._auth import BearerAuth
-from ._errors import QueueFull
+from ._errors import QueueFull, RunBusy
 from ._events import OPEN_STATUSES, EventLog
 from ._models import RUN_REQUEST
 from ._openapi import openapi_document
@@ -56,6 +56,7 @@ def build_app(manager: RunManager, token: str) -> Starlette:
         Route("/v1/runs/{run_id}/report", api.report),
         Route("/v1/runs/{run_id}/events", api.events),
         Route("/v1/runs/{run_id}/cancel", api.cancel, methods=["POST"]),
+        Route("/v1/runs/{run_id}/retry", api.retry, methods=["POST"]),
         *approval_routes(manager),
     ]
     return Starlette(routes=routes, middleware=[Middleware(BearerAuth, token=token)])
@@ -195,6 +196,22 @@ class _Api:
         entry = await self._manager.cancel(run_id)
         if entry is None:
             return _error(404, f"no run {run_id} is executing on this server")
+        status = await self._manager.status_of(entry)
+        return JSONResponse({"id": run_id, "status": status, "links": _links(run_id)}, 202)
+
+    async def retry(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        try:
+            entry = await self._manager.retry_failed(run_id)
+        except QueueFull as exc:
+            headers = {"Retry-After": str(exc.retry_after)}
+            return JSONResponse({"error": str(exc)}, status_code=429, headers=headers)
+        except RunBusy as exc:
+            return _error(409, str(exc))
+        except InvalidInput as exc:
+            return _error(422, str(exc))
+        if entry is None:
+            return _error(404, f"no run {run_id}")
         status = await self._manager.status_of(entry)
         return JSONResponse({"id": run_id, "status": status, "links": _links(run_id)}, 202)
 

@@ -6,7 +6,8 @@ CorralError (tools)
 │   ├── CannotListen          (orchestrator._uvicorn) the host or port cannot be used
 │   ├── RunRejected           a submitted run the API refused (422, 409, 413)
 │   │   ├── RequestRefused        it asked for more than [service] allows (422)
-│   │   └── IdempotencyConflict   its Idempotency-Key was used for another request (422)
+│   │   ├── IdempotencyConflict   its Idempotency-Key was used for another request (422)
+│   │   └── RunBusy               the run is still executing here (409)
 │   └── ApprovalRejected      an answer to an approval the API refused
 │       ├── UnknownApproval   no approval has that id (404)
 │       └── ApprovalClosed    it was already answered, or expired (409)
@@ -41,6 +42,10 @@ class RequestRefused(RunRejected):
 
 class IdempotencyConflict(RunRejected):
     """An `Idempotency-Key` came back with a different request than the one it was used for."""
+
+
+class RunBusy(RunRejected):
+    """The run is still executing on this server, so it cannot be started again yet."""
 
 
 class ApprovalRejected(InvalidInput):

@@ -76,6 +76,7 @@ def _paths(request: dict[str, Any]) -> dict[str, Any]:
         f"{run}/events": {"get": events},
         f"{run}/report": {"get": answer("a pipeline run's report (404 until it has one)")},
         f"{run}/cancel": {"post": {"responses": {"202": {"description": "cancelled"}}}},
+        f"{run}/retry": {"post": _retry()},
         f"{run}/approvals": {"get": answer("the run's approvals, filtered by ?state=")},
         "/v1/approvals/{approval_id}": {"post": _answer_approval()},
     }
@@ -96,6 +97,19 @@ _LAST_EVENT_ID = {
     "schema": {"type": "integer", "minimum": 0},
 }
 _STARTING_AFTER = {**_LAST_EVENT_ID, "name": "starting_after", "in": "query"}
+
+
+def _retry() -> dict[str, Any]:
+    return {
+        "description": "run a fan-out's failed items again with fresh agents, keeping the done",
+        "responses": {
+            "202": {"description": "accepted: {id, status, links}"},
+            "404": {"description": "no such run"},
+            "409": {"description": "the run is still executing"},
+            "422": {"description": "not a fan-out run"},
+            "429": {"description": "queue full; see Retry-After"},
+        },
+    }
 
 
 def _answer_approval() -> dict[str, Any]:

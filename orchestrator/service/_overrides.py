@@ -29,12 +29,13 @@ BELOW: Final = "**"
 
 _SAFE_KEYS = """
 model model_provider_api request_max_retries stream_max_retries stream_idle_timeout_ms
+request_retry_deadline_sec request_backoff_initial_ms
 model_context_window model_auto_compact_token_limit tool_output_token_limit
 personality base_instructions developer_instructions user_instructions
 project_doc_max_bytes project_doc_fallback_filenames
 tool_search_threshold skills.enabled
 shell.default_timeout_ms shell.max_timeout_ms shell.output_max_tokens shell.approval_timeout_sec
-agents.max_depth agents.max_threads agents.fanout_concurrency
+agents.max_depth agents.max_threads agents.max_queued_spawns agents.fanout_concurrency
 agents.roles.*.description agents.roles.*.instructions agents.roles.*.model
 budgets.** prices.** rate_limits.** compaction.**
 """

@@ -66,6 +66,12 @@ class ServicePolicy:
             no_roots_because=because,
         )
 
+    @classmethod
+    def of_server(cls, env: Mapping[str, str]) -> ServicePolicy:
+        """The policy of a server started here, from its config (blocking: it reads files)."""
+        workdir = Path.cwd()
+        return cls.from_config(load_config(cwd=workdir, env=env).config, workdir)
+
     def check_folder(self, path: Path, field: str) -> Path:
         """`path` resolved, if a run may work there; `RequestRefused` naming the rule if not."""
         try:

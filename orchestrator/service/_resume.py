@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from corral.agents import CorralConfig, Store
+from corral.agents import CorralConfig, ItemRecord, RunRecord, Store
 
 from .._single import NotResumable, RunSetup, resume_single
+from ..fanout import FanoutSettings
 from ..supervisor import collab_tool_providers
+from ._models import FanoutRequest
 
 
 async def resume_run(run_id: str, *, config: CorralConfig, setup: RunSetup, store: Store) -> None:
@@ -28,3 +30,21 @@ async def resume_run(run_id: str, *, config: CorralConfig, setup: RunSetup, stor
     # Any run may hold workers; a tool is only built for agents whose spec names it.
     setup = replace(setup, tool_providers=collab_tool_providers())
     await resume_single(config, run_id, setup=setup)
+
+
+def journaled_fanout(record: RunRecord, items: list[ItemRecord]) -> FanoutRequest:
+    """The request a journaled fan-out was started with, rebuilt from its settings and items,
+    so a retry of its failed items runs with the same folder, template and schema."""
+    settings = FanoutSettings.model_validate(record.config)
+    return FanoutRequest.model_validate(
+        {
+            "kind": "fanout",
+            "items": [item.input for item in items],
+            "template": settings.template,
+            "schema": settings.result_schema,
+            "cd": settings.cwd,
+            "concurrency": settings.concurrency,
+            "max_result_tries": settings.max_result_tries,
+            "run_id": record.run_id,
+        }
+    )

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -23,28 +24,22 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from corral.agents import CorralConfig, RunnerHooks, Store, load_config
+from corral.agents import CorralConfig, RunnerHooks, Store
 from corral.tools import CorralError
 
 from .._executor import Executor
 from .._executor_settings import ApprovalRefused, UnknownRunApproval
 from .._single import RunSetup, new_id
-from ..fanout import plan_fanout
+from ..fanout import FANOUT, plan_fanout, resume_fanout
 from ._approvals import ApprovalBoard
-from ._errors import (
-    ApprovalClosed,
-    IdempotencyConflict,
-    QueueFull,
-    RunRejected,
-    UnknownApproval,
-)
+from ._errors import ApprovalClosed, QueueFull, RunBusy, RunRejected, UnknownApproval
 from ._events import EventLog
 from ._execute import ServiceRequest, execute
 from ._models import RUN_REQUEST, ExecRequest, FanoutRequest, request_fingerprint
 from ._pipelines import check_pipeline, server_path
 from ._policy import ServicePolicy, resolve_run_config
-from ._resume import resume_run
-from ._submissions import Submission, SubmissionBook
+from ._resume import journaled_fanout, resume_run
+from ._submissions import MAX_KEY_LENGTH, Submission, SubmissionBook, same_request
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +52,6 @@ INTERRUPTED = "interrupted"
 CARRIED_ON_BY_ID = frozenset({"fanout", "review", "triage"})
 """Kinds that, started again under a journaled run's id with the same inputs, carry it on."""
 OnRestart = Literal["resume", "interrupt"]
-MAX_KEY_LENGTH = 255
 
 
 @dataclass(frozen=True)
@@ -90,6 +84,8 @@ class RunEntry:
     finished: bool = False
     resumed: bool = False
     """Carried on from the journal after a restart, rather than started afresh."""
+    retry_failed: bool = False
+    """A finished fan-out whose failed items run again (`POST /v1/runs/{id}/retry`)."""
     done: anyio.Event = field(default_factory=anyio.Event)
     """Set once the run's work has ended, however it ended."""
 
@@ -136,7 +132,7 @@ class RunManager:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         if self.policy is None:
-            self.policy = await anyio.to_thread.run_sync(_server_policy, self._env)
+            self.policy = await anyio.to_thread.run_sync(ServicePolicy.of_server, self._env)
         async with anyio.create_task_group() as tg:
             self._tg = tg
             await self._recover(tg)
@@ -164,24 +160,39 @@ class RunManager:
         if key is not None and len(key) > MAX_KEY_LENGTH:
             raise RunRejected(f"the Idempotency-Key is over {MAX_KEY_LENGTH} characters")
         if key is not None and (earlier := await self._earlier(key)) is not None:
-            return _same_request(key, *earlier, fingerprint)  # a replay takes no queue slot
-        self._admit()  # checks and takes the slot with no await in between
-        self._preparing += 1
-        holding = True
-        try:
+            return same_request(key, *earlier, fingerprint)  # a replay takes no queue slot
+        with self._queue_slot() as hand_over:
             entry = await self._prepare(request)
             if key is not None and key in self._keys:  # the same key arrived while we prepared
-                return _same_request(key, *self._keys[key], fingerprint)
+                return same_request(key, *self._keys[key], fingerprint)
             if self._tg is None:
                 raise RunRejected("the server is shutting down; submit the run again later")
-            self._runs[entry.run_id] = entry  # from here the entry itself holds the slot
-            self._preparing, holding = self._preparing - 1, False
+            self._runs[entry.run_id] = entry
+            hand_over()
             await self._register(entry, key, fingerprint)
             self._tg.start_soon(self._execute, entry, name=f"run {entry.run_id}")
-        finally:
-            if holding:
-                self._preparing -= 1
         return entry.run_id
+
+    @contextmanager
+    def _queue_slot(self) -> Iterator[Callable[[], None]]:
+        """Admit a run and hold its place in the queue while it is prepared; call the function
+        it gives once the run's entry is registered, which holds the place from then on.
+
+        Entered with no await between the check and the hold, so concurrent submissions
+        cannot all pass one check (`QueueFull` when the queue is full)."""
+        self._admit()
+        self._preparing += 1
+        held = True
+
+        def hand_over() -> None:
+            nonlocal held
+            if held:
+                self._preparing, held = self._preparing - 1, False
+
+        try:
+            yield hand_over
+        finally:
+            hand_over()
 
     async def _earlier(self, key: str) -> tuple[str, str | None] | None:
         """The run `key` was first used for, with that request's fingerprint, if any."""
@@ -267,6 +278,30 @@ class RunManager:
             entry.scope.cancel()
             return entry
         self._tg.start_soon(_stop_waiting, entry, name=f"cancel {run_id}")
+        return entry
+
+    async def retry_failed(self, run_id: str) -> RunEntry | None:
+        """Run a journaled fan-out's failed items again with fresh agents, keeping the done ones
+        (`corral resume RUN --retry-failed`); None if the journal has no such run."""
+        current = self._runs.get(run_id)
+        if current is not None and not current.finished:
+            raise RunBusy(f"run {run_id} is still executing on this server; retry it once it ends")
+        record = await self.store.get_run(run_id)
+        if record is None:
+            return None
+        if record.kind != FANOUT:
+            raise RunRejected(
+                f"run {run_id} is a {record.kind} run: only fan-outs have failed items to run again"
+            )
+        with self._queue_slot() as hand_over:
+            request = journaled_fanout(record, await self.store.items(run_id))
+            config, cwd = await anyio.to_thread.run_sync(self._resolve, request)
+            if self._tg is None:
+                raise RunRejected("the server is shutting down; retry the run later")
+            entry = RunEntry(run_id, request, config, cwd, resumed=True, retry_failed=True)
+            self._runs[run_id] = entry
+            hand_over()
+            self._tg.start_soon(self._execute, entry, name=f"retry {run_id}")
         return entry
 
     async def list_approvals(self, run_id: str) -> list[dict[str, Any]]:
@@ -376,6 +411,9 @@ class RunManager:
         # the journal holds and rebuilds its report, and a remote run joins its workflow, which
         # outlived the server. An exec run is resumed by replay; a refactor is refused.
         carried_by_id = self.remote or entry.request.kind in CARRIED_ON_BY_ID
+        if entry.retry_failed:
+            await resume_fanout(entry.config, entry.run_id, setup=setup, retry_failed=True)
+            return
         if entry.resumed and not carried_by_id:
             await resume_run(entry.run_id, config=entry.config, setup=setup, store=self.store)
             return
@@ -440,21 +478,6 @@ def _submission(entry: RunEntry, key: str | None, fingerprint: str) -> Submissio
     request = entry.request.model_copy(update={"cd": str(entry.cwd)})
     stored = request.model_dump(mode="json", by_alias=True, exclude_none=True)
     return Submission(entry.run_id, key, stored, entry.created_at, fingerprint)
-
-
-def _same_request(key: str, run_id: str, first: str | None, now: str) -> str:
-    """`run_id` if the request is the one `key` was first used with (IETF idempotency draft)."""
-    if first is not None and first != now:  # None: kept before requests were hashed
-        raise IdempotencyConflict(
-            f"Idempotency-Key {key!r} was used for a different request (run {run_id}); send "
-            "that same request to get its run, or use a new key for a new one"
-        )
-    return run_id
-
-
-def _server_policy(env: Mapping[str, str]) -> ServicePolicy:
-    workdir = Path.cwd()
-    return ServicePolicy.from_config(load_config(cwd=workdir, env=env).config, workdir)
 
 
 def _describe(exc: Exception) -> str:

@@ -23,10 +23,14 @@ import anyio
 
 from corral.tools import OperationFailed
 
+from ._errors import IdempotencyConflict
+
 T = TypeVar("T")
 
 BOOK_NAME: Final = "service.sqlite"
 BUSY_TIMEOUT_MS: Final = 10_000
+MAX_KEY_LENGTH: Final = 255
+"""The longest `Idempotency-Key` taken."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -115,6 +119,17 @@ class SubmissionBook:
 
         async with self._lock:
             return await anyio.to_thread.run_sync(guarded)
+
+
+def same_request(key: str, run_id: str, first: str | None, now: str) -> str:
+    """`run_id` if the request is the one `key` was first used with (IETF idempotency draft);
+    `IdempotencyConflict` if it is another. `first` and `now` are `request_fingerprint`s."""
+    if first is not None and first != now:  # None: kept before requests were hashed
+        raise IdempotencyConflict(
+            f"Idempotency-Key {key!r} was used for a different request (run {run_id}); send "
+            "that same request to get its run, or use a new key for a new one"
+        )
+    return run_id
 
 
 def _submission(row: tuple[Any, ...]) -> Submission:

@@ -23,10 +23,11 @@ TASK_PREVIEW_CHARS = 200
 def spawn_description(limits: AgentsConfig) -> str:
     return (
         "Start a worker agent on a task of its own; it runs alongside you and answers "
-        '{"agent_id", "nickname"} at once. Delegate only work that is independent of what you '
-        "do next: plan the critical path yourself and hand out the side tasks. The worker sees "
-        "none of your conversation, so `message` must be self-contained: the goal, the files it "
-        "owns, what it may read, the checks to run, and what its final answer must contain.\n"
+        '{"agent_id", "nickname", "status", "capacity"} at once. Delegate only work that is '
+        "independent of what you do next: plan the critical path yourself and hand out the "
+        "side tasks. The worker sees none of your conversation, so `message` must be "
+        "self-contained: the goal, the files it owns, what it may read, the checks to run, "
+        "and what its final answer must contain.\n"
         "Give every worker a disjoint `write_set` (files or folders, relative to your working "
         "directory) so no two agents edit the same file; it must lie inside your own writable "
         "roots. `sandbox` may only narrow your own mode (read-only, workspace-write, "
@@ -35,10 +36,23 @@ def spawn_description(limits: AgentsConfig) -> str:
         "nothing), refactorer (applies one change to the files it is given), triager "
         "(classifies an issue), supervisor (splits work among workers of its own). `model` "
         "defaults to yours.\n"
-        f"Limits: at most {limits.max_threads} of your workers run at once (wait for one or "
-        f"close one to start another), and agents nest at most {limits.max_depth} level(s) "
-        "below the root. When a worker finishes you get a <subagent_notification> with its "
-        "status and final message; do not redo work you delegated."
+        f"Limits: at most {limits.max_threads} of your workers run at once; {_queue(limits)} "
+        f"Agents nest at most {limits.max_depth} level(s) below the root. When a worker "
+        "finishes you get a <subagent_notification> with its status and final message; do not "
+        "redo work you delegated."
+    )
+
+
+def _queue(limits: AgentsConfig) -> str:
+    # The Temporal executor builds these tools from its wire limits, which have no queue: its
+    # supervisors are refused at the thread limit, and must be told so.
+    waiting = getattr(limits, "max_queued_spawns", 0)
+    if not waiting:
+        return "wait for one or close one to start another."
+    return (
+        f'a spawn past that waits in a queue (status "queued", up to {waiting} waiting) and '
+        "starts by itself, in order, when one of your workers finishes or is closed; "
+        '`capacity` says how many of yours are {"running", "queued"} and the "limit".'
     )
 
 
@@ -74,5 +88,6 @@ def close_description() -> str:
 def list_description() -> str:
     return (
         "List every agent you started, directly or through your workers: agent id, nickname, "
-        "role, status, depth, parent and the start of its task."
+        "role, status (queued until a slot frees), depth, parent and the start of its task; "
+        "and your `capacity`: how many of your workers run, how many wait, and the limit."
     )

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from corral.agents import ROLES, AgentSpec, ModelSettings, resolve_base_instructions
 from corral.tools import SandboxMode, core_tool_names
 
-from .._run import AgentHandle, Peer, RunRuntime, SpawnRefused, render_subagent_context
+from .._run import (
+    AgentHandle,
+    Peer,
+    RunRuntime,
+    SpawnRefused,
+    queue_refusal,
+    render_subagent_context,
+)
 from .._single import new_id
 from ._catalog import COLLAB_TOOL_NAMES
 from ._profile import child_profile, write_set_of
@@ -33,7 +40,8 @@ class SpawnRequest:
 async def spawn_child(
     runtime: RunRuntime, parent: AgentHandle, request: SpawnRequest
 ) -> AgentHandle:
-    """Start a worker of `parent` on `request.message`; raises `SpawnRefused` with the reason."""
+    """Start a worker of `parent` on `request.message`, or queue it while `parent` has
+    `agents.max_threads` running; raises `SpawnRefused` with the reason."""
     check_limits(runtime, parent)
     spec = child_spec(runtime, parent, request)
     context = render_subagent_context(
@@ -42,23 +50,23 @@ async def spawn_child(
         task=request.message,
         siblings=[peer_of(c.spec) for c in parent.children if not c.closed],
     )
-    return await runtime.start(spec, request.message, parent=parent, subagent_context=context)
+    queued = not runtime.capacity(parent).has_room
+    return await runtime.start(
+        spec, request.message, parent=parent, subagent_context=context, queued=queued
+    )
 
 
 def check_limits(runtime: RunRuntime, parent: AgentHandle) -> None:
-    """Refuse when the child would nest too deep, too many run, or the run budget is spent."""
+    """Refuse when the child would nest too deep, could neither start nor wait in the queue,
+    or the run budget is spent."""
     limits = runtime.config.agents
     if parent.depth + 1 > limits.max_depth:
         raise SpawnRefused(
             f"depth limit reached (agents.max_depth = {limits.max_depth}): do this task yourself"
         )
-    live = sum(1 for child in parent.children if child.running)
-    if live >= limits.max_threads:
-        raise SpawnRefused(
-            f"thread limit reached (agents.max_threads = {limits.max_threads}): {live} of your "
-            "workers are still running; wait for one with wait_agent or close one with "
-            "close_agent before spawning another"
-        )
+    full = queue_refusal(runtime.capacity(parent), limits)
+    if full is not None:
+        raise SpawnRefused(full)
     exhausted = runtime.budget.exhausted
     if exhausted is not None:
         raise SpawnRefused(f"no more workers can start: {exhausted}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from corral.agents import AgentStatus
+
 from .._run import AgentHandle, RunRuntime
 from ._catalog import TASK_PREVIEW_CHARS
 from ._errors import CollabError, UnknownTarget
@@ -40,7 +42,12 @@ def find_descendants(caller: AgentHandle, targets: Sequence[str]) -> list[AgentH
 
 
 def status_label(agent: AgentHandle) -> str:
-    return "closed" if agent.closed else str(agent.status)
+    if agent.closed:
+        return "closed"
+    if agent.waiting_to_start:
+        return "queued"
+    # Started, its first turn not yet begun: to its parent it is running already.
+    return str(AgentStatus.RUNNING if agent.status is AgentStatus.PENDING else agent.status)
 
 
 def describe_status(agent: AgentHandle) -> dict[str, Any]:

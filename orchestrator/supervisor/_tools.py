@@ -32,7 +32,14 @@ from ._catalog import (
 )
 from ._errors import CollabError
 from ._spawn import SpawnRequest, spawn_child
-from ._targets import caller_of, describe_agent, describe_status, find_descendant, find_descendants
+from ._targets import (
+    caller_of,
+    describe_agent,
+    describe_status,
+    find_descendant,
+    find_descendants,
+    status_label,
+)
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 Role = Literal["general", "supervisor", "reviewer", "refactorer", "triager"]
@@ -94,8 +101,16 @@ def spawn_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[SpawnAgentArgs]
             sandbox=args.sandbox,
             write_set=tuple(args.write_set or ()),
         )
-        child = await spawn_child(runtime, caller_of(runtime, agent_id), request)
-        return _json({"agent_id": child.agent_id, "nickname": child.nickname})
+        parent = caller_of(runtime, agent_id)
+        child = await spawn_child(runtime, parent, request)
+        return _json(
+            {
+                "agent_id": child.agent_id,
+                "nickname": child.nickname,
+                "status": status_label(child),
+                "capacity": runtime.capacity(parent).as_json(),
+            }
+        )
 
     description = spawn_description(runtime.config.agents)
     return _tool(SPAWN_AGENT, description, SpawnAgentArgs, spawn, mutating=True)
@@ -130,7 +145,9 @@ def wait_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[WaitAgentArgs]:
 def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]:
     async def close(args: CloseAgentArgs, ctx: ToolContext) -> ToolOutput:
         target = find_descendant(caller_of(runtime, agent_id), args.target)
-        previous = "closed" if target.closed else str(await runtime.close(target))
+        previous = status_label(target)
+        if not target.closed:
+            await runtime.close(target)
         return _json({"previous_status": previous})
 
     return _tool(CLOSE_AGENT, close_description(), CloseAgentArgs, close, mutating=True)
@@ -139,7 +156,8 @@ def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]
 def list_agents_tool(runtime: RunRuntime, agent_id: str) -> Tool[ListAgentsArgs]:
     async def list_agents(args: ListAgentsArgs, ctx: ToolContext) -> ToolOutput:
         caller = caller_of(runtime, agent_id)
-        return _json({"agents": [describe_agent(a) for a in caller.subtree()[1:]]})
+        agents = [describe_agent(a) for a in caller.subtree()[1:]]
+        return _json({"agents": agents, "capacity": runtime.capacity(caller).as_json()})
 
     return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents)
 

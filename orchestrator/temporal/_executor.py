@@ -50,11 +50,16 @@ class TemporalOutcome:
     placements: tuple[ItemResult, ...]
 
 
+TEMPORAL_MODEL_ATTEMPTS = 5
+
+
 def policy_from_config(config: CorralConfig) -> ActivityPolicy:
     """Activity retries and timeouts from corral's settings."""
     idle = config.stream_idle_timeout_ms / 1000
     return ActivityPolicy(
-        model_attempts=config.request_max_retries + 1,
+        # The model client inside the activity retries until its own deadline; the activity's
+        # attempts only cover a worker lost mid-call.
+        model_attempts=config.request_attempts or TEMPORAL_MODEL_ATTEMPTS,
         model_timeout_s=max(600.0, idle * (config.stream_max_retries + 1)),
     )
 

@@ -92,6 +92,16 @@ WIDENING: dict[str, tuple[str, str, Getter]] = {
     ),
     "approval": ('approval_policy = "on-request"', "approval_policy", lambda c: c.approval_policy),
     "network": ("network_access = true", "network_access", lambda c: c.network_access),
+    "raised-budget": (
+        "[budgets]\nmax_cost_usd = 1000.0",
+        "budgets",
+        lambda c: c.budgets.max_cost_usd,
+    ),
+    "zero-prices": (
+        '[prices."gpt-5.4"]\ninput_per_mtok = 0.0\noutput_per_mtok = 0.0',
+        "prices",
+        lambda c: c.prices.get("gpt-5.4"),
+    ),
     "writable-roots": ('writable_roots = ["/"]', "writable_roots", lambda c: c.writable_roots),
     "codex-writable-roots": (
         '[sandbox_workspace_write]\nwritable_roots = ["/etc"]',
@@ -216,7 +226,7 @@ def test_a_path_key_reaching_out_of_an_untrusted_project_is_ignored(
 SAFE: dict[str, tuple[str, Getter, Any]] = {
     "model": ('model = "m-proj"', lambda c: c.model, "m-proj"),
     "shell": ("[shell]\noutput_max_tokens = 77", lambda c: c.shell.output_max_tokens, 77),
-    "budgets": ("[budgets]\nmax_turns = 3", lambda c: c.budgets.max_turns, 3),
+    "compaction": ("[compaction]\nmax_concurrent = 3", lambda c: c.compaction.max_concurrent, 3),
     "agents": ("[agents]\nmax_depth = 2", lambda c: c.agents.max_depth, 2),
     "role-model": (
         '[agents.roles.doc]\nmodel = "m-doc"\ndescription = "writes docs"',

@@ -22,6 +22,7 @@ from corral.agents import (
     BudgetConfig,
     CorralConfig,
     MemoryStore,
+    RunnerHooks,
     RunRecord,
 )
 from corral.orchestrator._run import (
@@ -113,7 +114,11 @@ async def open_supervised_run(
     agents: AgentsConfig = DEFAULT_AGENTS,
     budgets: BudgetConfig = NO_BUDGETS,
     sandbox: SandboxMode = SandboxMode.WORKSPACE_WRITE,
+    hooks: RunnerHooks | None = None,
+    clients: ClientPool | None = None,
+    store: MemoryStore | None = None,
 ) -> AsyncIterator[tuple[RunRuntime, RunningModelServer]]:
+    """A supervised run against `policy`; with `store`, a run already journaled there."""
     async with serve_model_server(policy) as server:
         config = CorralConfig(
             base_url=server.base_url,
@@ -122,18 +127,25 @@ async def open_supervised_run(
             budgets=budgets,
             sandbox_mode=sandbox,
         )
-        store = MemoryStore()
-        await store.create_run(
-            RunRecord(
-                run_id=RUN_ID, kind="exec", status="running", created_at=0, updated_at=0, config={}
+        if store is None:
+            store = MemoryStore()
+            await store.create_run(
+                RunRecord(
+                    run_id=RUN_ID,
+                    kind="exec",
+                    status="running",
+                    created_at=0,
+                    updated_at=0,
+                    config={},
+                )
             )
-        )
-        clients = ClientPool()
+        clients = clients or ClientPool()
         options = RuntimeOptions(
             config=config,
             store=store,
             run_id=RUN_ID,
             clients=clients,
+            hooks=hooks or RunnerHooks(),
             tool_providers=collab_tool_providers(),
         )
         try:
@@ -376,15 +388,22 @@ class TwoAtOnce:
         return "one worker is enough"
 
 
-async def test_a_spawn_past_max_threads_is_refused_naming_the_limit(workspace: Path) -> None:
+async def test_a_spawn_past_max_threads_and_a_full_queue_is_refused_naming_both_limits(
+    workspace: Path,
+) -> None:
     script = TwoAtOnce()
-    agents = AgentsConfig(max_threads=1)
+    agents = AgentsConfig(max_threads=1, max_queued_spawns=0)
     async with open_supervised_run(script, workspace, agents=agents) as (runtime, _):
         root = await run_to_end(runtime, workspace, "start two")
     assert len(root.children) == 1
-    assert set(json.loads(script.answers["spawn-a"])) == {"agent_id", "nickname"}
+    assert json.loads(script.answers["spawn-a"])["capacity"] == {
+        "running": 1,
+        "queued": 0,
+        "limit": 1,
+    }
     refusal = script.answers["spawn-b"]
     assert "thread limit reached (agents.max_threads = 1)" in refusal
+    assert "the spawn queue is full (agents.max_queued_spawns = 0)" in refusal
     assert "wait for one with wait_agent or close one with close_agent" in refusal
 
 

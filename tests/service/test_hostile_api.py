@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from corral.agents import RunRecord, open_sqlite_store
+from corral.agents import ItemRecord, RunRecord, open_sqlite_store
 from corral.orchestrator.cli import main
 from corral.orchestrator.service import ServiceLimits
 from tests._journal import agent_record
@@ -254,6 +254,42 @@ async def test_a_run_another_process_executes_streams_live_and_then_answers_204(
     assert len(seen) == 3 and seen[-1] == "event: end"
     assert '"n":2' in seen[1]
     assert after_end.status_code == 204
+
+
+@pytest.mark.parametrize("folder", ["/", "~", "home"])
+async def test_a_retry_cannot_run_a_journaled_fanout_outside_the_allowed_roots(
+    tmp_path: Path, folder: str
+) -> None:
+    run_id = "from-the-cli"
+    cwd = str(tmp_path / folder) if folder == "home" else folder
+    settings = {
+        "template": "Item {n}",
+        "result_schema": {"type": "object"},
+        "concurrency": 1,
+        "max_result_tries": 1,
+        "cwd": cwd,
+        "sandbox": "workspace-write",
+        "worker": {},
+    }
+    async with (
+        open_service(tmp_path, reporter) as service,
+        open_sqlite_store(service.home / "journal.sqlite") as writer,
+    ):
+        await writer.create_run(
+            RunRecord(
+                run_id=run_id,
+                kind="fanout",
+                status="failed",
+                created_at=0,
+                updated_at=0,
+                config=settings,
+            )
+        )
+        await writer.put_items(run_id, [ItemRecord(run_id=run_id, index=0, input={"n": 1})])
+        answer = await service.http.post(f"/v1/runs/{run_id}/retry")
+    rule = "inside corral's home" if folder == "home" else "is not in [service] allowed_roots"
+    assert answer.status_code == 422
+    assert answer.json()["error"].startswith("cd ") and rule in answer.json()["error"]
 
 
 @pytest.mark.parametrize("host", ["::", "0.0.0.0", "192.0.2.10"])

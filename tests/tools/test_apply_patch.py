@@ -204,6 +204,23 @@ def test_patch_that_fails_on_second_file_leaves_first_untouched(tmp_path: Path) 
     assert tree_snapshot(tmp_path) == before
 
 
+def test_file_added_then_moved_in_one_patch_lands_only_at_its_destination(
+    tmp_path: Path,
+) -> None:
+    summary = _apply(
+        tmp_path,
+        "*** Add File: draft.txt",
+        "+one",
+        "*** Update File: draft.txt",
+        "*** Move to: final/draft.txt",
+        "@@",
+        "+two",
+    )
+    assert summary.endswith("A draft.txt\nM final/draft.txt")
+    assert tree_snapshot(tmp_path).keys() == {"final", "final/draft.txt"}
+    assert (tmp_path / "final" / "draft.txt").read_text() == "one\ntwo\n"
+
+
 class _DiskFailingOnWrite(LocalDisk):
     """A real disk whose n-th file write fails, as a full disk would."""
 

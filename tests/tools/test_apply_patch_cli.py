@@ -11,10 +11,10 @@ from ._tree_snapshot import tree_snapshot
 DEADLINE_SECONDS = 30
 
 
-def _run(cwd: Path, patch: str | bytes) -> subprocess.CompletedProcess[str]:
+def _run(cwd: Path, patch: str | bytes, *flags: str) -> subprocess.CompletedProcess[str]:
     data = patch.encode() if isinstance(patch, str) else patch
     done = subprocess.run(
-        [sys.executable, "-m", "corral", "apply-patch"],
+        [sys.executable, "-m", "corral", "apply-patch", *flags],
         cwd=cwd,
         input=data,
         capture_output=True,
@@ -98,3 +98,21 @@ def test_empty_stdin_is_an_error_that_says_what_to_pipe(tmp_path: Path) -> None:
     assert done.stderr.startswith("corral apply-patch: error: invalid patch: nothing on stdin")
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_paths_outside_the_current_folder_need_unsafe_paths(tmp_path: Path) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    patch = _patch("*** Add File: inside.txt", "+in", "*** Add File: ../outside.txt", "+out")
+    refused = _run(cwd, patch)
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        "corral apply-patch: error: writing ../outside.txt is not allowed: it is outside "
+        f"{cwd}, the only folder this patch may change; nothing was changed "
+        "(pass --unsafe-paths to change files outside it)\n"
+    )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["cwd"]
+    allowed = _run(cwd, patch, "--unsafe-paths")
+    assert allowed.returncode == 0, allowed.stderr
+    assert (tmp_path / "outside.txt").read_text() == "out\n"
+    assert (cwd / "inside.txt").read_text() == "in\n"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -16,8 +18,10 @@ from typing import Final
 
 import anyio
 
+from .. import _safe_fs as safe_fs
 from .._errors import PermissionDenied
-from .._permissions import PermissionProfile
+from .._gitdirs import refuse_git_dir
+from .._permissions import PermissionProfile, SandboxMode, is_within
 from ._apply import apply_chunks
 from ._commit import Change, Disk, LocalDisk, Original, commit
 from ._errors import PatchConflict
@@ -53,6 +57,7 @@ class PatchResult:
 class _ChangeSet:
     cwd: Path
     profile: PermissionProfile
+    confine: Path | None = None
     states: dict[Path, bytes | None] = field(default_factory=dict)
     originals: dict[Path, Original] = field(default_factory=dict)
     touched: dict[str, dict[str, None]] = field(default_factory=lambda: {"A": {}, "M": {}, "D": {}})
@@ -62,10 +67,11 @@ class _ChangeSet:
     def state(self, path: Path) -> _State:
         if path in self.states:
             return self.states[path]
-        if os.path.isdir(path) and not os.path.islink(path):
-            return _DIR
-        if not os.path.lexists(path):
+        info = _lstat(path)
+        if info is None:
             return None
+        if stat.S_ISDIR(info.st_mode):
+            return _DIR
         return self._remember(path).data or b""
 
     def _remember(self, path: Path) -> Original:
@@ -83,17 +89,38 @@ class _ChangeSet:
     # -- paths ----------------------------------------------------------------------------
 
     def writable(self, display: str) -> Path:
-        return self.profile.check_write(display, cwd=self.cwd)
+        with _resolving(display):
+            resolved = self.profile.check_write(display, cwd=self.cwd)
+        self._guard(resolved, display)
+        return resolved
+
+    def readable(self, display: str) -> Path:
+        with _resolving(display):
+            return self.profile.check_read(display, cwd=self.cwd)
 
     def entry(self, display: str) -> Path:
         """Where the directory entry named `display` lives (its last part not followed)."""
         joined = self.cwd / display
-        entry = Path(os.path.realpath(joined.parent)) / joined.name
+        with _resolving(display):
+            entry = Path(os.path.realpath(joined.parent)) / joined.name
+            if joined.name in ("", "..") or entry.parent == entry:
+                entry = Path(os.path.realpath(joined))
         if entry != self.writable(display) and not self.profile.can_write(entry):
             raise PermissionDenied(
                 f"removing {display} is not allowed: it is outside the writable roots"
             )
+        self._guard(entry, display)
         return entry
+
+    def _guard(self, resolved: Path, display: str) -> None:
+        """The rules beyond the profile's: the confining folder, and git dirs of any name."""
+        if self.confine is not None and not is_within(resolved, (self.confine,)):
+            raise PermissionDenied(
+                f"writing {display} is not allowed: it is outside {self.confine}, "
+                "the only folder this patch may change"
+            )
+        if self.profile.sandbox is SandboxMode.WORKSPACE_WRITE and not self.profile.git_writable:
+            refuse_git_dir(resolved, self.profile.writable_roots, display)
 
     def check_parents(self, target: Path, display: str) -> None:
         for parent in target.parents:
@@ -106,18 +133,29 @@ class _ChangeSet:
     # -- results --------------------------------------------------------------------------
 
     def changes(self) -> list[Change]:
-        return [Change(p, d, self.originals[p]) for p, d in self.states.items()]
+        # A file the patch adds and then moves or deletes again leaves nothing to remove.
+        changes = [Change(p, d, self.originals[p]) for p, d in self.states.items()]
+        return [c for c in changes if c.data is not None or c.original != Original()]
 
     def result(self) -> PatchResult:
         return PatchResult(*(tuple(self.touched[k]) for k in ("A", "M", "D")))
 
 
 def apply_patch_text(
-    text: str, *, cwd: Path, profile: PermissionProfile, disk: Disk | None = None
+    text: str,
+    *,
+    cwd: Path,
+    profile: PermissionProfile,
+    disk: Disk | None = None,
+    confine: Path | None = None,
 ) -> PatchResult:
-    """Parse, check and apply a patch; all of it, or nothing (blocking)."""
+    """Parse, check and apply a patch; all of it, or nothing (blocking).
+
+    With `confine`, every path the patch changes must also lie below that folder (resolved).
+    """
     patch = parse_patch(text)
-    changes = _ChangeSet(cwd, profile)
+    root = None if confine is None else Path(os.path.realpath(confine))
+    changes = _ChangeSet(cwd, profile, root)
     for hunk in patch.hunks:
         _plan_hunk(changes, hunk)
     commit(changes.changes(), disk or LocalDisk())
@@ -125,10 +163,15 @@ def apply_patch_text(
 
 
 async def apply_patch(
-    text: str, *, cwd: Path, profile: PermissionProfile, disk: Disk | None = None
+    text: str,
+    *,
+    cwd: Path,
+    profile: PermissionProfile,
+    disk: Disk | None = None,
+    confine: Path | None = None,
 ) -> PatchResult:
     """`apply_patch_text` on a worker thread."""
-    run = partial(apply_patch_text, text, cwd=cwd, profile=profile, disk=disk)
+    run = partial(apply_patch_text, text, cwd=cwd, profile=profile, disk=disk, confine=confine)
     return await anyio.to_thread.run_sync(run)
 
 
@@ -163,7 +206,7 @@ def _plan_delete(changes: _ChangeSet, hunk: DeleteFile) -> None:
 
 def _plan_update(changes: _ChangeSet, hunk: UpdateFile) -> None:
     source = changes.writable(hunk.path)
-    changes.profile.check_read(hunk.path, cwd=changes.cwd)
+    changes.readable(hunk.path)
     text = _text_of(changes.state(source), hunk.path)
     new = apply_chunks(text, hunk.chunks, hunk.path).encode()
     if hunk.move_to is None:
@@ -207,15 +250,40 @@ def _text_of(current: _State, display: str) -> str:
         ) from exc
 
 
+@contextmanager
+def _resolving(display: str) -> Iterator[None]:
+    """Turn a failure to resolve `display` (a folder renamed mid-resolution) into a refusal."""
+    try:
+        yield
+    except OSError as exc:
+        raise PatchConflict(
+            f"cannot resolve {display}: {exc.strerror or exc} (it changed while being checked). "
+            "No file was changed."
+        ) from exc
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return safe_fs.lstat(path)
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+
+
 def _read_original(path: Path) -> Original:
     try:
-        info = os.lstat(path)
+        info = safe_fs.lstat(path)
+        if info is None:
+            return Original()
         if stat.S_ISLNK(info.st_mode):
-            return Original(link=os.readlink(path))
+            return Original(link=safe_fs.read_link(path))
         if stat.S_ISREG(info.st_mode):
-            return Original(data=path.read_bytes(), mode=info.st_mode)
+            return Original(data=safe_fs.read_bytes(path), mode=info.st_mode)
     except FileNotFoundError:
         return Original()
     except OSError as exc:
-        raise PatchConflict(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise _unreadable(path, exc) from exc
     raise PatchConflict(f"cannot patch {path}: it is not a regular file")
+
+
+def _unreadable(path: Path, exc: OSError) -> PatchConflict:
+    return PatchConflict(f"cannot read {path}: {exc.strerror or exc}. No file was changed.")

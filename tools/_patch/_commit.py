@@ -1,21 +1,21 @@
 """Writing a computed change set to disk, all of it or none of it.
 
 Each file is written to a temporary file in its own directory and renamed over the target, so
-a reader never sees half a file. If any write fails, everything already written is put back
-from the originals kept in memory and the directories created are removed again. Deciding
-what to write is `_changeset`; the disk itself sits behind the small `Disk` protocol so tests
-can make a write fail on purpose.
+a reader never sees half a file. Every access goes through `_safe_fs`, so a folder swapped for a
+symlink after the check makes the write fail (and the patch roll back) instead of landing
+elsewhere. If any write fails, everything already written is put back from the originals kept in
+memory and the directories created are removed again. Deciding what to write is `_changeset`;
+the disk itself sits behind the small `Disk` protocol so tests can make a write fail on purpose.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .. import _safe_fs as safe_fs
 from ._errors import PatchWriteFailed
 
 
@@ -48,35 +48,22 @@ class Disk(Protocol):
 
 
 class LocalDisk:
-    """The real filesystem, with atomic replacement of each file."""
+    """The real filesystem, reached through `_safe_fs`: no symlink swapped in is followed."""
 
     def make_dir(self, path: Path) -> None:
-        os.mkdir(path)
+        safe_fs.make_dir(path)
 
     def remove_dir(self, path: Path) -> None:
-        os.rmdir(path)
+        safe_fs.remove_dir(path)
 
     def write_file(self, path: Path, data: bytes, mode: int | None) -> None:
-        temp = path.parent / f".{path.name[:40]}.{secrets.token_hex(4)}.corral-tmp"
-        # 0o666 lets the umask decide for new files; existing files keep their own mode.
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if mode is not None:
-                os.chmod(temp, mode & 0o7777)
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        safe_fs.write_atomic(path, data, mode)
 
     def remove(self, path: Path) -> None:
-        os.unlink(path)
+        safe_fs.remove(path)
 
     def make_symlink(self, path: Path, target: str) -> None:
-        os.symlink(target, path)
+        safe_fs.make_symlink(path, target)
 
 
 @dataclass(frozen=True)
@@ -118,7 +105,7 @@ def _apply_one(change: Change, disk: Disk, done: list[_Undo]) -> None:
 def _missing_parents(path: Path) -> list[Path]:
     missing = []
     for parent in path.parents:
-        if os.path.lexists(parent):
+        if safe_fs.lstat(parent) is not None:
             break
         missing.append(parent)
     return missing[::-1]
@@ -142,7 +129,7 @@ def _restore(undo: _Replaced, disk: Disk) -> None:
     if original.data is not None:
         disk.write_file(undo.path, original.data, original.mode)
         return
-    if os.path.lexists(undo.path):
+    if safe_fs.lstat(undo.path) is not None:
         disk.remove(undo.path)
     if original.link is not None:
         disk.make_symlink(undo.path, original.link)

@@ -1,7 +1,8 @@
 """The production sandbox: commands run under bubblewrap, confined to the permission profile.
 
 What the sandbox looks like (read-only root, writable roots, private /tmp, no network, new pid
-namespace, no capabilities, clean environment) is `_bwrap_args`; this module runs it, tells a
+namespace, no capabilities, clean environment) is `_bwrap_args`; what the host must set up first
+(protected placeholders, seccomp filter, process limit) is `_prepare`; this module runs it, tells a
 sandbox that could not be built from a command that failed, and stops it cleanly. `full-access`
 runs the command directly. Where bubblewrap is missing or cannot set up namespaces, a restricted
 profile raises `SandboxUnavailable`: a command never runs unconfined by accident.
@@ -10,6 +11,7 @@ profile raises `SandboxUnavailable`: a command never runs unconfined by accident
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -23,10 +25,14 @@ from .._errors import InvalidInput, SandboxUnavailable
 from .._permissions import PermissionProfile, SandboxMode
 from ._bwrap_args import bwrap_options
 from ._env import command_environment
+from ._limits import DEFAULT_MAX_PROCESSES
+from ._prepare import Preparation, check_workdir, prepare
 from ._process import ProcessOutcome, kill_process_group, run_process
 from ._types import TIMEOUT_EXIT_CODE, CommandResult
 
 _CHILD_PID = re.compile(rb'"child-pid": (\d+)')
+# How long undoing a run's host setup (placeholders, cgroup) may take after it ended.
+_RELEASE_TIMEOUT = 5.0
 _INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap) or run with full access"
 
 
@@ -34,15 +40,21 @@ class BubblewrapSandbox:
     """Runs commands under `bwrap`; `bwrap` names the binary (looked up on PATH if bare).
 
     `host_env` is where allow-listed variables such as PATH and HOME come from (default: this
-    process's environment, read at each run).
+    process's environment, read at each run). `max_processes` caps the processes and threads of
+    one command (None: no cap).
     """
 
     def __init__(
-        self, bwrap: str | os.PathLike[str] = "bwrap", *, host_env: Mapping[str, str] | None = None
+        self,
+        bwrap: str | os.PathLike[str] = "bwrap",
+        *,
+        host_env: Mapping[str, str] | None = None,
+        max_processes: int | None = DEFAULT_MAX_PROCESSES,
     ) -> None:
         self._requested = os.fspath(bwrap)
         self._bwrap = shutil.which(self._requested)
         self._host_env = host_env
+        self._max_processes = max_processes
 
     @property
     def available(self) -> bool:
@@ -83,24 +95,16 @@ class BubblewrapSandbox:
         output_budget: int,
     ) -> CommandResult:
         bwrap = self._require_bwrap(profile)
-        status = _StatusPipe()
+        check_workdir(profile, cwd)
+        setup = functools.partial(prepare, profile, environment, self._max_processes)
+        prepared = await anyio.to_thread.run_sync(setup)
         try:
-            options = bwrap_options(profile, cwd, environment, status_fd=status.write_fd)
-            outcome = await run_process(
-                [bwrap, *options, "--", *argv],
-                cwd=cwd,
-                env=environment,
-                time_limit=time_limit,
-                output_budget=output_budget,
-                pass_fds=(status.write_fd,),
-                stop=status.stop_sandbox,
+            return await _run_bwrap(
+                bwrap, argv, cwd, profile, environment, prepared, time_limit, output_budget
             )
-            started = status.command_started()
         finally:
-            status.close()
-        if not started and not outcome.timed_out:
-            return _setup_failure(outcome)
-        return _command_result(outcome)
+            with anyio.move_on_after(_RELEASE_TIMEOUT, shield=True):
+                await anyio.to_thread.run_sync(prepared.release)
 
     def _require_bwrap(self, profile: PermissionProfile) -> str:
         if self._bwrap is None:
@@ -109,6 +113,39 @@ class BubblewrapSandbox:
                 f" found; {_INSTALL_HINT}. The command was not run."
             )
         return self._bwrap
+
+
+async def _run_bwrap(
+    bwrap: str,
+    argv: Sequence[str],
+    cwd: Path,
+    profile: PermissionProfile,
+    environment: Mapping[str, str],
+    prepared: Preparation,
+    time_limit: float,
+    output_budget: int,
+) -> CommandResult:
+    status = _StatusPipe()
+    try:
+        options = bwrap_options(
+            profile, cwd, environment, status_fd=status.write_fd, facts=prepared.facts
+        )
+        limit = prepared.limit
+        outcome = await run_process(
+            [*limit.outer, bwrap, *options, "--", *limit.inner, *argv],
+            cwd=cwd,
+            env=environment,
+            time_limit=time_limit,
+            output_budget=output_budget,
+            pass_fds=(status.write_fd, *prepared.pass_fds),
+            stop=status.stop_sandbox,
+        )
+        started = status.command_started()
+    finally:
+        status.close()
+    if not started and not outcome.timed_out:
+        return _setup_failure(outcome)
+    return _command_result(outcome)
 
 
 class _StatusPipe:

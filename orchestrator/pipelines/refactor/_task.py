@@ -108,6 +108,7 @@ def worker_spec(
         readable_roots=(worktree, git_dir),
         network=prototype.profile.network,
         approval=ApprovalPolicy.NEVER,
+        hidden_roots=prototype.profile.hidden_roots,
     )
     update = {"agent_id": agent_id, "nickname": nickname, "cwd": worktree, "profile": profile}
     return prototype.model_copy(update=update)

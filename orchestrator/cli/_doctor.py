@@ -1,0 +1,53 @@
+"""`corral doctor [--journal PATH]`: check the journal (and the service's store) for damage.
+
+Exit 0 when every file is whole, 1 when one is not, with what is wrong and how to recover.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from corral.agents import load_config
+
+from .._doctor import FileHealth, check_file
+from .._single import journal_path
+
+SERVICE_STORE = "service.sqlite"
+
+
+def add_parser(sub: Any) -> None:
+    doctor = sub.add_parser(
+        "doctor", help="check the journal for damage and say how to recover", description=__doc__
+    )
+    doctor.add_argument(
+        "--journal", type=Path, help="the journal to check (default: CORRAL_HOME's)"
+    )
+    doctor.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    files = _files(args.journal)
+    results = [await anyio.to_thread.run_sync(check_file, path) for path in files]
+    for health in results:
+        print("\n".join(_report(health)))
+    return 0 if all(health.ok for health in results) else 1
+
+
+def _files(journal: Path | None) -> list[Path]:
+    if journal is not None:
+        return [journal.expanduser()]
+    home_journal = journal_path(load_config(cwd=Path.cwd()).config)
+    service = home_journal.with_name(SERVICE_STORE)
+    return [home_journal, *([service] if service.is_file() else [])]
+
+
+def _report(health: FileHealth) -> list[str]:
+    lines = [f"{health.path}: {'ok' if health.ok else 'DAMAGED'}"]
+    lines += [f"  problem: {problem}" for problem in health.problems]
+    lines += [f"  note: {note}" for note in health.notes]
+    lines += [f"  {line}" for line in health.advice()]
+    return lines
