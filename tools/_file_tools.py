@@ -67,6 +67,7 @@ def read_file_tool() -> Tool[ReadFileArgs]:
         handler=_read_file,
         mutating=False,
         parallel=True,
+        side_effects=False,
     )
 
 
@@ -192,6 +193,7 @@ def list_dir_tool() -> Tool[ListDirArgs]:
         handler=_list_dir,
         mutating=False,
         parallel=True,
+        side_effects=False,
     )
 
 

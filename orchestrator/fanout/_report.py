@@ -117,4 +117,5 @@ def report_result_tool(slot: ResultSlot) -> Tool[AnyArguments]:
         handler=handle,
         parallel=False,
         schema=slot.schema.parameters,
+        side_effects=False,
     )

@@ -124,7 +124,8 @@ def wait_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[WaitAgentArgs]:
         status = {agent_id: describe_status(agent) for agent_id, agent in done.items()}
         return _json({"status": status, "timed_out": timed_out})
 
-    return _tool(WAIT_AGENT, wait_description(), WaitAgentArgs, wait)
+    # Waiting changes nothing, so a resumed supervisor simply waits again.
+    return _tool(WAIT_AGENT, wait_description(), WaitAgentArgs, wait, side_effects=False)
 
 
 def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]:
@@ -141,7 +142,7 @@ def list_agents_tool(runtime: RunRuntime, agent_id: str) -> Tool[ListAgentsArgs]
         caller = caller_of(runtime, agent_id)
         return _json({"agents": [describe_agent(a) for a in caller.subtree()[1:]]})
 
-    return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents)
+    return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents, side_effects=False)
 
 
 def _tool(
@@ -151,6 +152,7 @@ def _tool(
     handler: Callable[[ArgsT, ToolContext], Awaitable[ToolOutput]],
     *,
     mutating: bool = False,
+    side_effects: bool = True,
 ) -> Tool[ArgsT]:
     return Tool(
         name=name,
@@ -159,6 +161,7 @@ def _tool(
         handler=handler,
         mutating=mutating,
         parallel=False,
+        side_effects=side_effects,
     )
 
 
