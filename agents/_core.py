@@ -43,6 +43,7 @@ from ._events import (
     ModelItem,
     Notify,
     PrepareCompaction,
+    ResponseDiscarded,
     Resume,
     RunTools,
     ToolResult,
@@ -146,6 +147,12 @@ class AgentCore:
         """What the core awaits: input, model, tools, compaction, or done."""
         return self._waiting
 
+    @property
+    def partial_response(self) -> bool:
+        """Whether items of a model response arrived that has not completed (after a replay:
+        the process stopped while it journaled them)."""
+        return bool(self._response)
+
     def context_tokens(self) -> int:
         """The reported usage of the last response plus an estimate for what came after."""
         since = self.history[self._usage_index :]
@@ -215,6 +222,10 @@ class AgentCore:
                 return self._on_interrupt(event)
             case Resume():
                 return self._on_resume()
+            case ResponseDiscarded():
+                self._expect("model", event)
+                self._response = []
+                return []
             case ToolsChanged():
                 self.tools = event.tools
                 return []

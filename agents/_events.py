@@ -153,6 +153,13 @@ class ToolsChanged(_Event):
     tools: tuple[dict[str, Any], ...]
 
 
+class ResponseDiscarded(_Event):
+    """The model call in flight is asked again: the items of its unfinished response (journaled
+    before the process stopped) are dropped, so a replay does not mix them with the new ones."""
+
+    kind: Literal["response_discarded"] = "response_discarded"
+
+
 class Resume(_Event):
     """Carry on after an interruption or failure, from the journaled history."""
 
@@ -173,6 +180,7 @@ Event = Annotated[
     | Interrupt
     | Notify
     | ToolsChanged
+    | ResponseDiscarded
     | Resume,
     Field(discriminator="kind"),
 ]

@@ -15,6 +15,7 @@ from ._events import (
     Action,
     AgentStatus,
     Finish,
+    ResponseDiscarded,
     Resume,
     RunTools,
     ToolResult,
@@ -45,6 +46,8 @@ async def continue_agent(runner: AgentRunner) -> Finish:
         return await runner.drive(await runner.feed(Resume()))
     if core.waiting_for == "input":
         return Finish(status=AgentStatus.FAILED, error="the agent never received its task")
+    if core.waiting_for == "model" and core.partial_response:
+        await runner.feed(ResponseDiscarded())
     actions = core.pending_actions()
     if actions and isinstance(actions[0], RunTools):
         actions = await _settle_journaled_calls(runner, actions[0].calls)

@@ -165,3 +165,40 @@ async def test_a_large_output_lost_between_ledger_and_journal_is_never_guessed(
         assert told == "looked: all fine"
     else:
         assert "succeeded" in told and "lost" in told and LEDGER_ELIDED not in told
+
+
+async def test_a_response_cut_off_by_a_kill_is_dropped_so_later_replays_agree() -> None:
+    """Killed between a response's items and its completion: the journal has an item of a
+    response that never completed. The resumed agent asks again; a later replay of the whole
+    journal must not merge the dropped item with the new response."""
+    store, tools = MemoryStore(), Counted()
+    await seed_agent(store, AGENT)
+    orphan = ModelItem(item=calls("poke")[0])
+    for event in (first_input(), orphan):
+        await store.append_event(AGENT, event.kind, event_to_payload(event), at=1.0)
+
+    def model(request: ModelRequest) -> list[Any]:
+        if any(isinstance(i, FunctionCallOutput) for i in request.input):
+            return [Message(role="assistant", text="done")]
+        return calls("look")
+
+    registry = tools.registry()
+    config = CoreConfig(
+        agent_id=AGENT, model="m", instructions="i", tools=tuple(registry.responses_tools())
+    )
+    runner = AgentRunner(
+        core=await replay_core(store, config),
+        model=ScriptedModelClient(model),
+        registry=registry,
+        tool_context=ToolContext(cwd=Path("/w"), profile=PermissionProfile()),
+        store=store,
+    )
+    with anyio.fail_after(WAIT):
+        finish = await continue_agent(runner)
+    assert finish.status is AgentStatus.COMPLETED
+    assert tools.runs == ["look"], "the cut-off response's call never ran"
+    kinds = [e.kind for e in await store.events(AGENT)]
+    assert kinds[:4] == ["user_input", "model_item", "response_discarded", "model_item"]
+    replayed = await replay_core(store, config)
+    assert replayed.history == runner.core.history
+    assert [i.name for i in replayed.history if isinstance(i, FunctionCall)] == ["look"]
