@@ -34,7 +34,7 @@ _ITEM = re.compile(r"Item (\d+):")
 async def test_random_kills_alternating_fanout_and_resume_leave_every_item_done_once(
     tmp_path: Path,
 ) -> None:
-    items = 24
+    items = 40
     workspace, home = tmp_path / "ws", tmp_path / "home"
     prepare(workspace, items)
     plan = KillPlan.seeded(seed=7, items=items, kills=2)
