@@ -23,6 +23,7 @@ from ._endpoint_keys import named_endpoints
 from ._environment import capture_environment
 from ._events import AgentStatus, TurnContext
 from ._fragments import DEVELOPER_INSTRUCTIONS
+from ._outputs import DEFAULT_MAX_TOOL_OUTPUT_BYTES
 from ._permissions_fragment import render_permissions
 from ._store import AgentRecord
 from .model import ModelSettings
@@ -56,6 +57,7 @@ class AgentSpec(BaseModel):
     context_window: int = 272_000
     auto_compact_token_limit: int | None = None
     tool_output_token_limit: int = 10_000
+    max_tool_output_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_BYTES
     early_compact_percent: int | None = 80
     budgets: BudgetConfig = BudgetConfig()
     shell: ShellConfig = ShellConfig()
@@ -141,6 +143,7 @@ def spec_from_config(
         context_window=config.model_context_window,
         auto_compact_token_limit=config.model_auto_compact_token_limit,
         tool_output_token_limit=config.tool_output_token_limit,
+        max_tool_output_bytes=config.journal.max_tool_output_bytes,
         early_compact_percent=config.compaction.early_percent,
         budgets=config.budgets,
         shell=config.shell,
@@ -166,6 +169,7 @@ def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
             context_window=spec.context_window,
             auto_compact_token_limit=spec.auto_compact_token_limit,
             tool_output_token_limit=spec.tool_output_token_limit,
+            max_tool_output_bytes=spec.max_tool_output_bytes,
             early_compact_percent=spec.early_compact_percent,
             max_turns=budgets.max_turns,
             max_tool_calls=budgets.max_tool_calls,

@@ -14,6 +14,7 @@ from typing import Any
 
 from corral.tools._truncate import truncate_middle
 
+from ._call_ids import CallIds
 from ._compaction import (
     DroppedItems,
     build_compaction_request,
@@ -42,6 +43,7 @@ from ._events import (
     ModelItem,
     Notify,
     PrepareCompaction,
+    ResponseDiscarded,
     Resume,
     RunTools,
     ToolResult,
@@ -50,6 +52,7 @@ from ._events import (
 )
 from ._fragments import turn_aborted_fragment
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
+from ._outputs import DEFAULT_MAX_TOOL_OUTPUT_BYTES
 from ._tokens import ByteEstimator, TokenCounter
 from .model._types import ModelRequest
 
@@ -75,6 +78,8 @@ class CoreConfig:
     max_tokens: int | None = None
     parallel_tool_calls: bool = True
     metadata: dict[str, str] = field(default_factory=dict)
+    max_tool_output_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_BYTES
+    """The most of one tool output the journal keeps (and the model sees)."""
 
     @property
     def compact_limit(self) -> int:
@@ -118,6 +123,7 @@ class AgentCore:
         self._response: list[Item] = []
         self._pending_calls: list[FunctionCall] = []
         self._results: dict[str, ToolResult] = {}
+        self._call_ids = CallIds()
         self._queued: list[UserInput | Notify] = []
         self._last_usage: Usage | None = None
         self._usage_index = 0
@@ -140,6 +146,12 @@ class AgentCore:
     def waiting_for(self) -> str:
         """What the core awaits: input, model, tools, compaction, or done."""
         return self._waiting
+
+    @property
+    def partial_response(self) -> bool:
+        """Whether items of a model response arrived that has not completed (after a replay:
+        the process stopped while it journaled them)."""
+        return bool(self._response)
 
     def context_tokens(self) -> int:
         """The reported usage of the last response plus an estimate for what came after."""
@@ -167,6 +179,13 @@ class AgentCore:
     def build_request(self) -> ModelRequest:
         return self._request()
 
+    def unique_call_id(self, item: Item) -> Item:
+        """`item` as the core will take it in: a repeated or missing call id made unique.
+
+        Drivers journal this form, so the journal names each call as the ledger does.
+        """
+        return self._call_ids.preview(item)
+
     # -- the one entry point ----------------------------------------------------------------
 
     def handle(self, event: Event) -> list[Action]:
@@ -178,7 +197,7 @@ class AgentCore:
                 return self._on_notify(event)
             case ModelItem():
                 self._expect("model", event)
-                self._response.append(event.item)
+                self._response.append(self._call_ids.admit(event.item))
                 return []
             case ModelCompleted():
                 return self._on_model_completed(event)
@@ -203,6 +222,10 @@ class AgentCore:
                 return self._on_interrupt(event)
             case Resume():
                 return self._on_resume()
+            case ResponseDiscarded():
+                self._expect("model", event)
+                self._response = []
+                return []
             case ToolsChanged():
                 self.tools = event.tools
                 return []
@@ -331,7 +354,8 @@ class AgentCore:
         for call in self._pending_calls:
             result = self._results.get(call.call_id)
             text, ok = (result.output, result.success) if result else (ABORTED_OUTPUT, False)
-            output = truncate_middle(text, limit)
+            cut = result is not None and result.total_bytes is not None
+            output = text if cut else truncate_middle(text, limit)
             self.history.append(FunctionCallOutput(call_id=call.call_id, output=output, success=ok))
         self._pending_calls = []
         self._results = {}

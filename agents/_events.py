@@ -80,10 +80,16 @@ class ModelFailed(_Event):
 
 
 class ToolResult(_Event):
+    """A call's answer. With `total_bytes` set, `output` is already cut to what the model sees
+    (see `visible_result`) and the core keeps it as it is; `total_bytes` and `sha256` describe
+    the whole output the tool produced. Without it (older journals), the core cuts `output`."""
+
     kind: Literal["tool_result"] = "tool_result"
     call_id: str
     output: str
     success: bool = True
+    total_bytes: int | None = None
+    sha256: str | None = None
 
 
 class CompactionDone(_Event):
@@ -147,6 +153,13 @@ class ToolsChanged(_Event):
     tools: tuple[dict[str, Any], ...]
 
 
+class ResponseDiscarded(_Event):
+    """The model call in flight is asked again: the items of its unfinished response (journaled
+    before the process stopped) are dropped, so a replay does not mix them with the new ones."""
+
+    kind: Literal["response_discarded"] = "response_discarded"
+
+
 class Resume(_Event):
     """Carry on after an interruption or failure, from the journaled history."""
 
@@ -167,6 +180,7 @@ Event = Annotated[
     | Interrupt
     | Notify
     | ToolsChanged
+    | ResponseDiscarded
     | Resume,
     Field(discriminator="kind"),
 ]

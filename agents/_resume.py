@@ -1,8 +1,10 @@
 """Resume by replay: rebuild a core from the journal and carry on from its first open action.
 
 A tool call whose result reached the ledger is never run again: its recorded output is fed
-back. A call that was started but has no recorded end (the process died while it ran) is not
-re-run either: the model is told it was interrupted and that its outcome is unknown.
+back. A call that was started but has no recorded end (the process died while it ran) is run
+again when its tool has no side effects (`Tool.side_effects` is False: reads, `report_result`,
+whose whole result is in its journaled arguments); otherwise the model is told it was
+interrupted and that its outcome is unknown.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from ._events import (
     Action,
     AgentStatus,
     Finish,
+    ResponseDiscarded,
     Resume,
     RunTools,
     ToolResult,
@@ -20,6 +23,7 @@ from ._events import (
 )
 from ._fragments import tool_call_interrupted_fragment
 from ._items import FunctionCall
+from ._outputs import is_elided
 from ._runner import AgentRunner
 from ._store import LedgerEntry, Store
 
@@ -42,6 +46,8 @@ async def continue_agent(runner: AgentRunner) -> Finish:
         return await runner.drive(await runner.feed(Resume()))
     if core.waiting_for == "input":
         return Finish(status=AgentStatus.FAILED, error="the agent never received its task")
+    if core.waiting_for == "model" and core.partial_response:
+        await runner.feed(ResponseDiscarded())
     actions = core.pending_actions()
     if actions and isinstance(actions[0], RunTools):
         actions = await _settle_journaled_calls(runner, actions[0].calls)
@@ -58,16 +64,44 @@ async def _settle_journaled_calls(
         entry = ledger.get(call.call_id)
         if entry is None:
             to_run.append(call)
-            continue
-        actions = await runner.feed(await _result_from_ledger(runner, call, entry))
+        elif _answered(entry):
+            actions = await runner.feed(_recorded_result(call, entry))
+        elif _safe_to_repeat(runner, call):
+            runner.run_again(call.call_id, ledger_state=entry.state)
+            to_run.append(call)
+        else:
+            actions = await runner.feed(await _unknown_outcome(runner, call, entry))
     return [RunTools(tuple(to_run))] if to_run else actions
 
 
-async def _result_from_ledger(
+def _answered(entry: LedgerEntry) -> bool:
+    """Whether the ledger holds the call's answer (a large one is kept in the journal event
+    alone, which a crash between the two writes may have lost)."""
+    return entry.state == "finished" and entry.output is not None and not is_elided(entry.output)
+
+
+def _safe_to_repeat(runner: AgentRunner, call: FunctionCall) -> bool:
+    # A tool this process does not know (an MCP server not up yet) counts as side-effecting.
+    tool = runner.registry.get(call.name)
+    return tool is not None and not tool.side_effects
+
+
+def _recorded_result(call: FunctionCall, entry: LedgerEntry) -> ToolResult:
+    output = entry.output or ""
+    return ToolResult(call_id=call.call_id, output=output, success=bool(entry.success))
+
+
+async def _unknown_outcome(
     runner: AgentRunner, call: FunctionCall, entry: LedgerEntry
 ) -> ToolResult:
-    if entry.state == "finished" and entry.output is not None:
-        return ToolResult(call_id=call.call_id, output=entry.output, success=bool(entry.success))
+    if entry.state == "finished":  # it ended, but its large output did not reach the journal
+        outcome = "succeeded" if entry.success else "failed"
+        text = (
+            f"The tool call `{call.call_id}` (`{call.name}`) {outcome}, but the process running "
+            "this agent stopped before its output was journaled, so the output is lost. It will "
+            "not be run again automatically; check its effects if you need what it answered."
+        )
+        return ToolResult(call_id=call.call_id, output=text, success=False)
     text = tool_call_interrupted_fragment(call.call_id, call.name)
     await runner.store.ledger_finish(
         runner.agent_id, call.call_id, output=text, success=False, at=runner.clock()

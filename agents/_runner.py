@@ -37,12 +37,12 @@ from ._events import (
     Notify,
     PrepareCompaction,
     RunTools,
-    ToolResult,
     ToolsChanged,
     event_to_payload,
 )
 from ._hooks import RunnerHooks, SafeHooks
 from ._items import FunctionCall, Message, Usage
+from ._outputs import ledger_output, visible_result
 from ._preparations import CompactionGate, Preparations, open_preparations
 from ._spend import DEFAULT_BASELINE_TURNS, SpendBreaker, request_overrun
 from ._store import LedgerEntry, Store
@@ -92,10 +92,19 @@ class AgentRunner:
         self._tools_version = self.registry.version
         limits = self.limits
         self._breaker = SpendBreaker(limits.max_cost_growth, limits.growth_baseline_turns)
+        self._repeats: dict[str, str] = {}
 
     @property
     def agent_id(self) -> str:
         return self.core.config.agent_id
+
+    def run_again(self, call_id: str, *, ledger_state: str) -> None:
+        """Let the next `RunTools` run `call_id` although the ledger has it in `ledger_state`.
+
+        For resume: a call without side effects that was interrupted is run again, its ledger
+        entry reused (and finished, unless it is already).
+        """
+        self._repeats[call_id] = ledger_state
 
     @property
     def cost_usd(self) -> float:
@@ -199,7 +208,7 @@ class AgentRunner:
             return await self.feed(ModelFailed(error=str(exc)))
         self._hooks.call("model_call_ended", self.agent_id, action.request, response, None)
         for item in response.items:
-            await self.feed(ModelItem(item=item))
+            await self.feed(ModelItem(item=self.core.unique_call_id(item)))
         actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
         calls = sum(1 for item in response.items if isinstance(item, FunctionCall))
         actions = await self._check_budgets(response.usage, calls, actions)
@@ -258,6 +267,9 @@ class AgentRunner:
         follow_up: list[Action] = []
 
         async def started(call: ToolCall) -> None:
+            if call.call_id in self._repeats:
+                self._hooks.call("tool_call_started", self.agent_id, by_id[call.call_id])
+                return
             await self.store.ledger_start(
                 LedgerEntry(
                     call_id=call.call_id,
@@ -282,17 +294,25 @@ class AgentRunner:
         return follow_up
 
     async def _record_tool_result(self, call: FunctionCall, output: ToolOutput) -> list[Action]:
+        config = self.core.config
+        result = visible_result(
+            call.call_id,
+            output.text,
+            output.success,
+            token_limit=config.tool_output_token_limit,
+            max_bytes=config.max_tool_output_bytes,
+        )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):
-            await self.store.ledger_finish(
-                self.agent_id,
-                call.call_id,
-                output=output.text,
-                success=output.success,
-                at=self.clock(),
-            )
+            if self._repeats.pop(call.call_id, "started") != "finished":
+                await self.store.ledger_finish(
+                    self.agent_id,
+                    call.call_id,
+                    output=ledger_output(result),
+                    success=output.success,
+                    at=self.clock(),
+                )
             self._hooks.call("tool_call_ended", self.agent_id, call, output)
-            result = ToolResult(call_id=call.call_id, output=output.text, success=output.success)
             actions = await self.feed(result)
         return actions
 

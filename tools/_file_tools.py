@@ -70,6 +70,7 @@ def read_file_tool() -> Tool[ReadFileArgs]:
         handler=_read_file,
         mutating=False,
         parallel=True,
+        side_effects=False,
     )
 
 
@@ -194,6 +195,7 @@ def list_dir_tool() -> Tool[ListDirArgs]:
         handler=_list_dir,
         mutating=False,
         parallel=True,
+        side_effects=False,
     )
 
 

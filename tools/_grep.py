@@ -93,6 +93,7 @@ def grep_tool(*, use_ripgrep: bool = True) -> Tool[GrepArgs]:
         handler=handle,
         mutating=False,
         parallel=True,
+        side_effects=False,
     )
 
 

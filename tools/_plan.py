@@ -41,6 +41,7 @@ def update_plan_tool() -> Tool[UpdatePlanArgs]:
         handler=_update_plan,
         mutating=False,
         parallel=False,
+        side_effects=False,
     )
 
 

@@ -82,7 +82,10 @@ class Tool(Generic[ArgsT]):
     """A tool: its name, description, argument model, handler and concurrency flags.
 
     `mutating` tools change the world; `parallel` tools may share the turn with other parallel
-    tools (a read lock), the rest run alone (the write lock). `schema`, when set, is sent as the
+    tools (a read lock), the rest run alone (the write lock). `side_effects` says whether running
+    a call twice could do harm: a resumed agent runs an interrupted call again only when it is
+    False, and otherwise tells the model the outcome is unknown; True, the safe answer, unless
+    the tool only reads. `schema`, when set, is sent as the
     parameters instead of the one rendered from `args` (for a schema no pydantic model states, such
     as one a user supplied); it goes out without strict mode, whose rules it need not follow, and
     `args` must accept whatever it allows.
@@ -95,6 +98,7 @@ class Tool(Generic[ArgsT]):
     mutating: bool = False
     parallel: bool = True
     schema: dict[str, Any] | None = None
+    side_effects: bool = True
 
     @property
     def strict(self) -> bool:

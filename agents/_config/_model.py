@@ -245,6 +245,13 @@ class ProjectTrust(_Section):
     trusted_hash: str | None = None
 
 
+class JournalConfig(_Section):
+    """`[journal]`: what the journal keeps. Of each tool output, the text the model sees (at
+    most `max_tool_output_bytes`), its full size and a sha256 of it, once."""
+
+    max_tool_output_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=64 * 1024 * 1024)
+
+
 class CorralConfig(_Section):
     """The effective configuration, after every layer is merged.
 
@@ -301,6 +308,7 @@ class CorralConfig(_Section):
     executor: Literal["local", "temporal"] = "local"
     """Where runs execute: in this process, or on corral workers of the `[temporal]` server."""
     temporal: TemporalConfig = TemporalConfig()
+    journal: JournalConfig = JournalConfig()
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")
     projects: dict[str, ProjectTrust] = {}

@@ -54,6 +54,7 @@ SAFE_KEYS = frozenset(
         "shell.approval_timeout_sec",
         "rate_limits",
         "compaction",
+        "journal.max_tool_output_bytes",
         "agents.max_depth",
         "agents.max_threads",
         "agents.max_queued_spawns",

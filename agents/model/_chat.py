@@ -7,7 +7,6 @@ ends before a `finish_reason` is a failed attempt; `length` and `content_filter`
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from .._items import FunctionCall, Item, Message, Reasoning, Usage
@@ -132,10 +131,10 @@ def _items(reasoning: str, text: str, calls: list[FunctionCall]) -> list[Item]:
 
 def _function_call(call: dict[str, Any]) -> FunctionCall:
     function = call.get("function") or {}
-    # Some local servers omit tool-call ids; outputs still need one to point at.
-    call_id = call.get("id") or f"call_{uuid.uuid4().hex[:24]}"
+    # Some local servers omit tool-call ids: the agent core gives such a call one, the same on
+    # every replay (see `CallIds`).
     return FunctionCall(
-        call_id=str(call_id),
+        call_id=str(call.get("id") or ""),
         name=str(function.get("name") or ""),
         arguments=str(function.get("arguments") or ""),
     )

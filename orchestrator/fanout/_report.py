@@ -3,7 +3,9 @@
 Its parameters are the user's schema. Each call is judged against it: a valid result is kept and
 answered "result recorded"; an invalid one goes back to the model with the validation errors,
 until the tries run out. The judgement is a pure function of the calls, so after a crash the
-slot is rebuilt by judging the calls the ledger recorded, in order, without asking the model.
+slot is rebuilt by judging the calls the ledger recorded, in order, without asking the model; a
+call the crash interrupted is judged when resume runs it again (the tool has no side effects:
+its arguments are the whole result).
 """
 
 from __future__ import annotations
@@ -117,4 +119,5 @@ def report_result_tool(slot: ResultSlot) -> Tool[AnyArguments]:
         handler=handle,
         parallel=False,
         schema=slot.schema.parameters,
+        side_effects=False,
     )

@@ -37,7 +37,7 @@ tool_search_threshold skills.enabled
 shell.default_timeout_ms shell.max_timeout_ms shell.output_max_tokens shell.approval_timeout_sec
 agents.max_depth agents.max_threads agents.max_queued_spawns agents.fanout_concurrency
 agents.roles.*.description agents.roles.*.instructions agents.roles.*.model
-budgets.** prices.** rate_limits.** compaction.**
+budgets.** prices.** rate_limits.** compaction.** journal.max_tool_output_bytes
 """
 SAFE: Final[frozenset[Key]] = frozenset(tuple(dotted.split(".")) for dotted in _SAFE_KEYS.split())
 """Keys that change what a run costs, how it talks to the model and what it is told; none of

@@ -139,7 +139,8 @@ def wait_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[WaitAgentArgs]:
         status = {agent_id: describe_status(agent) for agent_id, agent in done.items()}
         return _json({"status": status, "timed_out": timed_out})
 
-    return _tool(WAIT_AGENT, wait_description(), WaitAgentArgs, wait)
+    # Waiting changes nothing, so a resumed supervisor simply waits again.
+    return _tool(WAIT_AGENT, wait_description(), WaitAgentArgs, wait, side_effects=False)
 
 
 def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]:
@@ -159,7 +160,7 @@ def list_agents_tool(runtime: RunRuntime, agent_id: str) -> Tool[ListAgentsArgs]
         agents = [describe_agent(a) for a in caller.subtree()[1:]]
         return _json({"agents": agents, "capacity": runtime.capacity(caller).as_json()})
 
-    return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents)
+    return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents, side_effects=False)
 
 
 def _tool(
@@ -169,6 +170,7 @@ def _tool(
     handler: Callable[[ArgsT, ToolContext], Awaitable[ToolOutput]],
     *,
     mutating: bool = False,
+    side_effects: bool = True,
 ) -> Tool[ArgsT]:
     return Tool(
         name=name,
@@ -177,6 +179,7 @@ def _tool(
         handler=handler,
         mutating=mutating,
         parallel=False,
+        side_effects=side_effects,
     )
 
 

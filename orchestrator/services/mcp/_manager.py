@@ -226,6 +226,7 @@ class McpManager:
             entry.spec.description == spec.description
             and entry.spec.schema == spec.schema
             and entry.spec.parallel == spec.parallel
+            and entry.spec.side_effects == spec.side_effects
         )
         if same and entry.offered:
             return False
@@ -244,6 +245,7 @@ class McpManager:
             mutating=True,
             parallel=bool(getattr(self._configs[server], "supports_parallel_tool_calls", False)),
             schema=sanitize_input_schema(listed.input_schema),
+            side_effects=not _read_only(listed),
         )
 
     def _handler(self, exposed: str) -> Callable[[McpArguments, ToolContext], Any]:
@@ -317,6 +319,15 @@ def _describe_call(server: str, tool: str, protocol_version: str | None) -> None
     span.set_attribute("gen_ai.tool.type", "extension")
     if protocol_version:
         span.set_attribute("mcp.protocol.version", protocol_version)
+
+
+def _read_only(listed: types.Tool) -> bool:
+    """Whether the server declares the tool read-only (and not destructive): a resumed agent
+    then runs an interrupted call of it again instead of reporting its outcome unknown."""
+    hints = listed.annotations
+    if hints is None:
+        return False
+    return hints.read_only_hint is True and hints.destructive_hint is not True
 
 
 def _is_enabled(config: McpServerConfig, tool: str) -> bool:

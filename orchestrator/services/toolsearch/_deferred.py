@@ -139,6 +139,7 @@ class DeferredTools:
             handler=handle,
             mutating=False,
             parallel=True,
+            side_effects=False,
         )
 
     async def _search_and_load(self, args: ToolSearchArgs, registry: ToolRegistry) -> ToolOutput:
