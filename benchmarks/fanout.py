@@ -26,8 +26,8 @@ from typing import Any
 import anyio
 
 from corral.agents import CorralConfig, RateLimit
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.runs import RunSetup
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: report it."

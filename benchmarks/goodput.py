@@ -28,8 +28,8 @@ from typing import Any
 import anyio
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.runs import RunSetup
 
 from .fanout import SCHEMA, TEMPLATE, server_stats
 

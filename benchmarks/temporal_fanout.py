@@ -29,8 +29,8 @@ from typing import IO
 import anyio
 
 from corral.agents import CorralConfig, RateLimit
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.temporal import (
     TemporalExecutor,
     TemporalOutcome,

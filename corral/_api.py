@@ -14,9 +14,9 @@ import anyio
 from corral.agents import CorralConfig
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
-from corral.orchestrator._single import RunSetup, SingleOutcome, run_single_agent
 from corral.orchestrator.fanout import FanoutOutcome
 from corral.orchestrator.fanout import run_fanout as _run_fanout
+from corral.orchestrator.runs import RunSetup, SingleOutcome, run_single_agent
 from corral.tools import Tool, function_tool
 
 ToolLike = Tool[Any] | Callable[..., Any]

@@ -17,12 +17,12 @@ import anyio
 
 from corral.agents import load_config
 
-from .._single import RunSetup
 from ..demo import DemoProgress, demo_policy, write_shop_repo
 from ..model_server import serve_model_server
 from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
 from ..pipelines.triage import read_issues, read_labels, run_triage
 from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+from ..runs import RunSetup
 
 DEMO_MODEL = "demo-rules"
 

@@ -9,7 +9,7 @@ from typing import Any
 from corral.agents import ROLES, AgentStatus, RunnerHooks
 
 from .._run import ToolProvider
-from .._single import RunSetup, SingleOutcome, run_single_agent
+from ..runs import RunSetup, SingleOutcome, run_single_agent
 from ..supervisor import collab_tool_providers
 from ._approval import TerminalApprover
 from ._common import (

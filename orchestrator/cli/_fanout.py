@@ -19,7 +19,6 @@ import anyio
 from corral.agents import CorralConfig, RunnerHooks
 from corral.tools import InvalidInput
 
-from .._single import RunSetup
 from ..fanout import (
     DEFAULT_MAX_RESULT_TRIES,
     FanoutOutcome,
@@ -29,6 +28,7 @@ from ..fanout import (
     resume_fanout,
     run_fanout,
 )
+from ..runs import RunSetup
 from ._common import (
     JsonLinesHooks,
     add_executor_flags,

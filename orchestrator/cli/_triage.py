@@ -14,7 +14,6 @@ from typing import Any
 
 import anyio
 
-from .._single import RunSetup
 from ..pipelines.triage import (
     READ_ONLY_TOOLS,
     TriageOutcome,
@@ -22,6 +21,7 @@ from ..pipelines.triage import (
     read_labels,
     run_triage,
 )
+from ..runs import RunSetup
 from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config, resolve_cwd
 from ._exec import approval_services
 from ._fanout import Console

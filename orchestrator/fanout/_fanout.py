@@ -32,7 +32,7 @@ from corral.agents import (
 )
 
 from .._run import price_for
-from .._single import RunSetup, journal_path, new_id, open_run
+from ..runs import RunSetup, journal_path, new_id, open_run
 from ._errors import FanoutInputError, NotAFanoutRun
 from ._items import FanoutItem
 from ._outcome import FAILED, FINAL_STATUSES, PENDING, FanoutOutcome, ItemOutcome, write_results

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from corral.agents import AgentSpec, CorralConfig
 from corral.tools import core_tool_names
 
-from .._single import build_root_spec
+from ..runs import build_root_spec
 from ._errors import FanoutInputError, ItemsFileError
 from ._items import FanoutItem, as_items
 from ._report import REPORT_RESULT, WORKER_INSTRUCTIONS

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from corral.agents import CorralConfig, Store, open_sqlite_store
 
-from .._single import RunSetup, journal_path, run_single_agent
 from ..fanout import run_fanout
+from ..runs import RunSetup, journal_path, run_single_agent
 from ..supervisor import collab_tool_providers
 from ._models import ExecRequest, FanoutRequest, PipelineRequest
 from ._pipelines import run_pipeline

@@ -18,7 +18,6 @@ import anyio.from_thread
 
 from corral.agents import CorralConfig, RunRecord, Store
 
-from .._single import RunSetup
 from ..pipelines.refactor import MERGED, RefactorOutcome, run_refactor
 from ..pipelines.refactor import RefactorRequest as RefactorJob
 from ..pipelines.review import (
@@ -32,6 +31,7 @@ from ..pipelines.review import (
 )
 from ..pipelines.review import ReviewRequest as ReviewJob
 from ..pipelines.triage import READ_ONLY_TOOLS, TriageReport, render_markdown, run_triage
+from ..runs import RunSetup
 from ._errors import RunRejected
 from ._inline import inline_issues, inline_labels
 from ._models import PipelineRequest, RefactorRequest, ReviewRequest, TriageRequest

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from corral.agents import CorralConfig
 
-from .._single import RunSetup, build_root_spec
+from ..runs import RunSetup, build_root_spec
 from ..supervisor import COLLAB_TOOL_NAMES
 from ._errors import TemporalSetupError
 from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput

@@ -21,7 +21,6 @@ from temporalio.service import RPCError
 
 from corral.agents import AgentStatus, CorralConfig, Finish, ItemRecord
 
-from .._single import RunSetup, SingleOutcome, journal_path, new_id
 from ..fanout import (
     DEFAULT_MAX_RESULT_TRIES,
     STDOUT,
@@ -33,6 +32,7 @@ from ..fanout import (
 )
 from ..fanout._outcome import write_results
 from ..fanout._plan import check_counts, worker_prototype
+from ..runs import RunSetup, SingleOutcome, journal_path, new_id
 from ..supervisor import collab_tool_providers
 from ._agent_workflow import RunWorkflow
 from ._connect import TemporalSettings, connect

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from corral.agents import CorralConfig, ModelPrice
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 from tests.e2e._cli import corral_env, run_corral
 
 pytestmark = pytest.mark.anyio

@@ -19,9 +19,9 @@ from opentelemetry.trace import StatusCode
 from corral.agents import CorralConfig, ModelPrice, Usage
 from corral.observability import Redactor, RunMetrics, TracingHooks
 from corral.orchestrator._run import cost_of, price_for
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from corral.agents import AgentStatus, CorralConfig
 from corral.observability import TracingHooks
-from corral.orchestrator._single import RunSetup, run_single_agent
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup, run_single_agent
 from corral.orchestrator.supervisor import collab_tool_providers
 
 pytestmark = pytest.mark.anyio

@@ -10,9 +10,9 @@ import anyio
 import pytest
 
 from corral.agents import CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup, journal_path
 from corral.orchestrator.fanout import FanoutInputError, run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup, journal_path
 
 from .test_fanout_report import SCHEMA, TEMPLATE, item_of, outputs, report
 

@@ -16,9 +16,9 @@ import anyio
 import pytest
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+from corral.orchestrator.runs import RunSetup
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -10,7 +10,6 @@ import pytest
 from openai.types.responses import FunctionTool
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import (
     FanoutInputError,
     ItemsFileError,
@@ -25,6 +24,7 @@ from corral.orchestrator.fanout import (
     report_result_tool,
     run_fanout,
 )
+from corral.orchestrator.runs import RunSetup
 from corral.tools import ToolRegistry
 
 OBJECT_SCHEMA = {

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from corral.agents import BudgetConfig, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup, journal_path
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup, journal_path
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.orchestrator.runs import RunSetup
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,8 @@ from corral.agents import (
     open_sqlite_store,
 )
 from corral.orchestrator._run import cost_of, price_for
-from corral.orchestrator._single import (
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import (
     RunSetup,
     build_root_spec,
     journal_path,
@@ -27,7 +28,6 @@ from corral.orchestrator._single import (
     resume_single,
     run_single_agent,
 )
-from corral.orchestrator.model_server import serve_model_server
 
 pytestmark = pytest.mark.anyio
 

@@ -25,7 +25,7 @@ from corral.agents import (
 )
 from corral.agents.model import EventCallback, ModelResponse, ModelSettings, open_model_client
 from corral.orchestrator._run import AgentHandle, ClientPool, RunRuntime
-from corral.orchestrator._single import journaled_spec
+from corral.orchestrator.runs import journaled_spec
 
 from .test_supervisor import (
     RUN_ID,

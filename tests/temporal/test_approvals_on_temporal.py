@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.temporal import (
     ActivityPolicy,
     ApprovalRejected,

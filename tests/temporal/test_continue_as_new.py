@@ -15,8 +15,8 @@ import pytest
 from temporalio.client import Client
 
 from corral.agents import CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,

@@ -16,8 +16,8 @@ from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import CancelledError
 
 from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.supervisor import collab_tool_providers
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 

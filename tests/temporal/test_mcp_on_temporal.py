@@ -17,8 +17,8 @@ import anyio
 import pytest
 
 from corral.agents import AgentStatus, CorralConfig, McpServerConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping

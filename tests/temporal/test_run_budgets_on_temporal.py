@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.supervisor import collab_tool_providers
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 

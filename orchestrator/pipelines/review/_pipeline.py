@@ -18,8 +18,8 @@ import anyio.to_thread
 from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, SandboxMode
 
-from ..._single import RunSetup
 from ...fanout import FanoutOutcome, StartCallback, run_fanout
+from ...runs import RunSetup
 from ._aggregate import aggregate
 from ._diff import FileDiff, parse_unified_diff
 from ._errors import PatchError, ReviewInputError

@@ -17,8 +17,8 @@ import anyio.to_thread
 from corral.agents import CorralConfig
 from corral.tools import SandboxMode
 
-from ..._single import RunSetup
 from ...fanout import DEFAULT_MAX_RESULT_TRIES, FanoutOutcome, StartCallback, run_fanout
+from ...runs import RunSetup
 from ...services import Embedder, WordLlamaEmbedder
 from ._index import SIMILARITY_FLOOR, TOP_CANDIDATES, DuplicateIndex
 from ._issues import Issue

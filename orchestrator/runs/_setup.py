@@ -1,14 +1,12 @@
-"""Runs started from one task (`corral exec`), and resuming any run (`corral resume`).
+"""How a run is opened: its setup (hooks, services, tools), its id and journal, its runtime.
 
-A run's agents live in a `RunRuntime`: the root agent here, and whatever it spawns when its
-tools include the supervisor's. Resume rebuilds every agent of the run from the journal, parents
-before children, and carries on what each had not finished.
+`open_run` holds the journal, the run's lease, the shared model clients and MCP servers around
+a `RunRuntime`; every run kind opens its run here. What each kind does inside is its own engine's.
 """
 
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -17,26 +15,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from corral.agents import (
-    AgentRecord,
     AgentSpec,
-    AgentStatus,
     CorralConfig,
-    Finish,
     RunnerHooks,
-    RunRecord,
-    Store,
     model_settings_from_config,
     open_sqlite_store,
     resolve_base_instructions,
     spec_from_config,
 )
-from corral.tools import InvalidInput, PermissionProfile, SandboxMode, core_tool_names
+from corral.tools import PermissionProfile, SandboxMode, core_tool_names
 
-from ._lease import hold_run_lease
-from ._ratelimit import RateLimiterRegistry
-from ._run import (
-    CLOSED,
-    AgentHandle,
+from .._lease import hold_run_lease
+from .._ratelimit import RateLimiterRegistry
+from .._run import (
     ClientPool,
     RunRuntime,
     RuntimeOptions,
@@ -45,33 +36,14 @@ from ._run import (
     open_runtime,
     price_for,
 )
-from .services._skills_service import SkillsService
-from .services.compaction import Compactor
+from ..services._skills_service import SkillsService
+from ..services.compaction import Compactor
 
 if TYPE_CHECKING:
-    from .services._mcp_tooling import McpTooling
+    from ..services._mcp_tooling import McpTooling
+    from ._single import SingleOutcome
 
 JOURNAL_NAME = "journal.sqlite"
-
-
-class UnknownTarget(InvalidInput):
-    """`corral resume` was given an id that names neither a run nor an agent."""
-
-
-class NotResumable(InvalidInput):
-    """`corral resume` was given a run of a kind that cannot be carried on."""
-
-
-RESUMABLE_KINDS = frozenset({"exec"})
-"""Run kinds `resume_single` carries on (fan-outs have their own resume)."""
-
-
-@dataclass(frozen=True)
-class SingleOutcome:
-    run_id: str
-    agent_id: str
-    finish: Finish
-    journal: Path
 
 
 class Handoff(Protocol):
@@ -138,7 +110,7 @@ def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTo
     # configure no MCP server.
     from corral.observability import current_trace_context
 
-    from .services._mcp_tooling import open_mcp_tooling
+    from ..services._mcp_tooling import open_mcp_tooling
 
     return open_mcp_tooling(config, trace_context=current_trace_context)
 
@@ -254,158 +226,8 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
         await clients.aclose()
 
 
-async def run_single_agent(
-    config: CorralConfig,
-    task: str,
-    *,
-    cwd: Path,
-    setup: RunSetup,
-    run_id: str | None = None,
-    role: str = "general",
-) -> SingleOutcome:
-    """Start a run whose root agent works on `task`, and wait until the whole run is done."""
-    executor = setup.executor
-    if executor is not None and executor.kind != "local":
-        remote = replace(setup, executor=None)
-        return await executor.run_single(
-            config, task, cwd=cwd, setup=remote, run_id=run_id, role=role
-        )
-    environ = os.environ if setup.env is None else setup.env
-    run_id = run_id or new_id("run")
-    setup = await with_skills(setup, config, cwd)
-    spec = build_root_spec(
-        config,
-        cwd=cwd,
-        env=environ,
-        run_id=run_id,
-        role=role,
-        extra_tools=tuple(setup.tool_providers),
-    )
-    async with open_run(config, run_id, setup) as runtime:
-        await _journal_run(runtime.store, spec, task)
-        root = await runtime.start(spec, task)
-        await root.ended.wait()
-        finish = _finish_of(root)
-        await _journal_end(runtime.store, run_id, finish)
-    return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
-
-
 async def with_skills(setup: RunSetup, config: CorralConfig, cwd: Path) -> RunSetup:
     """`setup` with the skills that apply in `cwd`, unless it has some or skills are off."""
     if setup.skills is not None or not config.skills.enabled:
         return setup
     return replace(setup, skills=await SkillsService.discover(config, cwd))
-
-
-async def resume_single(
-    config: CorralConfig,
-    target: str,
-    *,
-    setup: RunSetup,
-    base_url: str | None = None,
-    message: str | None = None,
-    cwd: Path | None = None,
-) -> SingleOutcome:
-    """Rebuild the run of `target` (a run or agent id) from the journal and carry it on.
-
-    With `message`, the root agent gets a follow-up turn (in `cwd` if given: the environment
-    diff and a re-read AGENTS.md go with it; the permission profile stays as it started).
-    """
-    environ = dict(os.environ if setup.env is None else setup.env)
-    if base_url:
-        environ["CORRAL_BASE_URL"] = base_url
-    async with open_sqlite_store(journal_path(config)) as lookup:
-        run_id = await _find_run(lookup, target, journal_path(config))
-    async with open_run(config, run_id, setup) as runtime:
-        await runtime.store.update_run(run_id, status="running", updated_at=time.time())
-        records = await runtime.store.list_agents(run_id)
-        follow_up = (message, cwd) if message is not None else None
-        handles = await _restore_all(runtime, records, environ, base_url, follow_up)
-        root = handles[records[0].agent_id]
-        await root.ended.wait()
-        finish = _finish_of(root)
-        await _journal_end(runtime.store, run_id, finish)
-    return SingleOutcome(run_id, root.agent_id, finish, journal_path(config))
-
-
-async def _restore_all(
-    runtime: RunRuntime,
-    records: list[AgentRecord],
-    env: Mapping[str, str],
-    base_url: str | None,
-    follow_up: tuple[str, Path | None] | None,
-) -> dict[str, AgentHandle]:
-    """Restore every agent, parents first; the root (the first) gets the follow-up, if any."""
-    handles: dict[str, AgentHandle] = {}
-    for index, record in enumerate(records):
-        spec, task = journaled_spec(record, env, base_url, runtime.config)
-        inbox: list[str] = []
-        if index == 0 and follow_up is not None:
-            message, cwd = follow_up
-            inbox.append(message)
-            if cwd is not None:
-                spec = spec.model_copy(update={"cwd": cwd})
-        parent = handles.get(record.parent_id) if record.parent_id else None
-        closed = record.status == CLOSED
-        status = AgentStatus.INTERRUPTED if closed else AgentStatus(record.status)
-        handles[record.agent_id] = await runtime.restore(
-            spec, task, status, parent=parent, inbox=inbox, closed=closed, launch=False
-        )
-    for handle in handles.values():
-        runtime.launch(handle)
-    return handles
-
-
-def journaled_spec(
-    record: AgentRecord,
-    env: Mapping[str, str],
-    base_url: str | None = None,
-    config: CorralConfig | None = None,
-) -> tuple[AgentSpec, str]:
-    """The spec and task an agent was started with, the endpoint moved to `base_url` when one
-    is given, and the key read from `env` again (it is never journaled), sent only where
-    `config` (loaded now, by the user) points."""
-    data = dict(record.config)
-    task = str(data.pop("task", ""))
-    return AgentSpec.from_journal(data, env=env, config=config, base_url=base_url), task
-
-
-def _finish_of(root: AgentHandle) -> Finish:
-    return Finish(status=root.status, message=root.final_message, error=root.error)
-
-
-async def _journal_run(store: Store, spec: AgentSpec, task: str) -> None:
-    now = time.time()
-    await store.create_run(
-        RunRecord(
-            run_id=spec.run_id,
-            kind="exec",
-            status="running",
-            created_at=now,
-            updated_at=now,
-            config={"task": task, "cwd": str(spec.cwd), "role": spec.role},
-        )
-    )
-
-
-async def _journal_end(store: Store, run_id: str, finish: Finish) -> None:
-    await store.update_run(run_id, status=str(finish.status), updated_at=time.time())
-
-
-async def _find_run(store: Store, target: str, journal: Path) -> str:
-    agent = await store.get_agent(target)
-    if agent is not None:
-        return agent.run_id
-    run = await store.get_run(target)
-    if run is None:
-        raise UnknownTarget(
-            f"no run or agent named {target!r} in {journal}; `corral runs` lists the runs"
-        )
-    if run.kind not in RESUMABLE_KINDS:
-        raise NotResumable(
-            f"run {run.run_id} is a {run.kind} run, which `corral resume` cannot carry on: "
-            f"its workers are tied to git worktrees that were removed; start it again"
-        )
-    if not await store.list_agents(run.run_id):
-        raise UnknownTarget(f"run {target} has no agents to resume")
-    return run.run_id

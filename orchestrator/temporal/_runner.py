@@ -3,7 +3,7 @@
 A thin adapter over `orchestrator.temporal.TemporalExecutor`: it checks the inputs, makes sure the
 server answers before it tells the caller a run has started, and returns the same outcomes as
 the local executor. It cancels a run by cancelling its workflow, and shows and answers the
-approvals its agents' workflows hold (`_temporal_asks` maps them to the service's JSON).
+approvals its agents' workflows hold (`_asks` maps them to the service's JSON).
 Importing it imports `temporalio`; only `executor_from_settings` does.
 """
 
@@ -24,29 +24,26 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from corral.agents import AgentStatus, CorralConfig, Finish, Store
 
-from ._executor_settings import (
+from ..fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, plan_fanout
+from ..fanout._plan import check_counts
+from ..runs import (
     ApprovalRefused,
     ExecutorKind,
     ExecutorSettings,
+    RunSetup,
+    SingleOutcome,
     UnknownRunApproval,
+    journal_path,
+    new_id,
 )
-from ._single import RunSetup, SingleOutcome, journal_path, new_id
-from ._temporal_asks import Ask, journaled_asks, split_approval_id
-from .fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, plan_fanout
-from .fanout._plan import check_counts
-from .temporal import (
-    ApprovalRejected,
-    ExecOutput,
-    RunWorkflow,
-    TemporalExecutor,
-    TemporalRunFailed,
-    TemporalSettings,
-    answer_approval,
-    connect,
-    pending_approvals,
-    policy_from_config,
-    run_span,
-)
+from ._agent_workflow import RunWorkflow
+from ._approvals import ApprovalRejected, answer_approval, pending_approvals
+from ._asks import Ask, journaled_asks, split_approval_id
+from ._connect import TemporalSettings, connect
+from ._errors import TemporalRunFailed
+from ._executor import TemporalExecutor, policy_from_config
+from ._tracing import run_span
+from ._wire import ExecOutput
 
 BLOBS = "blobs"
 """The folder under `$CORRAL_HOME` that holds payloads too big to travel through Temporal."""

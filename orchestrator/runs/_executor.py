@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from corral.agents import CorralConfig, Store
 
-from ._executor_settings import (
+from ._settings import (
     INSTALL_HINT,
     ExecutorKind,
     ExecutorSettings,
@@ -25,8 +25,11 @@ from ._executor_settings import (
     NotOnThisExecutor,
     UnknownRunApproval,
 )
-from ._single import Handoff, RunSetup, SingleOutcome, run_single_agent
-from .fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, run_fanout
+from ._setup import Handoff, RunSetup
+from ._single import SingleOutcome, run_single_agent
+
+if TYPE_CHECKING:
+    from ..fanout import FanoutItem, FanoutOutcome, StartCallback
 
 
 class Executor(Protocol):
@@ -53,7 +56,7 @@ class Executor(Protocol):
         concurrency: int | None = None,
         run_id: str | None = None,
         out: Path | str | None = None,
-        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
+        max_result_tries: int = 3,
         tools: Sequence[str] | None = None,
         on_start: StartCallback | None = None,
         role: str = "general",
@@ -106,11 +109,13 @@ class LocalExecutor:
         concurrency: int | None = None,
         run_id: str | None = None,
         out: Path | str | None = None,
-        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
+        max_result_tries: int = 3,
         tools: Sequence[str] | None = None,
         on_start: StartCallback | None = None,
         role: str = "general",
     ) -> FanoutOutcome:
+        from ..fanout import run_fanout  # the engines sit above this package
+
         # `run_fanout` dispatches only to executors that are not local, so this cannot loop.
         return await run_fanout(
             config,
@@ -159,7 +164,7 @@ def executor_from_settings(settings: ExecutorSettings) -> Executor:
     if settings.kind == "local":
         return LocalExecutor()
     try:
-        from ._on_temporal import TemporalRunner
+        from ..temporal._runner import TemporalRunner
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "temporalio":
             raise
