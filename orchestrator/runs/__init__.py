@@ -8,7 +8,14 @@
 from ._executor import Executor as Executor
 from ._executor import LocalExecutor as LocalExecutor
 from ._executor import executor_from_settings as executor_from_settings
+from ._executor import executor_of as executor_of
 from ._executor import refuse_remote as refuse_remote
+from ._jobs import DEFAULT_MAX_RESULT_TRIES as DEFAULT_MAX_RESULT_TRIES
+from ._jobs import ExecJob as ExecJob
+from ._jobs import FanoutJob as FanoutJob
+from ._jobs import Job as Job
+from ._jobs import JobInputError as JobInputError
+from ._jobs import WorkerTemplate as WorkerTemplate
 from ._resume import NotResumable as NotResumable
 from ._resume import UnknownTarget as UnknownTarget
 from ._resume import journaled_spec as journaled_spec
@@ -24,8 +31,8 @@ from ._settings import UnknownRunApproval as UnknownRunApproval
 from ._settings import check_address as check_address
 from ._settings import resolve_executor_settings as resolve_executor_settings
 from ._setup import JOURNAL_NAME as JOURNAL_NAME
-from ._setup import Handoff as Handoff
 from ._setup import RunSetup as RunSetup
+from ._setup import StartCallback as StartCallback
 from ._setup import build_root_spec as build_root_spec
 from ._setup import journal_path as journal_path
 from ._setup import new_id as new_id
@@ -36,25 +43,32 @@ from ._single import SingleOutcome as SingleOutcome
 from ._single import run_single_agent as run_single_agent
 
 __all__ = [
+    "DEFAULT_MAX_RESULT_TRIES",
     "EXECUTOR_KINDS",
     "INSTALL_HINT",
     "JOURNAL_NAME",
     "ApprovalRefused",
+    "ExecJob",
     "Executor",
     "ExecutorKind",
     "ExecutorSettings",
     "ExecutorSettingsError",
-    "Handoff",
+    "FanoutJob",
+    "Job",
+    "JobInputError",
     "LocalExecutor",
     "NotOnThisExecutor",
     "NotResumable",
     "RunSetup",
     "SingleOutcome",
+    "StartCallback",
     "UnknownRunApproval",
     "UnknownTarget",
+    "WorkerTemplate",
     "build_root_spec",
     "check_address",
     "executor_from_settings",
+    "executor_of",
     "journal_path",
     "journaled_spec",
     "new_id",

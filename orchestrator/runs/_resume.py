@@ -21,7 +21,7 @@ from corral.agents import (
 )
 from corral.tools import InvalidInput
 
-from .._run import CLOSED, AgentHandle, RunRuntime
+from .._run import CLOSED, AgentHandle, Restoring, RunRuntime
 from ._setup import RunSetup, journal_path, open_run
 from ._single import SingleOutcome, finish_of, journal_end
 
@@ -89,9 +89,8 @@ async def _restore_all(
         parent = handles.get(record.parent_id) if record.parent_id else None
         closed = record.status == CLOSED
         status = AgentStatus.INTERRUPTED if closed else AgentStatus(record.status)
-        handles[record.agent_id] = await runtime.restore(
-            spec, task, status, parent=parent, inbox=inbox, closed=closed, launch=False
-        )
+        how = Restoring(inbox=tuple(inbox), closed=closed, launch=False)
+        handles[record.agent_id] = await runtime.restore(spec, task, status, parent=parent, how=how)
     for handle in handles.values():
         runtime.launch(handle)
     return handles

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from corral.agents import (
     AgentSpec,
@@ -41,50 +41,13 @@ from ..services.compaction import Compactor
 
 if TYPE_CHECKING:
     from ..services._mcp_tooling import McpTooling
-    from ._single import SingleOutcome
+    from ._executor import Executor
 
 JOURNAL_NAME = "journal.sqlite"
 
 
-class Handoff(Protocol):
-    """Somewhere else to carry a run out: a remote executor (`_executor.Executor` is the whole
-    contract; it sits above this module, so the fan-out's own types appear here as `Any`).
-
-    `run_single_agent` and `run_fanout` hand their run to the setup's handoff when it is not
-    local, so every caller (the commands, the service, the pipelines) follows without knowing.
-    """
-
-    @property
-    def kind(self) -> str: ...
-
-    async def run_single(
-        self,
-        config: CorralConfig,
-        task: str,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        run_id: str | None = None,
-        role: str = "general",
-    ) -> SingleOutcome: ...
-
-    async def run_fanout(
-        self,
-        config: CorralConfig,
-        items: Any,
-        template: str,
-        schema: Any,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        concurrency: int | None = None,
-        run_id: str | None = None,
-        out: Path | str | None = None,
-        max_result_tries: int = ...,
-        tools: Sequence[str] | None = None,
-        on_start: Any = None,
-        role: str = "general",
-    ) -> Any: ...
+StartCallback = Callable[[str, int, int], None]
+"""Told the run id, the number of items and how many are still to do, once journaled."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +64,10 @@ class RunSetup:
     """The process's compaction limiter; one per run when not given."""
     skills: SkillsService | None = None
     """Skills matched to each agent's task; discovered from the run's folder when not given."""
-    executor: Handoff | None = None
-    """Where the run's agents execute; in this process when not given (or local)."""
+    executor: Executor | None = None
+    """Where the fan-outs of a pipeline (review, triage) execute; here when not given."""
+    on_start: StartCallback | None = None
+    """Told when a fan-out's items are journaled (or handed to the executor)."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from corral.agents import AgentSpec, CorralConfig, Finish, RunRecord, Store
 
 from .._run import AgentHandle
+from ._jobs import ExecJob
 from ._setup import RunSetup, build_root_spec, journal_path, new_id, open_run, with_skills
 
 
@@ -25,36 +26,22 @@ class SingleOutcome:
     journal: Path
 
 
-async def run_single_agent(
-    config: CorralConfig,
-    task: str,
-    *,
-    cwd: Path,
-    setup: RunSetup,
-    run_id: str | None = None,
-    role: str = "general",
-) -> SingleOutcome:
-    """Start a run whose root agent works on `task`, and wait until the whole run is done."""
-    executor = setup.executor
-    if executor is not None and executor.kind != "local":
-        remote = replace(setup, executor=None)
-        return await executor.run_single(
-            config, task, cwd=cwd, setup=remote, run_id=run_id, role=role
-        )
+async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) -> SingleOutcome:
+    """Start a run whose root agent works on `job.task`, and wait until the whole run is done."""
     environ = os.environ if setup.env is None else setup.env
-    run_id = run_id or new_id("run")
-    setup = await with_skills(setup, config, cwd)
+    run_id = job.run_id or new_id("run")
+    setup = await with_skills(setup, config, job.cwd)
     spec = build_root_spec(
         config,
-        cwd=cwd,
+        cwd=job.cwd,
         env=environ,
         run_id=run_id,
-        role=role,
+        role=job.role,
         extra_tools=tuple(setup.tool_providers),
     )
     async with open_run(config, run_id, setup) as runtime:
-        await _journal_run(runtime.store, spec, task)
-        root = await runtime.start(spec, task)
+        await _journal_run(runtime.store, spec, job.task)
+        root = await runtime.start(spec, job.task)
         await root.ended.wait()
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
