@@ -26,8 +26,8 @@ from typing import Any
 import anyio
 
 from corral.agents import CorralConfig, RateLimit
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: report it."
@@ -76,13 +76,15 @@ async def measure(
     cpu, wall = time.process_time(), time.perf_counter()
     outcome = await run_fanout(
         config,
-        rows,
-        TEMPLATE,
-        SCHEMA,
-        cwd=home,
-        setup=RunSetup(env={}),
-        concurrency=concurrency,
-        tools=(),
+        FanoutJob(
+            items=tuple(rows),
+            template=TEMPLATE,
+            result_schema=SCHEMA,
+            cwd=home,
+            concurrency=concurrency,
+            worker=WorkerTemplate(tools=()),
+        ),
+        RunSetup(env={}),
     )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     wrong = [o.index for o in outcome.items if o.status != "done" or o.result != {"n": o.index}]

@@ -28,8 +28,8 @@ from typing import Any
 import anyio
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
 from .fanout import SCHEMA, TEMPLATE, server_stats
 
@@ -59,13 +59,15 @@ async def run_items(items: int, concurrency: int, base_url: str, home: Path) -> 
     wall = time.perf_counter()
     outcome = await run_fanout(
         config,
-        rows,
-        TEMPLATE,
-        SCHEMA,
-        cwd=home,
-        setup=RunSetup(env={}),
-        concurrency=concurrency,
-        tools=(),
+        FanoutJob(
+            items=tuple(rows),
+            template=TEMPLATE,
+            result_schema=SCHEMA,
+            cwd=home,
+            concurrency=concurrency,
+            worker=WorkerTemplate(tools=()),
+        ),
+        RunSetup(env={}),
     )
     wall = time.perf_counter() - wall
     wrong = [o.index for o in outcome.items if o.status != "done" or o.result != {"n": o.index}]

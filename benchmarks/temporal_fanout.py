@@ -29,8 +29,8 @@ from typing import IO
 import anyio
 
 from corral.agents import CorralConfig, RateLimit
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 from corral.orchestrator.temporal import (
     TemporalExecutor,
     TemporalOutcome,
@@ -143,13 +143,15 @@ def measure_local(items: int, warmup: int, concurrency: int, base_url: str, home
         return anyio.run(
             lambda: run_fanout(
                 config,
-                rows,
-                TEMPLATE,
-                SCHEMA,
-                cwd=home,
-                setup=setup,
-                concurrency=concurrency,
-                tools=(),
+                FanoutJob(
+                    items=tuple(rows),
+                    template=TEMPLATE,
+                    result_schema=SCHEMA,
+                    cwd=home,
+                    concurrency=concurrency,
+                    worker=WorkerTemplate(tools=()),
+                ),
+                setup,
             )
         )
 
@@ -176,7 +178,15 @@ def measure_temporal(
         rows = [{"n": n} for n in range(count)]
         return anyio.run(
             lambda: executor.run_fanout(
-                config, rows, TEMPLATE, SCHEMA, cwd=home, concurrency=concurrency, tools=()
+                config,
+                FanoutJob(
+                    items=tuple(rows),
+                    template=TEMPLATE,
+                    result_schema=SCHEMA,
+                    cwd=home,
+                    concurrency=concurrency,
+                    worker=WorkerTemplate(tools=()),
+                ),
             )
         )
 

@@ -6,11 +6,11 @@ server (`serve_model_server`) to run all of it offline. The packages beneath are
 `corral.tools` ← `corral.agents` ← `corral.orchestrator`, with `corral.observability` beside them.
 """
 
-from corral.orchestrator._single import SingleOutcome as SingleOutcome
 from corral.orchestrator._version import corral_version
 from corral.orchestrator.fanout import FanoutOutcome as FanoutOutcome
 from corral.orchestrator.model_server import ModelServerOptions as ModelServerOptions
 from corral.orchestrator.model_server import serve_model_server as serve_model_server
+from corral.orchestrator.runs import SingleOutcome as SingleOutcome
 from corral.tools import Tool as Tool
 from corral.tools import ToolOutput as ToolOutput
 from corral.tools import function_tool as function_tool

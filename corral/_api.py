@@ -14,9 +14,8 @@ import anyio
 from corral.agents import CorralConfig
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
-from corral.orchestrator._single import RunSetup, SingleOutcome, run_single_agent
 from corral.orchestrator.fanout import FanoutOutcome
-from corral.orchestrator.fanout import run_fanout as _run_fanout
+from corral.orchestrator.runs import ExecJob, FanoutJob, LocalExecutor, RunSetup, SingleOutcome
 from corral.tools import Tool, function_tool
 
 ToolLike = Tool[Any] | Callable[..., Any]
@@ -52,7 +51,7 @@ async def run_agent(
     The run is journaled like `corral exec`'s (`corral status RUN`, `corral resume RUN`)."""
     folder, config = _prepare(cwd, config, env)
     setup = RunSetup(env=env, tool_providers=_providers(tools))
-    return await run_single_agent(config, task, cwd=folder, setup=setup, role=role)
+    return await LocalExecutor().run(ExecJob(task=task, cwd=folder, role=role), setup, config)
 
 
 async def run_agents(
@@ -79,7 +78,8 @@ async def run_agents(
 
     async def one(index: int, task: str) -> None:
         async with slots:
-            outcomes[index] = await run_single_agent(config, task, cwd=folder, setup=setup)
+            job = ExecJob(task=task, cwd=folder)
+            outcomes[index] = await LocalExecutor().run(job, setup, config)
 
     async with anyio.create_task_group() as tg:
         for index, task in enumerate(tasks):
@@ -101,10 +101,15 @@ async def run_fanout(
     """One worker per item on `template` (`{field}` filled from the item), each handing in a
     result valid under the JSON Schema `schema`; as `corral fanout` does."""
     folder, config = _prepare(cwd, config, env)
-    setup = RunSetup(env=env)
-    return await _run_fanout(
-        config, items, template, schema, cwd=folder, setup=setup, concurrency=concurrency, out=out
+    job = FanoutJob(
+        items=tuple(items),
+        template=template,
+        result_schema=schema,
+        cwd=folder,
+        concurrency=concurrency,
+        out=out,
     )
+    return await LocalExecutor().run(job, RunSetup(env=env), config)
 
 
 def _prepare(

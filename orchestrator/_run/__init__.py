@@ -11,6 +11,7 @@ from ._fragments import render_notification as render_notification
 from ._fragments import render_subagent_context as render_subagent_context
 from ._handle import AgentHandle as AgentHandle
 from ._handle import FinishCallback as FinishCallback
+from ._handle import Restoring as Restoring
 from ._names import nickname as nickname
 from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
@@ -26,6 +27,7 @@ __all__ = [
     "ClientPool",
     "FinishCallback",
     "Peer",
+    "Restoring",
     "RunBudget",
     "RunRuntime",
     "RuntimeOptions",

@@ -12,6 +12,20 @@ from corral.agents import AgentRunner, AgentSpec, AgentStatus, Finish, UserInput
 FinishCallback = Callable[["AgentHandle", Finish], Awaitable[None]]
 
 
+@dataclass(frozen=True)
+class Restoring:
+    """How `RunRuntime.restore` brings an agent back: messages for its next turn (`inbox`),
+    only as a place in the tree (`closed`), and whether it runs at once (`launch`)."""
+
+    inbox: tuple[str, ...] = ()
+    closed: bool = False
+    launch: bool = True
+
+
+AT_ONCE = Restoring()
+"""An agent restored to run at once, with nothing added to its inbox."""
+
+
 @dataclass(eq=False)
 class AgentHandle:
     """An agent, its runner, its place in the tree, and what it is doing now."""

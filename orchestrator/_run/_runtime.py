@@ -49,7 +49,7 @@ from ._admission import Capacity, capacity_of, ready_to_start
 from ._budget import RunBudget, cost_of, price_for
 from ._clients import ClientPool
 from ._fragments import render_notification
-from ._handle import AgentHandle, FinishCallback
+from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
 from ._notes import describe_crash, started_note
 
@@ -182,24 +182,22 @@ class RunRuntime:
         parent: AgentHandle | None = None,
         stay_open: bool = True,
         on_finish: FinishCallback | None = None,
-        inbox: Sequence[str] = (),
-        closed: bool = False,
-        launch: bool = True,
+        how: Restoring = AT_ONCE,
     ) -> AgentHandle:
         """Rebuild a journaled agent by replay and carry on whatever it had not finished.
 
-        Messages in `inbox` become its next turn once it has caught up. A `closed` agent is
+        Messages in `how.inbox` become its next turn once it has caught up. A `closed` agent is
         rebuilt only as a place in the tree: it does not run again. With `launch=False` the
         agent waits for `launch(handle)`: a whole tree is rebuilt before any of it runs, so a
         parent never sees a half-restored child.
         """
         handle = self._adopt(spec, task, parent, stay_open, on_finish, status=status)
-        if closed:
+        if how.closed:
             handle.closed = True
             handle.status = AgentStatus.INTERRUPTED
             handle.ended.set()
             return handle
-        handle.inbox.extend(inbox)
+        handle.inbox.extend(how.inbox)
         pinned = await self._journaled_context(spec.agent_id)
         handle.subagent_context = pinned.get("subagent_context")
         handle.skills = pinned.get("skills")
@@ -210,7 +208,7 @@ class RunRuntime:
             handle.first, handle.skills = await self._first_input(
                 spec, task, handle.subagent_context
             )
-        if launch:
+        if how.launch:
             self.launch(handle)
         return handle
 

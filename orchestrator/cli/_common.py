@@ -12,8 +12,13 @@ from typing import Any, TextIO
 from corral.agents import CorralConfig, FunctionCall, RunnerHooks, load_config
 from corral.tools import InvalidInput, ToolOutput
 
-from .._executor import Executor, executor_from_settings
-from .._executor_settings import EXECUTOR_KINDS, ExecutorSettings, resolve_executor_settings
+from ..runs import (
+    EXECUTOR_KINDS,
+    Executor,
+    ExecutorSettings,
+    executor_from_settings,
+    resolve_executor_settings,
+)
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:

@@ -17,12 +17,12 @@ import anyio
 
 from corral.agents import load_config
 
-from .._single import RunSetup
 from ..demo import DemoProgress, demo_policy, write_shop_repo
 from ..model_server import serve_model_server
 from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
-from ..pipelines.triage import read_issues, read_labels, run_triage
+from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
 from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+from ..runs import RunSetup
 
 DEMO_MODEL = "demo-rules"
 
@@ -64,7 +64,8 @@ async def _triage(config: Any, env: dict[str, str], out: Path) -> bool:
     labels = read_labels(DEMO_LABELS)
     print(f"\ntriage: {len(issues)} issues, {len(labels.names)} labels, one worker per issue")
     setup = RunSetup(hooks=DemoProgress("triage", len(issues)), env=env)
-    outcome = await run_triage(config, issues, labels, cwd=out, setup=setup, out=out / "triage")
+    job = TriageJob(issues=issues, labels=labels, cwd=out, out=out / "triage")
+    outcome = await run_triage(config, job, setup=setup)
     print(f"triage: {outcome.report.summary_line()}")
     for issue in outcome.report.duplicates:
         print(f"  #{issue.number} duplicates #{issue.duplicate_of}")

@@ -14,7 +14,7 @@ import anyio.to_thread
 from corral.agents import load_config
 
 from .._doctor import FileHealth, check_file
-from .._single import journal_path
+from ..runs import journal_path
 
 SERVICE_STORE = "service.sqlite"
 

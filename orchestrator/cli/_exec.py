@@ -9,7 +9,7 @@ from typing import Any
 from corral.agents import ROLES, AgentStatus, RunnerHooks
 
 from .._run import ToolProvider
-from .._single import RunSetup, SingleOutcome, run_single_agent
+from ..runs import ExecJob, RunSetup, SingleOutcome
 from ..supervisor import collab_tool_providers
 from ._approval import TerminalApprover
 from ._common import (
@@ -48,14 +48,10 @@ async def run(args: argparse.Namespace) -> int:
     config = load_cli_config(args, cwd)
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     setup = RunSetup(
-        hooks=hooks,
-        services=approval_services(),
-        tool_providers=providers_for(args.role),
-        executor=cli_executor(args, config),
+        hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
     )
-    outcome = await run_single_agent(
-        config, args.task, cwd=cwd, setup=setup, run_id=args.run_id, role=args.role
-    )
+    job = ExecJob(task=args.task, cwd=cwd, run_id=args.run_id, role=args.role)
+    outcome = await cli_executor(args, config).run(job, setup, config)
     return report(outcome, json_mode=args.json, command="exec")
 
 

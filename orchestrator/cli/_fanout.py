@@ -19,7 +19,6 @@ import anyio
 from corral.agents import CorralConfig, RunnerHooks
 from corral.tools import InvalidInput
 
-from .._single import RunSetup
 from ..fanout import (
     DEFAULT_MAX_RESULT_TRIES,
     FanoutOutcome,
@@ -27,8 +26,8 @@ from ..fanout import (
     TemplateError,
     read_items,
     resume_fanout,
-    run_fanout,
 )
+from ..runs import FanoutJob, RunSetup
 from ._common import (
     JsonLinesHooks,
     add_executor_flags,
@@ -84,22 +83,19 @@ async def run(args: argparse.Namespace) -> int:
     template = read_template(args.template)
     schema = ResultSchema.load(args.schema)
     console = Console("fanout")
-    setup = RunSetup(services=approval_services(), executor=cli_executor(args, config))
-    outcome = await console.cancellable(
-        lambda: run_fanout(
-            config,
-            items,
-            template,
-            schema,
-            cwd=cwd,
-            setup=setup,
-            concurrency=args.concurrency,
-            run_id=args.run_id,
-            out=args.out,
-            max_result_tries=args.max_result_tries,
-            on_start=console.started,
-        )
+    setup = RunSetup(services=approval_services(), on_start=console.started)
+    job = FanoutJob(
+        items=tuple(items),
+        template=template,
+        result_schema=schema,
+        cwd=cwd,
+        concurrency=args.concurrency,
+        run_id=args.run_id,
+        out=args.out,
+        max_result_tries=args.max_result_tries,
     )
+    executor = cli_executor(args, config)
+    outcome = await console.cancellable(lambda: executor.run(job, setup, config))
     return console.report(outcome)
 
 

@@ -18,7 +18,6 @@ import anyio
 from corral.agents import CorralConfig
 from corral.tools import InvalidInput
 
-from .._single import RunSetup
 from ..pipelines.refactor import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_ATTEMPTS,
@@ -27,6 +26,7 @@ from ..pipelines.refactor import (
     WorkerOutcome,
     run_refactor,
 )
+from ..runs import RunSetup
 from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config
 
 _DESCRIPTION = (

@@ -9,9 +9,8 @@ from typing import Any
 from corral.agents import RunnerHooks, load_config
 from corral.tools import InvalidInput
 
-from .._executor import refuse_remote
-from .._single import RunSetup, resume_single
 from ..fanout import find_fanout_run
+from ..runs import RunSetup, refuse_remote, resume_single
 from ..supervisor import collab_tool_providers
 from . import _fanout
 from ._common import (

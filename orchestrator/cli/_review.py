@@ -19,7 +19,6 @@ import anyio.to_thread
 
 from corral.tools import InvalidInput
 
-from .._single import RunSetup
 from ..pipelines.review import (
     DEFAULT_MAX_UNIT_LINES,
     ReviewInputError,
@@ -30,6 +29,7 @@ from ..pipelines.review import (
     run_review,
     write_reports,
 )
+from ..runs import RunSetup
 from ._common import (
     ProgressHooks,
     add_executor_flags,

@@ -17,7 +17,7 @@ from corral.agents import UnknownRun, export_jsonl, load_config, open_sqlite_sto
 from corral.agents._store import SQLiteStore
 
 from .._inspect import RunStatus, read_status, run_summary
-from .._single import journal_path
+from ..runs import journal_path
 
 
 def add_parser(sub: Any) -> None:

@@ -15,7 +15,7 @@ from corral.agents import Store, load_config
 from corral.observability import TURN_KIND, build_trace_tree, format_trace_tree
 
 from .._inspect import read_status
-from .._single import journal_path
+from ..runs import journal_path
 from ._status import format_status, open_journal_of
 
 

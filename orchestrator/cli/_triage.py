@@ -14,14 +14,15 @@ from typing import Any
 
 import anyio
 
-from .._single import RunSetup
 from ..pipelines.triage import (
     READ_ONLY_TOOLS,
+    TriageJob,
     TriageOutcome,
     read_issues,
     read_labels,
     run_triage,
 )
+from ..runs import RunSetup
 from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config, resolve_cwd
 from ._exec import approval_services
 from ._fanout import Console
@@ -77,20 +78,22 @@ async def run(args: argparse.Namespace) -> int:
     issues = read_issues(args.issues)
     labels = read_labels(args.labels)
     console = Console("triage")
-    setup = RunSetup(services=approval_services(), executor=cli_executor(args, config))
+    setup = RunSetup(
+        services=approval_services(),
+        executor=cli_executor(args, config),
+        on_start=console.started,
+    )
+    job = TriageJob(
+        issues=issues,
+        labels=labels,
+        cwd=cwd,
+        out=args.out.expanduser().resolve(),
+        concurrency=args.concurrency,
+        run_id=args.run_id,
+        tools=READ_ONLY_TOOLS if args.repo is not None else (),
+    )
     try:
-        outcome = await run_triage(
-            config,
-            issues,
-            labels,
-            cwd=cwd,
-            setup=setup,
-            out=args.out.expanduser().resolve(),
-            concurrency=args.concurrency,
-            run_id=args.run_id,
-            tools=READ_ONLY_TOOLS if args.repo is not None else (),
-            on_start=console.started,
-        )
+        outcome = await run_triage(config, job, setup=setup)
     except anyio.get_cancelled_exc_class():
         if console.run_id is not None:
             print(

@@ -17,7 +17,7 @@ import anyio
 
 from corral.tools import InvalidInput
 
-from .._executor_settings import resolve_executor_settings
+from ..runs import resolve_executor_settings
 from ._common import load_cli_config
 
 _DESCRIPTION = (

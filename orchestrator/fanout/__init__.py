@@ -6,14 +6,14 @@ once) as top-level agents of one journaled run, and collects what each reported 
 checked before anything runs: `read_items`, `Template` and `ResultSchema` say what is wrong.
 """
 
+from ..runs import DEFAULT_MAX_RESULT_TRIES as DEFAULT_MAX_RESULT_TRIES
+from ..runs import StartCallback as StartCallback
 from ._errors import FanoutInputError as FanoutInputError
 from ._errors import ItemsFileError as ItemsFileError
 from ._errors import NotAFanoutRun as NotAFanoutRun
 from ._errors import ResultSchemaError as ResultSchemaError
 from ._errors import TemplateError as TemplateError
 from ._fanout import FANOUT as FANOUT
-from ._fanout import STDOUT as STDOUT
-from ._fanout import StartCallback as StartCallback
 from ._fanout import find_fanout_run as find_fanout_run
 from ._fanout import resume_fanout as resume_fanout
 from ._fanout import run_fanout as run_fanout
@@ -22,7 +22,7 @@ from ._items import parse_items as parse_items
 from ._items import read_items as read_items
 from ._outcome import FanoutOutcome as FanoutOutcome
 from ._outcome import ItemOutcome as ItemOutcome
-from ._plan import DEFAULT_MAX_RESULT_TRIES as DEFAULT_MAX_RESULT_TRIES
+from ._plan import STDOUT as STDOUT
 from ._plan import FanoutPlan as FanoutPlan
 from ._plan import FanoutSettings as FanoutSettings
 from ._plan import plan_fanout as plan_fanout

@@ -11,10 +11,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -32,17 +31,15 @@ from corral.agents import (
 )
 
 from .._run import price_for
-from .._single import RunSetup, journal_path, new_id, open_run
+from ..runs import FanoutJob, RunSetup, StartCallback, journal_path, open_run
 from ._errors import FanoutInputError, NotAFanoutRun
 from ._items import FanoutItem
 from ._outcome import FAILED, FINAL_STATUSES, PENDING, FanoutOutcome, ItemOutcome, write_results
 from ._plan import (
-    DEFAULT_MAX_RESULT_TRIES,
+    STDOUT,
     FanoutPlan,
     FanoutSettings,
-    check_counts,
-    plan_fanout,
-    worker_prototype,
+    prepare_fanout,
 )
 from ._pool import SlotBook, WorkerPool, item_owners
 from ._report import REPORT_RESULT
@@ -50,86 +47,26 @@ from ._schema import ResultSchema
 from ._template import Template
 
 FANOUT = "fanout"
-STDOUT = "-"
 CLEANUP_TIMEOUT = 10.0
 
-StartCallback = Callable[[str, int, int], None]
-"""Told the run id, the number of items and how many are still to do, once journaled."""
 _Begin = Callable[[Store], Awaitable[list[ItemRecord]]]
 
 
-async def run_fanout(
-    config: CorralConfig,
-    items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
-    template: str,
-    schema: Any,
-    *,
-    cwd: Path,
-    setup: RunSetup,
-    concurrency: int | None = None,
-    run_id: str | None = None,
-    out: Path | str | None = None,
-    max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
-    tools: Sequence[str] | None = None,
-    on_start: StartCallback | None = None,
-    role: str = "general",
-) -> FanoutOutcome:
-    """One worker per item on `template` filled from it, each reporting a `schema` result.
+async def run_fanout(config: CorralConfig, job: FanoutJob, setup: RunSetup) -> FanoutOutcome:
+    """One worker per item of `job` on its template filled from it, each reporting a result
+    valid under its schema; here, in this process (`Executor.run` is how callers start one).
 
-    `concurrency` defaults to `config.agents.fanout_concurrency`; `tools` are the workers' core
-    tools (default: all); `role` picks their base instructions (reviewer, triager, ...); `out`
-    is a results file, or "-" for the caller to print them. With an executor in `setup` that is
-    not local, the run is carried out there.
+    `concurrency` defaults to `config.agents.fanout_concurrency`; the workers' shape is
+    `job.worker`; `out` is a results file, or "-" for the caller to print them.
     """
-    executor = setup.executor
-    if executor is not None and executor.kind != "local":
-        handed_off: FanoutOutcome = await executor.run_fanout(
-            config,
-            items,
-            template,
-            schema,
-            cwd=cwd,
-            setup=replace(setup, executor=None),
-            concurrency=concurrency,
-            run_id=run_id,
-            out=out,
-            max_result_tries=max_result_tries,
-            tools=tools,
-            on_start=on_start,
-            role=role,
-        )
-        return handed_off
-    check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
-    plan = plan_fanout(items, template, schema)
     env = _environ(setup)
-    run_id = run_id or new_id("run")
-    prototype = worker_prototype(config, cwd=cwd, env=env, run_id=run_id, tools=tools, role=role)
-    settings = FanoutSettings(
-        template=template,
-        result_schema=plan.schema.schema,
-        concurrency=config.agents.fanout_concurrency if concurrency is None else concurrency,
-        max_result_tries=max_result_tries,
-        out=_out_setting(out),
-        cwd=str(cwd),
-        sandbox=str(prototype.profile.sandbox),
-        items_source=plan.items[0].source,
-        worker=prototype.to_journal(),
-    )
-
+    ready = prepare_fanout(config, job, env)
+    run_id, settings, plan = ready.run_id, ready.settings, ready.plan
     carried_on = await _same_run_journaled(config, run_id, settings, plan)
     start = _reopen_run if carried_on else _journal_run
     begin = partial(start, run_id=run_id, settings=settings, items=plan.items)
-    return await _carry_out(
-        config,
-        run_id=run_id,
-        settings=settings,
-        prototype=prototype,
-        setup=setup,
-        env=env,
-        base_url=None,
-        begin=begin,
-        on_start=on_start,
-    )
+    carry = _Carry(run_id, settings, ready.prototype, env, begin)
+    return await _carry_out(ready.config, carry, setup)
 
 
 async def resume_fanout(
@@ -167,18 +104,10 @@ async def resume_fanout(
             )
         return records
 
-    return await _carry_out(
-        config,
-        run_id=run_id,
-        settings=settings,
-        prototype=prototype,
-        setup=setup,
-        env=env,
-        base_url=base_url,
-        begin=begin,
-        on_start=on_start,
-        retry_failed=retry_failed,
-    )
+    if on_start is not None:
+        setup = replace(setup, on_start=on_start)
+    carry = _Carry(run_id, settings, prototype, env, begin, base_url, retry_failed)
+    return await _carry_out(config, carry, setup)
 
 
 async def _journal_run(
@@ -242,39 +171,42 @@ async def find_fanout_run(config: CorralConfig, target: str) -> str | None:
     return run.run_id if run is not None and run.kind == FANOUT else None
 
 
-async def _carry_out(
-    config: CorralConfig,
-    *,
-    run_id: str,
-    settings: FanoutSettings,
-    prototype: AgentSpec,
-    setup: RunSetup,
-    env: Mapping[str, str],
-    base_url: str | None,
-    begin: _Begin,
-    on_start: StartCallback | None,
-    retry_failed: bool = False,
-) -> FanoutOutcome:
+@dataclass(frozen=True)
+class _Carry:
+    """A fan-out about to be carried out: its id, settings, workers' prototype, and how its
+    items are journaled or read back (`begin`)."""
+
+    run_id: str
+    settings: FanoutSettings
+    prototype: AgentSpec
+    env: Mapping[str, str]
+    begin: _Begin
+    base_url: str | None = None
+    retry_failed: bool = False
+
+
+async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> FanoutOutcome:
+    run_id, settings, prototype = carry.run_id, carry.settings, carry.prototype
     schema = ResultSchema(settings.result_schema)
     book = SlotBook(schema, settings.max_result_tries)
     providers = {**setup.tool_providers, REPORT_RESULT: book.provide}
     async with open_run(config, run_id, replace(setup, tool_providers=providers)) as runtime:
         store = runtime.store
-        records = await begin(store)
+        records = await carry.begin(store)
         owners = item_owners(await store.list_agents(run_id))
-        if retry_failed:
+        if carry.retry_failed:
             records = retry_records(records, owners)
-        if on_start is not None:
+        if setup.on_start is not None:
             left = sum(1 for r in records if r.status not in FINAL_STATUSES)
-            on_start(run_id, len(records), left)
+            setup.on_start(run_id, len(records), left)
         pool = WorkerPool(
             runtime=runtime,
             book=book,
             template=Template(settings.template),
             prototype=prototype,
             price=price_for(config.prices, prototype.model.model),
-            env=env,
-            base_url=base_url,
+            env=carry.env,
+            base_url=carry.base_url,
             owners=owners,
             on_queue_wait=_queue_observer(),
         )
@@ -316,13 +248,6 @@ def retry_records(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> 
             record = record.model_copy(update={"status": PENDING, "agent_id": None, "error": None})
         fresh.append(record)
     return fresh
-
-
-def _out_setting(out: Path | str | None) -> str | None:
-    """What the run record keeps of `out`: an absolute path, so a resume writes the same file."""
-    if out is None or str(out) == STDOUT:
-        return None if out is None else STDOUT
-    return str(Path(out).expanduser().resolve())
 
 
 def _environ(setup: RunSetup) -> Mapping[str, str]:

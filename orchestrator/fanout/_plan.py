@@ -19,7 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from corral.agents import AgentSpec, CorralConfig
 from corral.tools import core_tool_names
 
-from .._single import build_root_spec
+from ..runs import (
+    FanoutJob,
+    WorkerTemplate,
+    build_root_spec,
+    new_id,
+)
 from ._errors import FanoutInputError, ItemsFileError
 from ._items import FanoutItem, as_items
 from ._report import REPORT_RESULT, WORKER_INSTRUCTIONS
@@ -28,7 +33,7 @@ from ._template import Template
 
 ITEM_TIMEOUT_S = 30 * 60.0
 """A worker's wall-time budget when the config sets none (Codex's fan-out item timeout)."""
-DEFAULT_MAX_RESULT_TRIES = 3
+STDOUT = "-"
 
 
 class FanoutSettings(BaseModel):
@@ -84,13 +89,6 @@ def plan_fanout(
     return FanoutPlan(tuple(parsed), tuple(tasks), filler, result_schema)
 
 
-def check_counts(**counts: int | None) -> None:
-    """Refuse a count below 1 (e.g. `concurrency=0`), naming it."""
-    for name, value in counts.items():
-        if value is not None and value < 1:
-            raise FanoutInputError(f"{name} must be at least 1, not {value}")
-
-
 def _check_storable(item: FanoutItem) -> None:
     try:
         json.dumps(item.data, allow_nan=False)
@@ -118,11 +116,11 @@ def worker_prototype(
     cwd: Path,
     env: Mapping[str, str],
     run_id: str,
-    tools: Sequence[str] | None,
-    role: str = "general",
+    worker: WorkerTemplate,
 ) -> AgentSpec:
-    """The spec every worker of the run shares, but for its agent id and nickname."""
-    spec = build_root_spec(config, cwd=cwd, env=env, run_id=run_id, role=role)
+    """The spec every worker of the run shares, but for its agent id and nickname; `config`
+    is already shaped by `worker` (`WorkerTemplate.shape`)."""
+    spec = build_root_spec(config, cwd=cwd, env=env, run_id=run_id, role=worker.role)
     extra = config.developer_instructions
     developer = f"{extra.strip()}\n\n{WORKER_INSTRUCTIONS}" if extra else WORKER_INSTRUCTIONS
     budgets = config.budgets
@@ -132,11 +130,59 @@ def worker_prototype(
         update={
             "agent_id": "",
             "nickname": "worker",
-            "tools": worker_tools(tools),
+            "tools": worker_tools(worker.tools),
             "developer_instructions": developer,
             "budgets": budgets,
         }
     )
+
+
+@dataclass(frozen=True)
+class PreparedFanout:
+    """A fan-out job checked and made concrete: its run id, the config its workers are built
+    from (shaped by the job's worker template), its plan, the workers' spec and its settings."""
+
+    run_id: str
+    config: CorralConfig
+    plan: FanoutPlan
+    prototype: AgentSpec
+    settings: FanoutSettings
+
+
+def prepare_fanout(config: CorralConfig, job: FanoutJob, env: Mapping[str, str]) -> PreparedFanout:
+    """Check `job`'s inputs and make what both executors start it from; raises
+    `FanoutInputError` subclasses before anything is journaled or sent."""
+    plan = plan_fanout(job.items, job.template, job.result_schema)
+    config = job.worker.shape(config)
+    run_id = job.run_id or new_id("run")
+    prototype = worker_prototype(config, cwd=job.cwd, env=env, run_id=run_id, worker=job.worker)
+    settings = fanout_settings(config, job, plan, prototype)
+    return PreparedFanout(run_id, config, plan, prototype, settings)
+
+
+def fanout_settings(
+    config: CorralConfig, job: FanoutJob, plan: FanoutPlan, prototype: AgentSpec
+) -> FanoutSettings:
+    """What the run record keeps of `job`: enough to resume it from its id alone."""
+    width = config.agents.fanout_concurrency if job.concurrency is None else job.concurrency
+    return FanoutSettings(
+        template=job.template,
+        result_schema=plan.schema.schema,
+        concurrency=width,
+        max_result_tries=job.max_result_tries,
+        out=out_setting(job.out),
+        cwd=str(job.cwd),
+        sandbox=str(prototype.profile.sandbox),
+        items_source=plan.items[0].source,
+        worker=prototype.to_journal(),
+    )
+
+
+def out_setting(out: Path | str | None) -> str | None:
+    """What the run record keeps of `out`: an absolute path, so a resume writes the same file."""
+    if out is None or str(out) == STDOUT:
+        return None if out is None else STDOUT
+    return str(Path(out).expanduser().resolve())
 
 
 def worker_spec(prototype: AgentSpec, agent_id: str, index: int) -> AgentSpec:

@@ -20,7 +20,7 @@ from corral.agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, Model
 from corral.tools import Tool
 
 from .._run import AgentHandle, RunRuntime, cost_of
-from .._single import journaled_spec, new_id
+from ..runs import journaled_spec, new_id
 from ._items import FanoutItem
 from ._outcome import DONE, FAILED, FINAL_STATUSES, RUNNING, usage_json
 from ._plan import item_of, worker_spec

@@ -1,8 +1,8 @@
 """What each run kind does when the server executes it: the same functions the CLI calls.
 
-`execute` is the one dispatch from a validated request to `run_single_agent`, `run_fanout` or a
-pipeline (`run_pipeline`: review, refactor, triage); handlers and the run manager never call
-those themselves.
+`execute` is the one dispatch from a validated request to a job on the run's executor (exec,
+fanout) or a pipeline (`run_pipeline`: review, refactor, triage, whose fan-outs go to the same
+executor); handlers and the run manager never call those themselves.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from pathlib import Path
 
 from corral.agents import CorralConfig, Store, open_sqlite_store
 
-from .._single import RunSetup, journal_path, run_single_agent
-from ..fanout import run_fanout
+from ..runs import ExecJob, FanoutJob, RunSetup, executor_of, journal_path
 from ..supervisor import collab_tool_providers
 from ._models import ExecRequest, FanoutRequest, PipelineRequest
 from ._pipelines import run_pipeline
@@ -34,24 +33,23 @@ async def execute(
     """Carry out a new run of `request` under `run_id`, journaling it as the CLI would.
 
     A pipeline's report is kept in `store` (by default the journal `config` names)."""
+    executor = executor_of(setup)
     if isinstance(request, ExecRequest):
         if request.role == "supervisor":
             setup = replace(setup, tool_providers=collab_tool_providers())
-        await run_single_agent(
-            config, request.task, cwd=cwd, setup=setup, run_id=run_id, role=request.role
-        )
+        job = ExecJob(task=request.task, cwd=cwd, run_id=run_id, role=request.role)
+        await executor.run(job, setup, config)
     elif isinstance(request, FanoutRequest):
-        await run_fanout(
-            config,
-            request.items,
-            request.template,
-            request.result_schema,
+        fanout = FanoutJob(
+            items=tuple(request.items),
+            template=request.template,
+            result_schema=request.result_schema,
             cwd=cwd,
-            setup=setup,
             concurrency=request.concurrency,
             run_id=run_id,
             max_result_tries=request.max_result_tries,
         )
+        await executor.run(fanout, setup, config)
     elif store is not None:
         await run_pipeline(request, config=config, cwd=cwd, setup=setup, run_id=run_id, store=store)
     else:

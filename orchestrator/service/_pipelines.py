@@ -18,7 +18,6 @@ import anyio.from_thread
 
 from corral.agents import CorralConfig, RunRecord, Store
 
-from .._single import RunSetup
 from ..pipelines.refactor import MERGED, RefactorOutcome, run_refactor
 from ..pipelines.refactor import RefactorRequest as RefactorJob
 from ..pipelines.review import (
@@ -31,7 +30,14 @@ from ..pipelines.review import (
     run_review,
 )
 from ..pipelines.review import ReviewRequest as ReviewJob
-from ..pipelines.triage import READ_ONLY_TOOLS, TriageReport, render_markdown, run_triage
+from ..pipelines.triage import (
+    READ_ONLY_TOOLS,
+    TriageJob,
+    TriageReport,
+    render_markdown,
+    run_triage,
+)
+from ..runs import RunSetup
 from ._errors import RunRejected
 from ._inline import inline_issues, inline_labels
 from ._models import PipelineRequest, RefactorRequest, ReviewRequest, TriageRequest
@@ -163,16 +169,15 @@ def refactor_report(outcome: RefactorOutcome) -> dict[str, Any]:
 async def _triage(
     request: TriageRequest, config: CorralConfig, cwd: Path, setup: RunSetup, run_id: str
 ) -> dict[str, Any]:
-    outcome = await run_triage(
-        config,
-        inline_issues(request.issues),
-        inline_labels(request.labels),
+    job = TriageJob(
+        issues=inline_issues(request.issues),
+        labels=inline_labels(request.labels),
         cwd=server_path(request.repo) if request.repo else cwd,
-        setup=setup,
         concurrency=request.concurrency,
         run_id=run_id,
         tools=READ_ONLY_TOOLS if request.repo is not None else (),
     )
+    outcome = await run_triage(config, job, setup=setup)
     return triage_report(outcome.report)
 
 

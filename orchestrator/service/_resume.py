@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from corral.agents import CorralConfig, ItemRecord, RunRecord, Store
 
-from .._single import NotResumable, RunSetup, resume_single
 from ..fanout import FanoutSettings
+from ..runs import NotResumable, RunSetup, resume_single
 from ..supervisor import collab_tool_providers
 from ._models import FanoutRequest
 

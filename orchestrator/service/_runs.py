@@ -27,10 +27,8 @@ from anyio.abc import TaskGroup, TaskStatus
 from corral.agents import CorralConfig, RunnerHooks, Store
 from corral.tools import CorralError
 
-from .._executor import Executor
-from .._executor_settings import ApprovalRefused, UnknownRunApproval
-from .._single import RunSetup, new_id
 from ..fanout import FANOUT, plan_fanout, resume_fanout
+from ..runs import ApprovalRefused, Executor, RunSetup, UnknownRunApproval, new_id
 from ._approvals import ApprovalBoard
 from ._errors import ApprovalClosed, QueueFull, RunBusy, RunRejected, UnknownApproval
 from ._events import EventLog

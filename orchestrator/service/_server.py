@@ -16,9 +16,8 @@ from anyio.abc import TaskStatus
 
 from corral.agents import open_sqlite_store
 
-from .._executor import Executor
-from .._single import JOURNAL_NAME
 from .._uvicorn import base_url, bind_listening_socket, serving
+from ..runs import JOURNAL_NAME, Executor
 from ._app import build_app
 from ._policy import ServicePolicy
 from ._runs import RunManager, ServiceLimits

@@ -21,7 +21,7 @@ from .._run import (
     queue_refusal,
     render_subagent_context,
 )
-from .._single import new_id
+from ..runs import new_id
 from ._catalog import COLLAB_TOOL_NAMES
 from ._profile import child_profile, write_set_of
 

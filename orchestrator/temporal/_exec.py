@@ -9,27 +9,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from corral.agents import CorralConfig
 
-from .._single import RunSetup, build_root_spec
+from ..runs import ExecJob, RunSetup, build_root_spec, new_id
 from ..supervisor import COLLAB_TOOL_NAMES
 from ._errors import TemporalSetupError
 from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput
 
 
 def exec_input(
-    config: CorralConfig,
-    task: str,
-    *,
-    cwd: Path,
-    setup: RunSetup,
-    run_id: str,
-    role: str,
-    policy: ActivityPolicy,
+    config: CorralConfig, job: ExecJob, *, setup: RunSetup, policy: ActivityPolicy
 ) -> ExecRunInput:
-    """The `RunWorkflow` argument of a run whose root agent works on `task`."""
+    """The `RunWorkflow` argument of a run whose root agent works on `job.task`."""
     extra = tuple(setup.tool_providers)
     foreign = [name for name in extra if name not in COLLAB_TOOL_NAMES]
     if foreign:
@@ -38,13 +30,16 @@ def exec_input(
             "Temporal worker; run with --executor local"
         )
     env: Mapping[str, str] = os.environ if setup.env is None else setup.env
-    spec = build_root_spec(config, cwd=cwd, env=env, run_id=run_id, role=role, extra_tools=extra)
+    run_id = job.run_id or new_id("run")
+    spec = build_root_spec(
+        config, cwd=job.cwd, env=env, run_id=run_id, role=job.role, extra_tools=extra
+    )
     limits = CollabLimits(
         max_depth=config.agents.max_depth,
         max_threads=config.agents.max_threads,
         personality=config.personality,
     )
     root = AgentInput(
-        run_id=run_id, spec=spec.to_journal(), task=task, limits=limits, policy=policy
+        run_id=run_id, spec=spec.to_journal(), task=job.task, limits=limits, policy=policy
     )
-    return ExecRunInput(run_id=run_id, root=root, role=role)
+    return ExecRunInput(run_id=run_id, root=root, role=job.role)

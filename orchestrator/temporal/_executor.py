@@ -1,6 +1,6 @@
 """`TemporalExecutor`: fan-outs and exec runs carried out by corral workers on Temporal.
 
-It takes the same inputs as `orchestrator.fanout.run_fanout` and checks them the same way before
+It takes the same jobs as the local engines and checks them the same way (`prepare_fanout`) before
 anything starts; then it connects (failing at once if no server answers), starts the run's
 workflow under the run id, waits for it, and writes the results file where the caller is.
 The journal is written by the workers, so `corral status` and `corral trace` show the run.
@@ -9,7 +9,7 @@ The journal is written by the workers, so `corral status` and `corral trace` sho
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,18 +21,10 @@ from temporalio.service import RPCError
 
 from corral.agents import AgentStatus, CorralConfig, Finish, ItemRecord
 
-from .._single import RunSetup, SingleOutcome, journal_path, new_id
-from ..fanout import (
-    DEFAULT_MAX_RESULT_TRIES,
-    STDOUT,
-    FanoutItem,
-    FanoutOutcome,
-    FanoutSettings,
-    ItemOutcome,
-    plan_fanout,
-)
+from ..fanout import STDOUT, FanoutOutcome, ItemOutcome
 from ..fanout._outcome import write_results
-from ..fanout._plan import check_counts, worker_prototype
+from ..fanout._plan import prepare_fanout
+from ..runs import ExecJob, FanoutJob, RunSetup, SingleOutcome, journal_path, new_id
 from ..supervisor import collab_tool_providers
 from ._agent_workflow import RunWorkflow
 from ._connect import TemporalSettings, connect
@@ -84,47 +76,17 @@ class TemporalExecutor:
         return self.client if self.client is not None else await connect(self.settings)
 
     async def run_fanout(
-        self,
-        config: CorralConfig,
-        items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
-        template: str,
-        schema: Any,
-        *,
-        cwd: Path,
-        concurrency: int | None = None,
-        run_id: str | None = None,
-        out: Path | str | None = None,
-        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
-        tools: Sequence[str] | None = None,
-        role: str = "general",
-        env: Mapping[str, str] | None = None,
+        self, config: CorralConfig, job: FanoutJob, env: Mapping[str, str] | None = None
     ) -> TemporalOutcome:
-        """Like `run_fanout`, on Temporal; raises `TemporalUnavailable` if no server answers
-        and `TemporalRunFailed` if the run's workflow fails."""
-        check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
-        plan = plan_fanout(items, template, schema)
-        run_id = run_id or new_id("run")
-        environ = os.environ if env is None else env
-        prototype = worker_prototype(
-            config, cwd=cwd, env=environ, run_id=run_id, tools=tools, role=role
-        )
-        width = config.agents.fanout_concurrency if concurrency is None else concurrency
-        settings = FanoutSettings(
-            template=template,
-            result_schema=plan.schema.schema,
-            concurrency=width,
-            max_result_tries=max_result_tries,
-            out=_out_setting(out),
-            cwd=str(cwd),
-            sandbox=str(prototype.profile.sandbox),
-            items_source=plan.items[0].source,
-            worker=prototype.to_journal(),
-        )
+        """`job` on Temporal, checked as a local fan-out checks it; raises `TemporalUnavailable`
+        if no server answers and `TemporalRunFailed` if the run's workflow fails."""
+        ready = prepare_fanout(config, job, os.environ if env is None else env)
+        settings = ready.settings
         run = FanoutRunInput(
-            run_id=run_id,
+            run_id=ready.run_id,
             settings=settings.model_dump(mode="json"),
-            items=tuple(item.data for item in plan.items),
-            concurrency=width,
+            items=tuple(item.data for item in ready.plan.items),
+            concurrency=settings.concurrency,
             policy=self.policy or policy_from_config(config),
             run_limits=run_limits_of(config),
         )
@@ -132,26 +94,18 @@ class TemporalExecutor:
         return await _outcome(config, output, settings.out)
 
     async def start_single(
-        self,
-        config: CorralConfig,
-        task: str,
-        *,
-        cwd: Path,
-        setup: RunSetup | None = None,
-        run_id: str | None = None,
-        role: str = "general",
-        env: Mapping[str, str] | None = None,
+        self, config: CorralConfig, job: ExecJob, setup: RunSetup | None = None
     ) -> WorkflowHandle[Any, ExecOutput]:
         """Start an exec run's workflow and answer its handle (for a caller that cancels it,
         answers its approvals, or reads its history). Without `setup`, a supervisor gets the
-        collab tools (as `corral exec --role supervisor` gives them) and `env` is its env."""
+        collab tools (as `corral exec --role supervisor` gives them)."""
         if setup is None:
-            tools = collab_tool_providers() if role == "supervisor" else {}
-            setup = RunSetup(env=env, tool_providers=tools)
-        run_id = run_id or new_id("run")
+            tools = collab_tool_providers() if job.role == "supervisor" else {}
+            setup = RunSetup(tool_providers=tools)
+        run_id = job.run_id or new_id("run")
         policy = self.policy or policy_from_config(config)
         run = exec_input(
-            config, task, cwd=cwd, setup=setup, run_id=run_id, role=role, policy=policy
+            config, job.model_copy(update={"run_id": run_id}), setup=setup, policy=policy
         ).model_copy(update={"run_limits": run_limits_of(config)})
         client = await self._client()
         return await client.start_workflow(
@@ -166,22 +120,12 @@ class TemporalExecutor:
         )
 
     async def run_single(
-        self,
-        config: CorralConfig,
-        task: str,
-        *,
-        cwd: Path,
-        setup: RunSetup | None = None,
-        run_id: str | None = None,
-        role: str = "general",
-        env: Mapping[str, str] | None = None,
+        self, config: CorralConfig, job: ExecJob, setup: RunSetup | None = None
     ) -> SingleOutcome:
-        """Like `run_single_agent`, on Temporal: the root agent (and the workers it spawns) run
-        on corral workers. Approvals are answered through `answer_approval`, not
-        `setup.services`; `setup.hooks` see nothing of a run on Temporal."""
-        handle = await self.start_single(
-            config, task, cwd=cwd, setup=setup, run_id=run_id, role=role, env=env
-        )
+        """`job` on Temporal: the root agent (and the workers it spawns) run on corral
+        workers. Approvals are answered through `answer_approval`, not `setup.services`;
+        `setup.hooks` see nothing of a run on Temporal."""
+        handle = await self.start_single(config, job, setup)
         try:
             output = await handle.result()
         except (WorkflowFailureError, RPCError) as exc:
@@ -227,12 +171,6 @@ async def _outcome(config: CorralConfig, output: RunOutput, out: str | None) -> 
     if path is not None:
         await anyio.to_thread.run_sync(write_results, outcome.lines(), path)
     return TemporalOutcome(outcome=outcome, placements=output.items)
-
-
-def _out_setting(out: Path | str | None) -> str | None:
-    if out is None or str(out) == STDOUT:
-        return None if out is None else STDOUT
-    return str(Path(out).expanduser().resolve())
 
 
 def _root_cause(exc: BaseException) -> str:

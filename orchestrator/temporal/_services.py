@@ -31,9 +31,9 @@ from corral.tools import ToolRegistry, build_core_registry, core_tool_names
 
 from .._ratelimit import RateLimiterRegistry
 from .._run import ClientPool
-from .._single import journal_path
 from ..fanout import REPORT_RESULT, FanoutSettings, ResultSchema, ResultSlot, report_result_tool
 from ..fanout._plan import item_of
+from ..runs import journal_path
 from ..services._skills_service import SkillsForTask, SkillsService
 from ..supervisor import collab_tool_providers
 

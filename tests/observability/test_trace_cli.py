@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from corral.agents import CorralConfig, ModelPrice
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 from tests.e2e._cli import corral_env, run_corral
 
 pytestmark = pytest.mark.anyio
@@ -35,13 +35,15 @@ async def test_trace_prints_each_worker_with_turns_tokens_and_the_status_totals(
         config = CorralConfig(home=home, base_url=server.base_url, model="gpt-5", prices=prices)
         await run_fanout(
             config,
-            [{"n": 1}, {"n": 2}],
-            "Item {n}: report.",
-            SCHEMA,
-            cwd=tmp_path,
-            setup=RunSetup(env={}),
-            tools=(),
-            run_id="run-tree",
+            FanoutJob(
+                items=tuple([{"n": 1}, {"n": 2}]),
+                template="Item {n}: report.",
+                result_schema=SCHEMA,
+                cwd=tmp_path,
+                run_id="run-tree",
+                worker=WorkerTemplate(tools=()),
+            ),
+            RunSetup(env={}),
         )
     env = corral_env(home)
     trace = await run_corral(["trace", "run-tree"], env=env, cwd=tmp_path)

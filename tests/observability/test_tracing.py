@@ -19,9 +19,9 @@ from opentelemetry.trace import StatusCode
 from corral.agents import CorralConfig, ModelPrice, Usage
 from corral.observability import Redactor, RunMetrics, TracingHooks
 from corral.orchestrator._run import cost_of, price_for
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
 pytestmark = pytest.mark.anyio
 
@@ -79,13 +79,15 @@ async def traced_fanout(
         )
         outcome = await run_fanout(
             config,
-            items,
-            template,
-            SCHEMA,
-            cwd=tmp_path,
-            setup=RunSetup(env={"OPENAI_API_KEY": PLANTED_KEY}, hooks=hooks),
-            tools=(),
-            run_id="run-traced",
+            FanoutJob(
+                items=tuple(items),
+                template=template,
+                result_schema=SCHEMA,
+                cwd=tmp_path,
+                run_id="run-traced",
+                worker=WorkerTemplate(tools=()),
+            ),
+            RunSetup(env={"OPENAI_API_KEY": PLANTED_KEY}, hooks=hooks),
         )
     hooks.close()
     assert outcome.ok

@@ -13,8 +13,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from corral.agents import AgentStatus, CorralConfig
 from corral.observability import TracingHooks
-from corral.orchestrator._single import RunSetup, run_single_agent
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecJob, RunSetup, run_single_agent
 from corral.orchestrator.supervisor import collab_tool_providers
 
 pytestmark = pytest.mark.anyio
@@ -68,11 +68,8 @@ async def test_workers_turns_are_children_of_the_spawn_spans_that_started_them(
         config = CorralConfig(home=tmp_path / "home", base_url=server.base_url)
         outcome = await run_single_agent(
             config,
-            "count the fruit",
-            cwd=tmp_path,
-            setup=RunSetup(env={}, hooks=hooks, tool_providers=collab_tool_providers()),
-            run_id="run-sup",
-            role="supervisor",
+            ExecJob(task="count the fruit", cwd=tmp_path, run_id="run-sup", role="supervisor"),
+            RunSetup(env={}, hooks=hooks, tool_providers=collab_tool_providers()),
         )
     hooks.close()
     assert outcome.finish.status is AgentStatus.COMPLETED

@@ -16,10 +16,14 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus
 
 from corral.agents import load_config
-from corral.orchestrator._executor import LocalExecutor, executor_from_settings
-from corral.orchestrator._executor_settings import ExecutorSettingsError, resolve_executor_settings
 from corral.orchestrator.cli import main
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import (
+    ExecutorSettingsError,
+    LocalExecutor,
+    executor_from_settings,
+    resolve_executor_settings,
+)
 from corral.orchestrator.temporal import TemporalSettings, connect
 from tests._trust import trust_project
 from tests.e2e._cli import Result, corral_env, run_corral

@@ -10,9 +10,9 @@ import anyio
 import pytest
 
 from corral.agents import CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup, journal_path
 from corral.orchestrator.fanout import FanoutInputError, run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate, journal_path
 
 from .test_fanout_report import SCHEMA, TEMPLATE, item_of, outputs, report
 
@@ -44,14 +44,16 @@ class StallItem:
 async def fan_out(config: CorralConfig, tmp_path: Path, items: list[dict[str, Any]]) -> Any:
     return await run_fanout(
         config,
-        items,
-        TEMPLATE,
-        SCHEMA,
-        cwd=tmp_path,
-        setup=RunSetup(env={}),
-        tools=(),
-        concurrency=1,
-        run_id="run-again",
+        FanoutJob(
+            items=tuple(items),
+            template=TEMPLATE,
+            result_schema=SCHEMA,
+            cwd=tmp_path,
+            concurrency=1,
+            run_id="run-again",
+            worker=WorkerTemplate(tools=()),
+        ),
+        RunSetup(env={}),
     )
 
 

@@ -16,9 +16,9 @@ import anyio
 import pytest
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -47,13 +47,15 @@ async def test_two_hundred_items_through_a_fault_storm_all_finish(tmp_path: Path
             )
             outcome = await run_fanout(
                 config,
-                [{"n": n} for n in range(ITEMS)],
-                "Item {n}: report it.",
-                SCHEMA,
-                cwd=tmp_path,
-                setup=RunSetup(env={}),
-                concurrency=16,
-                tools=(),
+                FanoutJob(
+                    items=tuple([{"n": n} for n in range(ITEMS)]),
+                    template="Item {n}: report it.",
+                    result_schema=SCHEMA,
+                    cwd=tmp_path,
+                    concurrency=16,
+                    worker=WorkerTemplate(tools=()),
+                ),
+                RunSetup(env={}),
             )
             faults = server.stats()["faults"]
     assert faults["rate_limited"] > 60 and faults["server_error"] > 10, "the storm happened"

@@ -10,7 +10,6 @@ import pytest
 from openai.types.responses import FunctionTool
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import (
     FanoutInputError,
     ItemsFileError,
@@ -25,6 +24,7 @@ from corral.orchestrator.fanout import (
     report_result_tool,
     run_fanout,
 )
+from corral.orchestrator.runs import FanoutJob, JobInputError, RunSetup
 from corral.tools import ToolRegistry
 
 OBJECT_SCHEMA = {
@@ -174,8 +174,17 @@ async def test_a_concurrency_below_one_is_refused_before_anything_is_journaled(
     tmp_path: Path,
 ) -> None:
     config = CorralConfig(home=tmp_path / "home", base_url="http://127.0.0.1:9/v1")
-    with pytest.raises(FanoutInputError, match="concurrency must be at least 1, not 0"):
+    # The job refuses it when it is made, before any executor sees it.
+    with pytest.raises(JobInputError, match="concurrency must be at least 1, not 0"):
         await run_fanout(
-            config, [{"a": 1}], "{a}", OBJECT_SCHEMA, cwd=tmp_path, setup=RunSetup(), concurrency=0
+            config,
+            FanoutJob(
+                items=tuple([{"a": 1}]),
+                template="{a}",
+                result_schema=OBJECT_SCHEMA,
+                cwd=tmp_path,
+                concurrency=0,
+            ),
+            RunSetup(),
         )
     assert not (tmp_path / "home").exists()

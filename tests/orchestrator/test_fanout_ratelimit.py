@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from corral.agents import CorralConfig, RateLimit
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
 pytestmark = pytest.mark.anyio
 
@@ -52,13 +52,15 @@ async def test_a_429_storm_is_absorbed_by_the_shared_limiter(tmp_path: Path) -> 
         )
         outcome = await run_fanout(
             config,
-            [{"n": n} for n in range(ITEMS)],
-            "Item {n}: report it.",
-            SCHEMA,
-            cwd=tmp_path,
-            setup=RunSetup(env={}),
-            concurrency=16,
-            tools=(),
+            FanoutJob(
+                items=tuple([{"n": n} for n in range(ITEMS)]),
+                template="Item {n}: report it.",
+                result_schema=SCHEMA,
+                cwd=tmp_path,
+                concurrency=16,
+                worker=WorkerTemplate(tools=()),
+            ),
+            RunSetup(env={}),
         )
         stats = server.stats()
         times = [r["time"] for r in server.requests]

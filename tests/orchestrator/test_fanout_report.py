@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from corral.agents import BudgetConfig, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup, journal_path
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate, journal_path
 
 pytestmark = pytest.mark.anyio
 
@@ -41,16 +41,15 @@ async def fan_out(
 ) -> tuple[FanoutOutcome, list[dict[str, Any]], CorralConfig]:
     async with serve_model_server(policy) as server:
         config = CorralConfig(home=tmp_path / "home", base_url=server.base_url)
-        outcome = await run_fanout(
-            config,
-            options.pop("items", [{"n": 7}]),
-            TEMPLATE,
-            schema,
+        job = FanoutJob(
+            items=tuple(options.pop("items", [{"n": 7}])),
+            template=TEMPLATE,
+            result_schema=schema,
             cwd=tmp_path,
-            setup=RunSetup(env={}),
-            tools=(),
+            worker=WorkerTemplate(tools=()),
             **options,
         )
+        outcome = await run_fanout(config, job, RunSetup(env={}))
         requests = [record["normalised"] for record in server.requests]
     return outcome, requests, config
 
@@ -149,13 +148,15 @@ async def test_items_left_when_the_run_budget_runs_out_fail_without_starting(
         )
         outcome = await run_fanout(
             config,
-            [{"n": n} for n in range(3)],
-            TEMPLATE,
-            SCHEMA,
-            cwd=tmp_path,
-            setup=RunSetup(env={}),
-            concurrency=1,
-            tools=(),
+            FanoutJob(
+                items=tuple([{"n": n} for n in range(3)]),
+                template=TEMPLATE,
+                result_schema=SCHEMA,
+                cwd=tmp_path,
+                concurrency=1,
+                worker=WorkerTemplate(tools=()),
+            ),
+            RunSetup(env={}),
         )
         requests = len(server.requests)
     assert [item.status for item in outcome.items] == ["done", "failed", "failed"]

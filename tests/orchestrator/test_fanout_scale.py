@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from corral.agents import CorralConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
 pytestmark = pytest.mark.anyio
 
@@ -42,13 +42,15 @@ async def test_a_thousand_items_at_concurrency_256_all_report_within_the_bound(
         config = CorralConfig(home=tmp_path / "home", base_url=server.base_url)
         outcome = await run_fanout(
             config,
-            [{"n": n} for n in range(ITEMS)],
-            "Item {n}: report it.",
-            SCHEMA,
-            cwd=tmp_path,
-            setup=RunSetup(env={}),
-            concurrency=CONCURRENCY,
-            tools=(),
+            FanoutJob(
+                items=tuple([{"n": n} for n in range(ITEMS)]),
+                template="Item {n}: report it.",
+                result_schema=SCHEMA,
+                cwd=tmp_path,
+                concurrency=CONCURRENCY,
+                worker=WorkerTemplate(tools=()),
+            ),
+            RunSetup(env={}),
         )
         stats = server.stats()
     assert [item.result for item in outcome.items] == [{"n": n} for n in range(ITEMS)]

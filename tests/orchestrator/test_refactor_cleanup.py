@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from corral.agents import CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup, journal_path
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorRequest, run_refactor
+from corral.orchestrator.runs import RunSetup, journal_path
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,9 @@ from corral.agents import (
     open_sqlite_store,
 )
 from corral.orchestrator._run import cost_of, price_for
-from corral.orchestrator._single import (
+from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import (
+    ExecJob,
     RunSetup,
     build_root_spec,
     journal_path,
@@ -27,7 +29,6 @@ from corral.orchestrator._single import (
     resume_single,
     run_single_agent,
 )
-from corral.orchestrator.model_server import serve_model_server
 
 pytestmark = pytest.mark.anyio
 
@@ -79,7 +80,9 @@ async def test_a_resumed_agent_keeps_the_cost_it_had_spent(tmp_path: Path) -> No
     async with serve_model_server(lambda request: "ok") as server:
         config = CorralConfig(home=tmp_path / "home", base_url=server.base_url, prices=prices)
         setup = RunSetup(env={})
-        first = await run_single_agent(config, "one", cwd=tmp_path, setup=setup, run_id="run-c")
+        first = await run_single_agent(
+            config, ExecJob(task="one", cwd=tmp_path, run_id="run-c"), setup
+        )
         await resume_single(config, "run-c", setup=setup, message="two")
     async with open_sqlite_store(journal_path(config)) as store:
         agent = await store.get_agent(first.agent_id)

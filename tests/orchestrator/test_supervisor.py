@@ -33,8 +33,8 @@ from corral.orchestrator._run import (
     SpawnRefused,
     open_runtime,
 )
-from corral.orchestrator._single import build_root_spec
 from corral.orchestrator.model_server import RunningModelServer, serve_model_server
+from corral.orchestrator.runs import build_root_spec
 from corral.orchestrator.supervisor import (
     COLLAB_TOOL_NAMES,
     SpawnRequest,

@@ -24,8 +24,8 @@ from corral.agents import (
     RunnerHooks,
 )
 from corral.agents.model import EventCallback, ModelResponse, ModelSettings, open_model_client
-from corral.orchestrator._run import AgentHandle, ClientPool, RunRuntime
-from corral.orchestrator._single import journaled_spec
+from corral.orchestrator._run import AgentHandle, ClientPool, Restoring, RunRuntime
+from corral.orchestrator.runs import journaled_spec
 
 from .test_supervisor import (
     RUN_ID,
@@ -314,7 +314,7 @@ async def restore_run(
         spec, task = journaled_spec(record, {}, base_url)
         parent = handles.get(record.parent_id) if record.parent_id else None
         handles[record.agent_id] = await runtime.restore(
-            spec, task, AgentStatus(record.status), parent=parent, launch=False
+            spec, task, AgentStatus(record.status), parent=parent, how=Restoring(launch=False)
         )
     for handle in handles.values():
         runtime.launch(handle)

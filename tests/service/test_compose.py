@@ -26,9 +26,9 @@ import yaml
 from corral.agents import OtelConfig, load_config, model_settings_from_config
 from corral.agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
 from corral.observability import CAPTURE_ENV, telemetry_settings
-from corral.orchestrator._executor_settings import resolve_executor_settings
 from corral.orchestrator.cli._common import executor_settings
 from corral.orchestrator.cli._main import build_parser
+from corral.orchestrator.runs import resolve_executor_settings
 from corral.orchestrator.service import check_bind, resolve_token
 from corral.orchestrator.service._auth import OPEN_PATHS, TOKEN_ENV
 from corral.orchestrator.temporal import host_queue

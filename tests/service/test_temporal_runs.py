@@ -17,9 +17,8 @@ import anyio
 import pytest
 
 from corral.agents import ServiceConfig, open_sqlite_store
-from corral.orchestrator._executor import executor_from_settings
-from corral.orchestrator._executor_settings import ExecutorSettings
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecutorSettings, executor_from_settings
 from corral.orchestrator.service import (
     ApprovalClosed,
     CorralClient,

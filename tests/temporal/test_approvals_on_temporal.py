@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecJob, FanoutJob, RunSetup
 from corral.orchestrator.temporal import (
     ActivityPolicy,
     ApprovalRejected,
@@ -90,7 +90,9 @@ async def test_one_approved_one_denied_and_one_unanswered_for_an_hour(tmp_path: 
         async with in_process_worker(env.client, config, on_journal=asks):
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             handle = await ex.start_single(
-                config, "write three files", cwd=cwd, setup=RunSetup(env={}), run_id="run-ask"
+                config,
+                ExecJob(task="write three files", cwd=cwd, run_id="run-ask"),
+                RunSetup(env={}),
             )
             with anyio.fail_after(WAIT):
                 await asks.all_in.wait()
@@ -142,7 +144,7 @@ async def test_the_wall_time_budget_ends_an_agent_still_waiting_for_its_approval
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
-                    config, "write a", cwd=cwd, setup=RunSetup(env={}), run_id="run-slow"
+                    config, ExecJob(task="write a", cwd=cwd, run_id="run-slow"), RunSetup(env={})
                 )
     assert outcome.finish.status is AgentStatus.BUDGET_EXCEEDED
     assert outcome.finish.error == "wall-time budget exceeded: 3600 s"
@@ -182,7 +184,14 @@ async def test_a_fanout_items_approval_is_answered_on_the_items_workflow(tmp_pat
             ):
                 tg.start_soon(approve)
                 done = await ex.run_fanout(
-                    config, [{"n": 1}], "Item {n}", schema, cwd=cwd, run_id="run-items"
+                    config,
+                    FanoutJob(
+                        items=tuple([{"n": 1}]),
+                        template="Item {n}",
+                        result_schema=schema,
+                        cwd=cwd,
+                        run_id="run-items",
+                    ),
                 )
     assert asks.notes[0]["workflow_id"] == "run-items.item-0"
     assert [(i.status, i.result) for i in done.outcome.items] == [("done", {"n": 1})]

@@ -15,8 +15,8 @@ import pytest
 from temporalio.client import Client
 
 from corral.agents import CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecJob, FanoutJob, RunSetup
 from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,
@@ -57,11 +57,13 @@ async def test_an_item_that_continues_as_new_mid_agent_finishes_with_one_journal
             with anyio.fail_after(WAIT):
                 done = await ex.run_fanout(
                     config,
-                    [{"n": n} for n in range(ITEMS)],
-                    TEMPLATE,
-                    SCHEMA,
-                    cwd=workspace,
-                    run_id="run-long",
+                    FanoutJob(
+                        items=tuple([{"n": n} for n in range(ITEMS)]),
+                        template=TEMPLATE,
+                        result_schema=SCHEMA,
+                        cwd=workspace,
+                        run_id="run-long",
+                    ),
                 )
             runs = [await runs_of(env.client, f"run-long.item-{n}") for n in range(ITEMS)]
     assert all(count > 1 for count in runs), f"each item continued as new: {runs}"
@@ -98,7 +100,9 @@ async def test_an_exec_agent_that_continues_as_new_mid_turn_carries_on_where_it_
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
-                    config, "take steps", cwd=workspace, setup=RunSetup(env={}), run_id="run-steps"
+                    config,
+                    ExecJob(task="take steps", cwd=workspace, run_id="run-steps"),
+                    RunSetup(env={}),
                 )
             runs = await runs_of(env.client, agent_workflow_id("run-steps", outcome.agent_id))
     assert runs > 1, "the agent's workflow continued as new"

@@ -16,8 +16,8 @@ from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import CancelledError
 
 from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecJob, RunSetup
 from corral.orchestrator.supervisor import collab_tool_providers
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
@@ -76,11 +76,10 @@ async def test_a_supervisor_on_temporal_spawns_two_workers_and_hears_from_both(
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
                     config,
-                    "review and fix",
-                    cwd=workspace,
-                    setup=SUPERVISOR_SETUP,
-                    run_id="run-super",
-                    role="supervisor",
+                    ExecJob(
+                        task="review and fix", cwd=workspace, run_id="run-super", role="supervisor"
+                    ),
+                    SUPERVISOR_SETUP,
                 )
         requests = [r["normalised"] for r in model.requests]
     assert outcome.finish.status is AgentStatus.COMPLETED
@@ -141,11 +140,10 @@ async def test_cancelling_a_run_interrupts_every_worker_and_the_journal_says_so(
                 ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
                 handle = await ex.start_single(
                     config,
-                    "review and fix",
-                    cwd=workspace,
-                    setup=SUPERVISOR_SETUP,
-                    run_id="run-cancel",
-                    role="supervisor",
+                    ExecJob(
+                        task="review and fix", cwd=workspace, run_id="run-cancel", role="supervisor"
+                    ),
+                    SUPERVISOR_SETUP,
                 )
                 with anyio.fail_after(WAIT):
                     await policy.stalled.wait()
@@ -196,10 +194,8 @@ async def test_an_agent_whose_history_outgrows_its_context_compacts_on_temporal(
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
                     config,
-                    "make big output",
-                    cwd=workspace,
-                    setup=RunSetup(env={}),
-                    run_id="run-big",
+                    ExecJob(task="make big output", cwd=workspace, run_id="run-big"),
+                    RunSetup(env={}),
                 )
             await record(env.client, "run-big", "compaction")
         requests = [r["normalised"] for r in model.requests]
@@ -248,7 +244,9 @@ async def test_a_supervisor_on_temporal_waits_for_messages_lists_and_closes_its_
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
-                    config, "steer", cwd=workspace, setup=SUPERVISOR_SETUP, role="supervisor"
+                    config,
+                    ExecJob(task="steer", cwd=workspace, role="supervisor"),
+                    SUPERVISOR_SETUP,
                 )
         last = [r["normalised"] for r in model.requests if not is_worker(r["normalised"])][-1]
     assert outcome.finish.message == "all done"

@@ -25,6 +25,7 @@ from temporalio.client import Client
 
 from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob
 from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,
@@ -111,13 +112,15 @@ async def test_a_fanout_runs_across_two_workers_each_item_on_one_host(
         with anyio.fail_after(WAIT):
             done = await executor.run_fanout(
                 config_for(home, model.base_url),
-                [{"n": n} for n in range(SPREAD_ITEMS)],
-                TEMPLATE,
-                SCHEMA,
-                cwd=workspace,
-                concurrency=10,
-                run_id="run-temporal",
-                out=workspace / "results.jsonl",
+                FanoutJob(
+                    items=tuple([{"n": n} for n in range(SPREAD_ITEMS)]),
+                    template=TEMPLATE,
+                    result_schema=SCHEMA,
+                    cwd=workspace,
+                    concurrency=10,
+                    run_id="run-temporal",
+                    out=workspace / "results.jsonl",
+                ),
             )
     outcome = done.outcome
     assert [(i.index, i.status, i.result) for i in outcome.items] == [
@@ -149,10 +152,9 @@ async def test_a_server_that_is_not_there_fails_at_once_naming_the_address(
     with anyio.fail_after(10), pytest.raises(TemporalUnavailable) as caught:
         await executor.run_fanout(
             config_for(tmp_path / "home", "http://127.0.0.1:9/v1"),
-            [{"n": 1}],
-            TEMPLATE,
-            SCHEMA,
-            cwd=tmp_path,
+            FanoutJob(
+                items=tuple([{"n": 1}]), template=TEMPLATE, result_schema=SCHEMA, cwd=tmp_path
+            ),
         )
     message = str(caught.value)
     assert f"cannot reach the Temporal server at {address}" in message
@@ -236,12 +238,14 @@ async def test_a_worker_killed_mid_run_leaves_the_run_to_finish_on_the_other(
         with anyio.fail_after(WAIT):
             done = await executor.run_fanout(
                 config_for(home, model.base_url),
-                [{"n": n} for n in range(ITEMS)],
-                TEMPLATE,
-                SCHEMA,
-                cwd=workspace,
-                concurrency=6,
-                run_id="run-killed",
+                FanoutJob(
+                    items=tuple([{"n": n} for n in range(ITEMS)]),
+                    template=TEMPLATE,
+                    result_schema=SCHEMA,
+                    cwd=workspace,
+                    concurrency=6,
+                    run_id="run-killed",
+                ),
             )
     assert [(i.index, i.status) for i in done.outcome.items] == [(n, "done") for n in range(ITEMS)]
     ended_before = policy.ended

@@ -17,8 +17,8 @@ import anyio
 import pytest
 
 from corral.agents import AgentStatus, CorralConfig, McpServerConfig
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecJob, FanoutJob, RunSetup
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping
@@ -88,7 +88,14 @@ async def test_a_fanout_item_on_temporal_calls_an_mcp_tool_and_reads_its_answer(
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 done = await ex.run_fanout(
-                    config, [{"n": 7}], TEMPLATE, SCHEMA, cwd=workspace, run_id="run-mcp"
+                    config,
+                    FanoutJob(
+                        items=tuple([{"n": 7}]),
+                        template=TEMPLATE,
+                        result_schema=SCHEMA,
+                        cwd=workspace,
+                        run_id="run-mcp",
+                    ),
                 )
         requests = [r["normalised"] for r in model.requests]
     assert [(i.status, i.result) for i in done.outcome.items] == [("done", {"n": 7})]
@@ -115,7 +122,7 @@ async def test_above_the_threshold_an_agent_on_temporal_finds_the_tool_with_tool
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
-                    config, "what time is it?", cwd=workspace, setup=RunSetup(env={})
+                    config, ExecJob(task="what time is it?", cwd=workspace), RunSetup(env={})
                 )
         first, second, third = (r["normalised"] for r in model.requests)
     assert "tool_search" in tool_names(first) and TIME_TOOL not in tool_names(first)
@@ -139,7 +146,9 @@ async def test_an_agent_on_temporal_sees_matching_skills_and_the_body_of_a_menti
         async with in_process_worker(env.client, config):
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
-                outcome = await ex.run_single(config, task, cwd=workspace, setup=RunSetup(env={}))
+                outcome = await ex.run_single(
+                    config, ExecJob(task=task, cwd=workspace), RunSetup(env={})
+                )
         sent = messages(model.requests[0]["normalised"])
     assert outcome.finish.message == "drafted"
     listing = [(role, text) for role, text in sent if text.startswith("<skills_instructions>")]

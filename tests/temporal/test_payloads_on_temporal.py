@@ -20,6 +20,7 @@ from temporalio.client import Client
 
 from corral.agents import CorralConfig, ShellConfig
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob
 from corral.orchestrator.temporal import (
     DEFAULT_PAYLOAD_THRESHOLD,
     ActivityPolicy,
@@ -118,7 +119,14 @@ async def test_a_tool_output_of_megabytes_goes_by_reference_and_comes_back_intac
         async with in_process_worker(client, config):
             with anyio.fail_after(WAIT):
                 done = await TemporalExecutor(settings, POLICY, client).run_fanout(
-                    config, [{"n": 0}], TEMPLATE, SCHEMA, cwd=workspace, run_id="run-big"
+                    config,
+                    FanoutJob(
+                        items=tuple([{"n": 0}]),
+                        template=TEMPLATE,
+                        result_schema=SCHEMA,
+                        cwd=workspace,
+                        run_id="run-big",
+                    ),
                 )
     (item,) = done.outcome.items
     assert item.status == "done"

@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from corral.agents import AgentStatus, CorralConfig, open_sqlite_store
-from corral.orchestrator._single import RunSetup
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import ExecJob, FanoutJob, RunSetup
 from corral.orchestrator.supervisor import collab_tool_providers
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
@@ -69,12 +69,14 @@ async def test_a_fanout_out_of_money_stops_its_running_items_and_never_starts_th
             with anyio.fail_after(WAIT):
                 done = await ex.run_fanout(
                     config,
-                    [{"n": n} for n in range(4)],
-                    "Item {n}: report n.",
-                    SCHEMA,
-                    cwd=cwd,
-                    concurrency=2,
-                    run_id="run-costly",
+                    FanoutJob(
+                        items=tuple([{"n": n} for n in range(4)]),
+                        template="Item {n}: report n.",
+                        result_schema=SCHEMA,
+                        cwd=cwd,
+                        concurrency=2,
+                        run_id="run-costly",
+                    ),
                 )
         asked = {
             int(_ITEM.findall(json.dumps(r["normalised"]["input"]))[-1]) for r in model.requests
@@ -124,7 +126,9 @@ async def test_a_supervisor_out_of_tokens_is_stopped_with_its_workers(tmp_path: 
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
-                    config, "split it", cwd=cwd, setup=setup, run_id="run-tokens", role="supervisor"
+                    config,
+                    ExecJob(task="split it", cwd=cwd, run_id="run-tokens", role="supervisor"),
+                    setup,
                 )
         worker_requests = [r for r in model.requests if is_worker(r["normalised"])]
     assert outcome.finish.status is AgentStatus.BUDGET_EXCEEDED
@@ -172,7 +176,7 @@ async def test_a_run_out_of_wall_time_ends_while_its_agent_waits(tmp_path: Path)
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
-                    config, "write a", cwd=cwd, setup=RunSetup(env={}), run_id="run-slow"
+                    config, ExecJob(task="write a", cwd=cwd, run_id="run-slow"), RunSetup(env={})
                 )
         assert len(model.requests) == 1, "the model was not asked again"
     assert outcome.finish.status is AgentStatus.BUDGET_EXCEEDED

@@ -22,6 +22,7 @@ from opentelemetry.trace import SpanKind
 
 from corral.agents import CorralConfig
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.runs import FanoutJob
 from corral.orchestrator.temporal import (
     ActivityPolicy,
     TemporalExecutor,
@@ -94,11 +95,13 @@ async def test_a_fanout_on_temporal_is_one_trace_from_the_starter_to_every_tool(
             with run_span(provider, "run-traced") as root, anyio.fail_after(WAIT):
                 done = await executor.run_fanout(
                     config,
-                    [{"n": n} for n in range(ITEMS)],
-                    TEMPLATE,
-                    SCHEMA,
-                    cwd=workspace,
-                    run_id="run-traced",
+                    FanoutJob(
+                        items=tuple([{"n": n} for n in range(ITEMS)]),
+                        template=TEMPLATE,
+                        result_schema=SCHEMA,
+                        cwd=workspace,
+                        run_id="run-traced",
+                    ),
                 )
     assert [(i.index, i.status) for i in done.outcome.items] == [(0, "done"), (1, "done")]
     spans = Spans(exporter.get_finished_spans())
@@ -156,7 +159,14 @@ async def test_a_corral_worker_process_exports_its_spans_into_the_starters_trace
             config = CorralConfig(home=home, base_url=model.base_url)
             with run_span(provider, "run-otlp") as root, anyio.fail_after(WAIT):
                 await TemporalExecutor(settings, POLICY, client).run_fanout(
-                    config, [{"n": 0}], TEMPLATE, SCHEMA, cwd=workspace, run_id="run-otlp"
+                    config,
+                    FanoutJob(
+                        items=tuple([{"n": 0}]),
+                        template=TEMPLATE,
+                        result_schema=SCHEMA,
+                        cwd=workspace,
+                        run_id="run-otlp",
+                    ),
                 )
         # The worker flushed its spans when it stopped.
     spans = receiver.spans

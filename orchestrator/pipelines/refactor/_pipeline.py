@@ -22,10 +22,9 @@ import anyio
 from corral.agents import AgentSpec, CorralConfig, RunRecord, Store
 from corral.tools import BubblewrapSandbox, Sandbox
 
-from ..._executor import refuse_remote
 from ..._run import RunRuntime
-from ..._single import RunSetup, build_root_spec, journal_path, new_id, open_run
 from ...fanout import REPORT_RESULT
+from ...runs import RunSetup, build_root_spec, journal_path, new_id, open_run, refuse_remote
 from ._check import CheckResult, CheckRunner
 from ._errors import CheckFailsAtHead, RefactorInputError
 from ._git import Git, ensure_identity

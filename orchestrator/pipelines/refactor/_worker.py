@@ -20,8 +20,8 @@ from corral.agents import AgentSpec, AgentStatus
 from corral.tools import CorralError, Tool
 
 from ..._run import RunRuntime
-from ..._single import new_id
 from ...fanout import ResultSchema, ResultSlot, report_result_tool
+from ...runs import new_id
 from ._check import CheckResult, CheckRunner
 from ._git import Git, changed_paths, commit_paths, shortstat
 from ._outcome import CHECK_FAILED, FAILED, OUTSIDE, PASSED, UNCHANGED, Attempt, WorkerOutcome

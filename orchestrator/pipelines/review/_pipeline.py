@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import anyio.to_thread
@@ -18,8 +18,8 @@ import anyio.to_thread
 from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, SandboxMode
 
-from ..._single import RunSetup
-from ...fanout import FanoutOutcome, StartCallback, run_fanout
+from ...fanout import FanoutOutcome, StartCallback
+from ...runs import FanoutJob, RunSetup, WorkerTemplate, executor_of
 from ._aggregate import aggregate
 from ._diff import FileDiff, parse_unified_diff
 from ._errors import PatchError, ReviewInputError
@@ -32,6 +32,13 @@ from ._units import DEFAULT_MAX_UNIT_LINES, ChangeMap, ReviewUnit, split_units
 REVIEWER_TOOLS = ("shell", "read_file", "list_dir", "grep")
 """The core tools a reviewer gets besides `report_result`; none of them can write."""
 REVIEWER_ROLE = "reviewer"
+REVIEWER = WorkerTemplate(
+    role=REVIEWER_ROLE,
+    tools=REVIEWER_TOOLS,
+    sandbox=SandboxMode.READ_ONLY,
+    approval=ApprovalPolicy.NEVER,
+)
+"""A reviewer: read-only, never asking to escalate, with the tools that cannot write."""
 
 
 @dataclass(frozen=True)
@@ -106,31 +113,23 @@ async def run_review(
         items = [
             unit.item(AT_HEAD if change.source.kind == "range" else PATCH_TREE) for unit in units
         ]
-        outcome = await run_fanout(
-            read_only(config),
-            items,
-            TASK_TEMPLATE,
-            FINDINGS_SCHEMA,
+        job = FanoutJob(
+            items=tuple(items),
+            template=TASK_TEMPLATE,
+            result_schema=FINDINGS_SCHEMA,
             cwd=cwd,
-            setup=setup,
             concurrency=request.concurrency,
             run_id=request.run_id,
-            tools=REVIEWER_TOOLS,
-            on_start=on_start,
-            role=REVIEWER_ROLE,
+            worker=REVIEWER,
         )
+        setup = replace(setup, on_start=on_start) if on_start is not None else setup
+        outcome = await executor_of(setup).run(job, setup, config)
     return _report(change, units, outcome, roots=(str(cwd), str(change.root)))
 
 
 def read_only(config: CorralConfig) -> CorralConfig:
     """`config` with reviewers confined: read-only sandbox, no writable roots, no escalation."""
-    return config.model_copy(
-        update={
-            "sandbox_mode": SandboxMode.READ_ONLY,
-            "approval_policy": ApprovalPolicy.NEVER,
-            "writable_roots": (),
-        }
-    )
+    return REVIEWER.shape(config)
 
 
 @asynccontextmanager

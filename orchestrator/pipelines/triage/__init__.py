@@ -22,9 +22,11 @@ from ._labels import LabelSet as LabelSet
 from ._labels import parse_labels as parse_labels
 from ._labels import read_labels as read_labels
 from ._pipeline import READ_ONLY_TOOLS as READ_ONLY_TOOLS
+from ._pipeline import TriageJob as TriageJob
 from ._pipeline import TriageOutcome as TriageOutcome
 from ._pipeline import run_triage as run_triage
 from ._pipeline import triage_config as triage_config
+from ._pipeline import triager as triager
 from ._render import render_markdown as render_markdown
 from ._report import JSON_NAME as JSON_NAME
 from ._report import MARKDOWN_NAME as MARKDOWN_NAME
@@ -55,6 +57,7 @@ __all__ = [
     "LabelSet",
     "LabelsFileError",
     "TriageInputError",
+    "TriageJob",
     "TriageOutcome",
     "TriageReport",
     "TriagedIssue",
@@ -70,4 +73,5 @@ __all__ = [
     "triage_config",
     "triage_guide",
     "triage_json_schema",
+    "triager",
 ]

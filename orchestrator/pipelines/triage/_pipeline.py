@@ -17,8 +17,8 @@ import anyio.to_thread
 from corral.agents import CorralConfig
 from corral.tools import SandboxMode
 
-from ..._single import RunSetup
-from ...fanout import DEFAULT_MAX_RESULT_TRIES, FanoutOutcome, StartCallback, run_fanout
+from ...fanout import FanoutOutcome
+from ...runs import DEFAULT_MAX_RESULT_TRIES, FanoutJob, RunSetup, WorkerTemplate, executor_of
 from ...services import Embedder, WordLlamaEmbedder
 from ._index import SIMILARITY_FLOOR, TOP_CANDIDATES, DuplicateIndex
 from ._issues import Issue
@@ -55,33 +55,40 @@ class TriageOutcome:
         return self.report.ok
 
 
+@dataclass(frozen=True)
+class TriageJob:
+    """What to triage: `issues` against `labels`, its workers in `cwd`; with `out`, where
+    `triage.json` and `triage.md` go. Workers run read-only with `tools` (none by default: the
+    issue is in the task; give `READ_ONLY_TOOLS` to let them look at the code in `cwd`)."""
+
+    issues: Sequence[Issue]
+    labels: LabelSet
+    cwd: Path
+    out: Path | None = None
+    concurrency: int | None = None
+    run_id: str | None = None
+    similarity_floor: float = SIMILARITY_FLOOR
+    tools: Sequence[str] = ()
+    max_result_tries: int = DEFAULT_MAX_RESULT_TRIES
+
+
 async def run_triage(
     config: CorralConfig,
-    issues: Sequence[Issue],
-    labels: LabelSet,
+    job: TriageJob,
     *,
-    cwd: Path,
     setup: RunSetup,
-    out: Path | None = None,
-    concurrency: int | None = None,
-    run_id: str | None = None,
     embedder: Embedder | None = None,
-    similarity_floor: float = SIMILARITY_FLOOR,
-    tools: Sequence[str] = (),
-    max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
-    on_start: StartCallback | None = None,
 ) -> TriageOutcome:
-    """Triage `issues` with `labels`; with `out`, write `triage.json` and `triage.md` there.
+    """Triage `job.issues` with `job.labels`, their fan-out on `setup`'s executor.
 
-    Workers run read-only with `tools` (none by default: the issue is in the task; give
-    `READ_ONLY_TOOLS` to let them look at the code in `cwd`). `embedder` defaults to the
-    bundled WordLlama model.
+    `embedder` defaults to the bundled WordLlama model; `setup.on_start` hears of the fan-out.
     """
+    issues, labels = job.issues, job.labels
     build = partial(
         DuplicateIndex.build,
         issues,
         embedder or WordLlamaEmbedder(),
-        floor=similarity_floor,
+        floor=job.similarity_floor,
         top=TOP_CANDIDATES,
     )
     index = await anyio.to_thread.run_sync(build)
@@ -89,34 +96,36 @@ async def run_triage(
         {"number": issue.number, "task": issue_task(issue, index.candidates(issue.number))}
         for issue in issues
     ]
-    fanout = await run_fanout(
-        triage_config(config, labels),
-        items,
-        _TEMPLATE,
-        report_schema(labels),
-        cwd=cwd,
-        setup=setup,
-        concurrency=concurrency,
-        run_id=run_id,
-        max_result_tries=max_result_tries,
-        tools=tools,
-        on_start=on_start,
-        role=TRIAGER,
+    fanout_job = FanoutJob(
+        items=tuple(items),
+        template=_TEMPLATE,
+        result_schema=report_schema(labels),
+        cwd=job.cwd,
+        concurrency=job.concurrency,
+        run_id=job.run_id,
+        max_result_tries=job.max_result_tries,
+        worker=triager(labels, job.tools),
     )
+    fanout = await executor_of(setup).run(fanout_job, setup, config)
     report = build_report(issues, labels.names, index, fanout)
-    if out is None:
+    if job.out is None:
         return TriageOutcome(report, fanout)
-    json_path, markdown_path = out / JSON_NAME, out / MARKDOWN_NAME
+    json_path, markdown_path = job.out / JSON_NAME, job.out / MARKDOWN_NAME
     await anyio.to_thread.run_sync(write_text_atomically, json_path, report_json_text(report))
     await anyio.to_thread.run_sync(write_text_atomically, markdown_path, render_markdown(report))
     return TriageOutcome(report, fanout, json_path, markdown_path)
 
 
+def triager(labels: LabelSet, tools: Sequence[str]) -> WorkerTemplate:
+    """A triage worker: read-only, with `tools`, and the triage guide after any instructions."""
+    return WorkerTemplate(
+        role=TRIAGER,
+        tools=tuple(tools),
+        sandbox=SandboxMode.READ_ONLY,
+        instructions=triage_guide(labels),
+    )
+
+
 def triage_config(config: CorralConfig, labels: LabelSet) -> CorralConfig:
     """`config` for the workers: read-only, with the triage guide after any instructions."""
-    guide = triage_guide(labels)
-    extra = config.developer_instructions
-    developer = f"{extra.strip()}\n\n{guide}" if extra else guide
-    return config.model_copy(
-        update={"sandbox_mode": SandboxMode.READ_ONLY, "developer_instructions": developer}
-    )
+    return triager(labels, ()).shape(config)

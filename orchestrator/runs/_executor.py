@@ -1,23 +1,22 @@
 """Where a run's agents execute: the `Executor` seam, its local default and how one is chosen.
 
-`LocalExecutor` runs agents in this process (the anyio runtime); the Temporal one, built by
-`executor_from_settings` only when asked for, hands runs to corral workers of a Temporal server
-(`_on_temporal`, which needs the optional `corral[temporal]` extra). `run_fanout` and
-`run_single_agent` dispatch to `RunSetup.executor`, so every pipeline built on them follows.
+`Executor.run(job, setup, config)` is the one way a job starts. `LocalExecutor` runs it in this
+process (the anyio runtime); the Temporal one, built by `executor_from_settings` only when asked
+for, hands it to corral workers of a Temporal server (`temporal._runner`, which needs the
+optional `corral[temporal]` extra). The pipelines run their fan-outs on `RunSetup.executor`.
 A service asks the executor to cancel a run and, for runs not in this process, for their
 approvals (`approvals`, `answer`), so runs on Temporal are cancelled and approved like local ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from corral.agents import CorralConfig, Store
 
-from ._executor_settings import (
+from ._jobs import ExecJob, FanoutJob
+from ._settings import (
     INSTALL_HINT,
     ExecutorKind,
     ExecutorSettings,
@@ -25,12 +24,15 @@ from ._executor_settings import (
     NotOnThisExecutor,
     UnknownRunApproval,
 )
-from ._single import Handoff, RunSetup, SingleOutcome, run_single_agent
-from .fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, run_fanout
+from ._setup import RunSetup
+from ._single import SingleOutcome, run_single_agent
+
+if TYPE_CHECKING:
+    from ..fanout import FanoutOutcome
 
 
 class Executor(Protocol):
-    """Carries out runs; both run methods take what the local functions of the same name take.
+    """Carries out jobs: `run` is the only way one starts, here or elsewhere.
 
     `cancel`, `approvals` and `answer` serve runs that execute elsewhere; the local executor's
     runs are cancelled through their own scope and approved through the service's board.
@@ -41,34 +43,17 @@ class Executor(Protocol):
     @property
     def kind(self) -> ExecutorKind: ...
 
-    async def run_fanout(
-        self,
-        config: CorralConfig,
-        items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
-        template: str,
-        schema: Any,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        concurrency: int | None = None,
-        run_id: str | None = None,
-        out: Path | str | None = None,
-        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
-        tools: Sequence[str] | None = None,
-        on_start: StartCallback | None = None,
-        role: str = "general",
-    ) -> FanoutOutcome: ...
+    @overload
+    async def run(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome: ...
 
-    async def run_single(
-        self,
-        config: CorralConfig,
-        task: str,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        run_id: str | None = None,
-        role: str = "general",
-    ) -> SingleOutcome: ...
+    @overload
+    async def run(self, job: FanoutJob, setup: RunSetup, config: CorralConfig) -> FanoutOutcome: ...
+
+    async def run(
+        self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> SingleOutcome | FanoutOutcome:
+        """Carry out `job` with `config`, opening its run as `setup` says; wait for its end."""
+        ...
 
     async def cancel(self, run_id: str) -> None:
         """Cancel run `run_id` where it executes, with every agent below it."""
@@ -94,51 +79,20 @@ class LocalExecutor:
     def kind(self) -> ExecutorKind:
         return "local"
 
-    async def run_fanout(
-        self,
-        config: CorralConfig,
-        items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
-        template: str,
-        schema: Any,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        concurrency: int | None = None,
-        run_id: str | None = None,
-        out: Path | str | None = None,
-        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
-        tools: Sequence[str] | None = None,
-        on_start: StartCallback | None = None,
-        role: str = "general",
-    ) -> FanoutOutcome:
-        # `run_fanout` dispatches only to executors that are not local, so this cannot loop.
-        return await run_fanout(
-            config,
-            items,
-            template,
-            schema,
-            cwd=cwd,
-            setup=setup,
-            concurrency=concurrency,
-            run_id=run_id,
-            out=out,
-            max_result_tries=max_result_tries,
-            tools=tools,
-            on_start=on_start,
-            role=role,
-        )
+    @overload
+    async def run(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome: ...
 
-    async def run_single(
-        self,
-        config: CorralConfig,
-        task: str,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        run_id: str | None = None,
-        role: str = "general",
-    ) -> SingleOutcome:
-        return await run_single_agent(config, task, cwd=cwd, setup=setup, run_id=run_id, role=role)
+    @overload
+    async def run(self, job: FanoutJob, setup: RunSetup, config: CorralConfig) -> FanoutOutcome: ...
+
+    async def run(
+        self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> SingleOutcome | FanoutOutcome:
+        if isinstance(job, ExecJob):
+            return await run_single_agent(config, job, setup)
+        from ..fanout import run_fanout  # the fan-out's engine sits above this package
+
+        return await run_fanout(config, job, setup)
 
     async def cancel(self, run_id: str) -> None:
         """Nothing to do here: a local run stops when its caller cancels the scope it runs in."""
@@ -154,12 +108,17 @@ class LocalExecutor:
         )
 
 
+def executor_of(setup: RunSetup) -> Executor:
+    """The executor `setup` names, or the local one."""
+    return setup.executor if setup.executor is not None else LocalExecutor()
+
+
 def executor_from_settings(settings: ExecutorSettings) -> Executor:
     """The executor `settings` ask for; Temporal's SDK is imported only when it is Temporal."""
     if settings.kind == "local":
         return LocalExecutor()
     try:
-        from ._on_temporal import TemporalRunner
+        from ..temporal._runner import TemporalRunner
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "temporalio":
             raise
@@ -170,7 +129,7 @@ def executor_from_settings(settings: ExecutorSettings) -> Executor:
     return TemporalRunner.from_settings(settings)
 
 
-def refuse_remote(chosen: Handoff | ExecutorSettings | None, what: str, why: str) -> None:
+def refuse_remote(chosen: Executor | ExecutorSettings | None, what: str, why: str) -> None:
     """Raise `NotOnThisExecutor` unless `chosen` is local (or none): `what` cannot run there,
     because `why`."""
     if chosen is not None and chosen.kind != "local":

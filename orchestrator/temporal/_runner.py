@@ -3,18 +3,17 @@
 A thin adapter over `orchestrator.temporal.TemporalExecutor`: it checks the inputs, makes sure the
 server answers before it tells the caller a run has started, and returns the same outcomes as
 the local executor. It cancels a run by cancelling its workflow, and shows and answers the
-approvals its agents' workflows hold (`_temporal_asks` maps them to the service's JSON).
+approvals its agents' workflows hold (`_asks` maps them to the service's JSON).
 Importing it imports `temporalio`; only `executor_from_settings` does.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import anyio
 from opentelemetry.trace import TracerProvider
@@ -24,29 +23,27 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from corral.agents import AgentStatus, CorralConfig, Finish, Store
 
-from ._executor_settings import (
+from ..fanout import FanoutOutcome, plan_fanout
+from ..runs import (
     ApprovalRefused,
+    ExecJob,
     ExecutorKind,
     ExecutorSettings,
+    FanoutJob,
+    RunSetup,
+    SingleOutcome,
     UnknownRunApproval,
+    journal_path,
+    new_id,
 )
-from ._single import RunSetup, SingleOutcome, journal_path, new_id
-from ._temporal_asks import Ask, journaled_asks, split_approval_id
-from .fanout import DEFAULT_MAX_RESULT_TRIES, FanoutItem, FanoutOutcome, StartCallback, plan_fanout
-from .fanout._plan import check_counts
-from .temporal import (
-    ApprovalRejected,
-    ExecOutput,
-    RunWorkflow,
-    TemporalExecutor,
-    TemporalRunFailed,
-    TemporalSettings,
-    answer_approval,
-    connect,
-    pending_approvals,
-    policy_from_config,
-    run_span,
-)
+from ._agent_workflow import RunWorkflow
+from ._approvals import ApprovalRejected, answer_approval, pending_approvals
+from ._asks import Ask, journaled_asks, split_approval_id
+from ._connect import TemporalSettings, connect
+from ._errors import TemporalRunFailed
+from ._executor import TemporalExecutor, policy_from_config
+from ._tracing import run_span
+from ._wire import ExecOutput
 
 BLOBS = "blobs"
 """The folder under `$CORRAL_HOME` that holds payloads too big to travel through Temporal."""
@@ -88,62 +85,39 @@ class TemporalRunner:
     def kind(self) -> ExecutorKind:
         return "temporal"
 
-    async def run_fanout(
-        self,
-        config: CorralConfig,
-        items: Sequence[FanoutItem] | Sequence[Mapping[str, Any]],
-        template: str,
-        schema: Any,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        concurrency: int | None = None,
-        run_id: str | None = None,
-        out: Path | str | None = None,
-        max_result_tries: int = DEFAULT_MAX_RESULT_TRIES,
-        tools: Sequence[str] | None = None,
-        on_start: StartCallback | None = None,
-        role: str = "general",
+    @overload
+    async def run(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome: ...
+
+    @overload
+    async def run(self, job: FanoutJob, setup: RunSetup, config: CorralConfig) -> FanoutOutcome: ...
+
+    async def run(
+        self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> SingleOutcome | FanoutOutcome:
+        job = job.model_copy(update={"run_id": job.run_id or new_id("run")})
+        if isinstance(job, ExecJob):
+            return await self._run_single(job, setup, config)
+        return await self._run_fanout(job, setup, config)
+
+    async def _run_fanout(
+        self, job: FanoutJob, setup: RunSetup, config: CorralConfig
     ) -> FanoutOutcome:
-        check_counts(concurrency=concurrency, max_result_tries=max_result_tries)
-        total = len(plan_fanout(items, template, schema).items)
-        run_id = run_id or new_id("run")
+        total = len(plan_fanout(job.items, job.template, job.result_schema).items)
+        run_id = str(job.run_id)
         # Connecting raises at once, naming the address, before the caller announces a run.
         async with self._executor(config, setup, run_id) as executor:
-            if on_start is not None:
-                on_start(run_id, total, total)
-            done = await executor.run_fanout(
-                config,
-                items,
-                template,
-                schema,
-                cwd=cwd,
-                concurrency=concurrency,
-                run_id=run_id,
-                out=out,
-                max_result_tries=max_result_tries,
-                tools=tools,
-                role=role,
-                env=setup.env,
-            )
+            if setup.on_start is not None:
+                setup.on_start(run_id, total, total)
+            done = await executor.run_fanout(config, job, env=setup.env)
         return done.outcome
 
-    async def run_single(
-        self,
-        config: CorralConfig,
-        task: str,
-        *,
-        cwd: Path,
-        setup: RunSetup,
-        run_id: str | None = None,
-        role: str = "general",
+    async def _run_single(
+        self, job: ExecJob, setup: RunSetup, config: CorralConfig
     ) -> SingleOutcome:
-        run_id = run_id or new_id("run")
+        run_id = str(job.run_id)
         try:
             async with self._executor(config, setup, run_id) as executor:
-                return await executor.run_single(
-                    config, task, cwd=cwd, run_id=run_id, role=role, env=setup.env
-                )
+                return await executor.run_single(config, job, setup)
         except WorkflowAlreadyStartedError:
             # The run's workflow ended while nobody waited (a restarted service): its outcome
             # stands, and running the agent again would do its work twice.

@@ -3,7 +3,7 @@
 Agents on Temporal journal each ask as `approval_requested` (with the workflow that holds it) and
 its outcome as `approval_answered`; `journaled_asks` pairs them into `Ask`s whose JSON is the one
 the service shows for local runs. Whether an unanswered ask still waits is the workflow's to say
-(`orchestrator._on_temporal` asks it); nothing here talks to Temporal.
+(`_runner` asks it); nothing here talks to Temporal.
 """
 
 from __future__ import annotations

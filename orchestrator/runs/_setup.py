@@ -1,0 +1,198 @@
+"""How a run is opened: its setup (hooks, services, tools), its id and journal, its runtime.
+
+`open_run` holds the journal, the run's lease, the shared model clients and MCP servers around
+a `RunRuntime`; every run kind opens its run here. What each kind does inside is its own engine's.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from corral.agents import (
+    AgentSpec,
+    CorralConfig,
+    RunnerHooks,
+    model_settings_from_config,
+    open_sqlite_store,
+    resolve_base_instructions,
+    spec_from_config,
+)
+from corral.tools import PermissionProfile, SandboxMode, core_tool_names
+
+from .._lease import hold_run_lease
+from .._ratelimit import RateLimiterRegistry
+from .._run import (
+    ClientPool,
+    RunRuntime,
+    RuntimeOptions,
+    ToolProvider,
+    cost_of,
+    open_runtime,
+    price_for,
+)
+from ..services._skills_service import SkillsService
+from ..services.compaction import Compactor
+
+if TYPE_CHECKING:
+    from ..services._mcp_tooling import McpTooling
+    from ._executor import Executor
+
+JOURNAL_NAME = "journal.sqlite"
+
+
+StartCallback = Callable[[str, int, int], None]
+"""Told the run id, the number of items and how many are still to do, once journaled."""
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """How to open a run's runtime: hooks, services for tools, and run-specific tools."""
+
+    hooks: RunnerHooks = field(default_factory=RunnerHooks)
+    services: Mapping[str, Any] = field(default_factory=dict)
+    tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
+    env: Mapping[str, str] | None = None
+    limiters: RateLimiterRegistry | None = None
+    """The process's rate limiters; one per run when not given."""
+    compactor: Compactor | None = None
+    """The process's compaction limiter; one per run when not given."""
+    skills: SkillsService | None = None
+    """Skills matched to each agent's task; discovered from the run's folder when not given."""
+    executor: Executor | None = None
+    """Where the fan-outs of a pipeline (review, triage) execute; here when not given."""
+    on_start: StartCallback | None = None
+    """Told when a fan-out's items are journaled (or handed to the executor)."""
+
+
+def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
+    # Imported here: the MCP SDK and the search index cost a second at start-up, and most runs
+    # configure no MCP server.
+    from corral.observability import current_trace_context
+
+    from ..services._mcp_tooling import open_mcp_tooling
+
+    return open_mcp_tooling(config, trace_context=current_trace_context)
+
+
+def _compactor(config: CorralConfig) -> Compactor:
+    settings = config.compaction
+    return Compactor(settings.max_concurrent, wait_timeout=settings.slot_wait_timeout_sec)
+
+
+def journal_path(config: CorralConfig) -> Path:
+    return config.home / JOURNAL_NAME
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def profile_from_config(config: CorralConfig, cwd: Path) -> PermissionProfile:
+    mode = SandboxMode(config.sandbox_mode)
+    roots = (cwd, *config.writable_roots) if mode is SandboxMode.WORKSPACE_WRITE else ()
+    return PermissionProfile(
+        sandbox=mode,
+        writable_roots=roots,
+        network=config.network_access,
+        approval=config.approval_policy,
+        hidden_roots=(config.home,),
+    )
+
+
+def build_root_spec(
+    config: CorralConfig,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    run_id: str,
+    role: str = "general",
+    extra_tools: Sequence[str] = (),
+) -> AgentSpec:
+    instructions = resolve_base_instructions(
+        override=config.base_instructions,
+        journaled=None,
+        model=config.model,
+        role=role,
+        personality=config.personality,
+    )
+    spec = spec_from_config(
+        config,
+        agent_id=new_id("agent"),
+        run_id=run_id,
+        cwd=cwd,
+        model=model_settings_from_config(config, env),
+        instructions=instructions,
+        tools=(*core_tool_names(), *extra_tools),
+        profile=profile_from_config(config, cwd),
+    )
+    return spec.model_copy(update={"role": role, "nickname": "root"})
+
+
+def _observed(
+    config: CorralConfig, run_id: str, setup: RunSetup
+) -> AbstractAsyncContextManager[RunnerHooks]:
+    """The run's hooks, plus tracing when `[otel]` or the OTEL_* variables ask for it."""
+    from corral.observability import open_observability  # the OpenTelemetry SDK costs start-up time
+
+    env = os.environ if setup.env is None else setup.env
+    return open_observability(
+        config.otel,
+        env,
+        run_id=run_id,
+        hooks=setup.hooks,
+        cost_of=lambda model, usage: cost_of(usage, price_for(config.prices, model)),
+    )
+
+
+def _wait_observers(
+    services: Mapping[str, Any], limiters: RateLimiterRegistry
+) -> Mapping[str, Any]:
+    """`services` with an approval observer; rate-limit waits are reported to the traced run."""
+    from corral.observability import record_approval_wait, record_rate_limit_wait
+
+    limiters.on_wait = record_rate_limit_wait  # routes by context, so a shared registry is fine
+    return {"approval_observer": record_approval_wait, **services}
+
+
+@asynccontextmanager
+async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
+    """The journal, the run's lease (one process per run), the shared model clients and a
+    runtime for run `run_id`."""
+    limiters = setup.limiters or RateLimiterRegistry.from_config(config)
+    clients = ClientPool(limiters)
+    try:
+        async with (
+            open_sqlite_store(journal_path(config)) as store,
+            hold_run_lease(store, run_id),
+            _open_mcp_tooling(config) as mcp,
+            _observed(config, run_id, setup) as hooks,
+        ):
+            options = RuntimeOptions(
+                config=config,
+                store=store,
+                run_id=run_id,
+                clients=clients,
+                hooks=hooks,
+                services=_wait_observers(setup.services, limiters),
+                tool_providers=setup.tool_providers,
+                skills=setup.skills,
+                equip=mcp.equip if mcp is not None else None,
+                compactor=setup.compactor or _compactor(config),
+            )
+            async with open_runtime(options) as runtime:
+                yield runtime
+    finally:
+        await clients.aclose()
+
+
+async def with_skills(setup: RunSetup, config: CorralConfig, cwd: Path) -> RunSetup:
+    """`setup` with the skills that apply in `cwd`, unless it has some or skills are off."""
+    if setup.skills is not None or not config.skills.enabled:
+        return setup
+    return replace(setup, skills=await SkillsService.discover(config, cwd))

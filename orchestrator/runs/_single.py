@@ -1,0 +1,70 @@
+"""Runs started from one task (`corral exec`): the root agent, journaled, waited on to its end.
+
+A run's agents live in a `RunRuntime`: the root agent here, and whatever it spawns when its
+tools include the supervisor's.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from corral.agents import AgentSpec, CorralConfig, Finish, RunRecord, Store
+
+from .._run import AgentHandle
+from ._jobs import ExecJob
+from ._setup import RunSetup, build_root_spec, journal_path, new_id, open_run, with_skills
+
+
+@dataclass(frozen=True)
+class SingleOutcome:
+    run_id: str
+    agent_id: str
+    finish: Finish
+    journal: Path
+
+
+async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) -> SingleOutcome:
+    """Start a run whose root agent works on `job.task`, and wait until the whole run is done."""
+    environ = os.environ if setup.env is None else setup.env
+    run_id = job.run_id or new_id("run")
+    setup = await with_skills(setup, config, job.cwd)
+    spec = build_root_spec(
+        config,
+        cwd=job.cwd,
+        env=environ,
+        run_id=run_id,
+        role=job.role,
+        extra_tools=tuple(setup.tool_providers),
+    )
+    async with open_run(config, run_id, setup) as runtime:
+        await _journal_run(runtime.store, spec, job.task)
+        root = await runtime.start(spec, job.task)
+        await root.ended.wait()
+        finish = finish_of(root)
+        await journal_end(runtime.store, run_id, finish)
+    return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
+
+
+def finish_of(root: AgentHandle) -> Finish:
+    return Finish(status=root.status, message=root.final_message, error=root.error)
+
+
+async def _journal_run(store: Store, spec: AgentSpec, task: str) -> None:
+    now = time.time()
+    await store.create_run(
+        RunRecord(
+            run_id=spec.run_id,
+            kind="exec",
+            status="running",
+            created_at=now,
+            updated_at=now,
+            config={"task": task, "cwd": str(spec.cwd), "role": spec.role},
+        )
+    )
+
+
+async def journal_end(store: Store, run_id: str, finish: Finish) -> None:
+    await store.update_run(run_id, status=str(finish.status), updated_at=time.time())
