@@ -12,8 +12,9 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 def shared_folder(name: str) -> Path:
-    """`shared/data/NAME`, where the data set `name` would be (it may be missing)."""
-    return SHARED / "data" / name
+    """`shared/data/NAME`, where the data set `name` would be (it may be missing), with any
+    symlink on the way resolved, as the commands under test report paths."""
+    return (SHARED / "data" / name).resolve()
 
 
 def shared_data(name: str) -> Path:
