@@ -37,6 +37,7 @@ from ._config import user_config_file as user_config_file
 from ._config import write_trust as write_trust
 from ._core import AgentCore as AgentCore
 from ._core import CoreConfig as CoreConfig
+from ._core_config import Waiting as Waiting
 from ._endpoint_keys import api_key_for as api_key_for
 from ._environment import EnvironmentContext as EnvironmentContext
 from ._environment import capture_environment as capture_environment
@@ -221,6 +222,7 @@ __all__ = [
     "UnknownRun",
     "Usage",
     "UserInput",
+    "Waiting",
     "api_key_for",
     "base_instructions",
     "build_core",

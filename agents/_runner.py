@@ -127,7 +127,7 @@ class AgentRunner:
     async def _feed_locked(self, event: Event) -> list[Action]:
         payload = event_to_payload(event)
         record = await self.store.append_event(self.agent_id, event.kind, payload, at=self.clock())
-        self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+        self._hooks.event(self.agent_id, record.seq, event.kind, payload)
         return self.core.handle(event)
 
     async def notify_if_busy(self, text: str) -> bool:
@@ -136,14 +136,14 @@ class AgentRunner:
         Checking and feeding happen under the journal lock, so a turn cannot end in between.
         """
         async with self._lock:
-            if self.core.waiting_for not in ("model", "tools", "compaction"):
+            if not self.core.waiting_for.busy:
                 return False
             event = Notify(text=text)
             payload = event_to_payload(event)
             record = await self.store.append_event(
                 self.agent_id, event.kind, payload, at=self.clock()
             )
-            self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+            self._hooks.event(self.agent_id, record.seq, event.kind, payload)
             self.core.handle(event)
             return True
 
@@ -170,11 +170,11 @@ class AgentRunner:
     async def _loop(self, actions: list[Action]) -> Finish:
         queue = list(actions)
         turn = self.core.model_requests
-        self._hooks.call("turn_started", self.agent_id, turn)
+        self._hooks.turn_started(self.agent_id, turn)
         while queue:
             action = queue.pop(0)
             if isinstance(action, Finish):
-                self._hooks.call("turn_ended", self.agent_id, turn, action.status)
+                self._hooks.turn_ended(self.agent_id, turn, action.status)
                 return await self._record_finish(action)
             queue.extend(await self._execute(action))
         raise AssertionError("the core stopped without finishing")  # pragma: no cover
@@ -200,13 +200,13 @@ class AgentRunner:
         refused = self._overrun_before_request()
         if refused is not None:
             return await self.feed(BudgetExceeded(reason=refused))
-        self._hooks.call("model_call_started", self.agent_id, action.request)
+        self._hooks.model_call_started(self.agent_id, action.request)
         try:
             response = await self.model.complete(action.request)
         except ModelError as exc:
-            self._hooks.call("model_call_ended", self.agent_id, action.request, None, exc)
+            self._hooks.model_call_ended(self.agent_id, action.request, None, exc)
             return await self.feed(ModelFailed(error=str(exc)))
-        self._hooks.call("model_call_ended", self.agent_id, action.request, response, None)
+        self._hooks.model_call_ended(self.agent_id, action.request, response, None)
         for item in response.items:
             await self.feed(ModelItem(item=self.core.unique_call_id(item)))
         actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
@@ -268,7 +268,7 @@ class AgentRunner:
 
         async def started(call: ToolCall) -> None:
             if call.call_id in self._repeats:
-                self._hooks.call("tool_call_started", self.agent_id, by_id[call.call_id])
+                self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
                 return
             await self.store.ledger_start(
                 LedgerEntry(
@@ -283,7 +283,7 @@ class AgentRunner:
                     finished_at=None,
                 )
             )
-            self._hooks.call("tool_call_started", self.agent_id, by_id[call.call_id])
+            self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
 
         async def ended(call: ToolCall, output: ToolOutput) -> None:
             follow_up.extend(await self._record_tool_result(by_id[call.call_id], output))
@@ -312,7 +312,7 @@ class AgentRunner:
                     success=output.success,
                     at=self.clock(),
                 )
-            self._hooks.call("tool_call_ended", self.agent_id, call, output)
+            self._hooks.tool_call_ended(self.agent_id, call, output)
             actions = await self.feed(result)
         return actions
 
@@ -324,13 +324,13 @@ class AgentRunner:
         return await self.feed(done)
 
     async def _summarise(self, action: Compact) -> CompactionDone:
-        self._hooks.call("compaction_started", self.agent_id, action.dropped_items)
+        self._hooks.compaction_started(self.agent_id, action.dropped_items)
         try:
             response = await self._gated_summary(action.request, background=False)
         except ModelError as exc:
-            self._hooks.call("compaction_ended", self.agent_id, str(exc))
+            self._hooks.compaction_ended(self.agent_id, str(exc))
             raise
-        self._hooks.call("compaction_ended", self.agent_id, None)
+        self._hooks.compaction_ended(self.agent_id, None)
         summary = _last_assistant_text(response.items)
         return CompactionDone(summary=summary, usage=response.usage, dropped=action.dropped)
 
@@ -341,13 +341,13 @@ class AgentRunner:
             covered_items=action.covered_items,
             dropped=action.dropped,
         )
-        self._hooks.call("compaction_started", self.agent_id, action.dropped.count)
+        self._hooks.compaction_started(self.agent_id, action.dropped.count)
         try:
             response = await self._gated_summary(action.request, background=True)
         except ModelError as exc:
-            self._hooks.call("compaction_ended", self.agent_id, str(exc))
+            self._hooks.compaction_ended(self.agent_id, str(exc))
             return await self.feed(result.model_copy(update={"error": str(exc)}))
-        self._hooks.call("compaction_ended", self.agent_id, None)
+        self._hooks.compaction_ended(self.agent_id, None)
         summary = _last_assistant_text(response.items)
         return await self.feed(
             result.model_copy(update={"summary": summary, "usage": response.usage})
@@ -381,7 +381,7 @@ class AgentRunner:
         `ModelError` when no summary could be made (the history is then left as it was).
         """
         async with self._lock:
-            if self.core.waiting_for not in ("input", "done"):
+            if not self.core.waiting_for.idle:
                 raise CoreStateError(
                     f"agent {self.agent_id} is busy (waiting for {self.core.waiting_for}); "
                     "compact it once its turn has ended"

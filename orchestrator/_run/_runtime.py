@@ -36,6 +36,7 @@ from corral.agents import (
     TurnContext,
     Usage,
     UserInput,
+    Waiting,
     build_core,
     build_tool_context,
     build_turn_context,
@@ -160,7 +161,7 @@ class RunRuntime:
     async def note(self, agent_id: str, kind: str, payload: dict[str, Any]) -> None:
         """Journal a note (one of `NOTE_KINDS`): shown to event streams, skipped by replay."""
         record = await self.store.append_event(agent_id, kind, payload, at=self.options.clock())
-        SafeHooks(self.options.hooks).call("event", agent_id, record.seq, kind, record.payload)
+        SafeHooks(self.options.hooks).event(agent_id, record.seq, kind, record.payload)
 
     async def _first_input(
         self, spec: AgentSpec, task: str, subagent_context: str | None
@@ -206,7 +207,7 @@ class RunRuntime:
         handle.runner.core = core = await replay_core(self.store, handle.runner.core.config)
         await self._carry_over_spending(handle)
         handle.final_message = core.final_message
-        if core.waiting_for == "input":  # journaled, but stopped before its task was
+        if core.waiting_for is Waiting.INPUT:  # journaled, but stopped before its task was
             handle.first, handle.skills = await self._first_input(
                 spec, task, handle.subagent_context
             )
@@ -280,9 +281,7 @@ class RunRuntime:
             status=status,
         )
         self._agents[spec.agent_id] = handle
-        SafeHooks(self.options.hooks).call(
-            "agent_started", spec.agent_id, spec.parent_id, spec.nickname
-        )
+        SafeHooks(self.options.hooks).agent_started(spec.agent_id, spec.parent_id, spec.nickname)
         if parent is not None:
             parent.children.append(handle)
         return handle

@@ -69,7 +69,6 @@ _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)
 _CALL = TypeAdapter(FunctionCall)
 _LOST = "the background summary was lost when its activity was given up"
-BUSY = ("model", "tools", "compaction")
 
 
 class CollabTools(Protocol):
@@ -227,7 +226,7 @@ class AgentDriver:
 
     @property
     def busy(self) -> bool:
-        return self.core is not None and self.core.waiting_for in BUSY
+        return self.core is not None and self.core.waiting_for.busy
 
     def take_journal(self) -> JournalBatch:
         """The events not journaled yet, numbered; the driver counts them as written."""

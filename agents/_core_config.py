@@ -1,0 +1,74 @@
+"""What is fixed for an agent's life (`CoreConfig`) and what its core waits for (`Waiting`).
+
+Plain values the core and its drivers share; the state machine itself is `_core`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ._outputs import DEFAULT_MAX_TOOL_OUTPUT_BYTES
+
+AUTO_COMPACT_PERCENT = 90
+EARLY_COMPACT_PERCENT = 80
+
+
+@dataclass(frozen=True)
+class CoreConfig:
+    """Everything fixed for the agent's life. Budgets here are the ones the core can count."""
+
+    agent_id: str
+    model: str
+    instructions: str
+    tools: tuple[dict[str, Any], ...] = ()
+    context_window: int = 272_000
+    auto_compact_token_limit: int | None = None
+    early_compact_percent: int | None = EARLY_COMPACT_PERCENT
+    tool_output_token_limit: int = 10_000
+    max_turns: int | None = None
+    max_tool_calls: int | None = None
+    max_tokens: int | None = None
+    parallel_tool_calls: bool = True
+    metadata: dict[str, str] = field(default_factory=dict)
+    max_tool_output_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_BYTES
+    """The most of one tool output the journal keeps (and the model sees)."""
+
+    @property
+    def compact_limit(self) -> int:
+        ceiling = self.context_window * AUTO_COMPACT_PERCENT // 100
+        if self.auto_compact_token_limit is None:
+            return ceiling
+        return min(self.auto_compact_token_limit, ceiling)
+
+    @property
+    def early_compact_limit(self) -> int | None:
+        """Where a background compaction starts: `early_compact_percent` of the window, and as
+        far below a lowered `compact_limit` as the default is below 90%. None turns it off."""
+        percent = self.early_compact_percent
+        if percent is None:
+            return None
+        by_window = self.context_window * percent // 100
+        return min(by_window, self.compact_limit * percent // AUTO_COMPACT_PERCENT)
+
+
+class Waiting(StrEnum):
+    """What the core awaits before it can go on."""
+
+    INPUT = "input"
+    """Idle: a user's (or parent's) message starts the next turn."""
+    MODEL = "model"
+    TOOLS = "tools"
+    COMPACTION = "compaction"
+    DONE = "done"
+    """The turn ended (a `Finish` was answered); a message or `Resume` starts another."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is under way (messages are queued for its next request)."""
+        return self in (Waiting.MODEL, Waiting.TOOLS, Waiting.COMPACTION)
+
+    @property
+    def idle(self) -> bool:
+        return self in (Waiting.INPUT, Waiting.DONE)
