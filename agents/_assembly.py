@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from corral.tools import PermissionProfile, ToolContext, ToolRegistry
+from corral.tools import PermissionProfile, ToolContext, ToolRegistry, ToolServices
 
 from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
 from ._config import BudgetConfig, CorralConfig, ShellConfig
@@ -179,11 +179,11 @@ def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
     )
 
 
-def build_tool_context(spec: AgentSpec, services: Mapping[str, Any] | None = None) -> ToolContext:
+def build_tool_context(spec: AgentSpec, services: ToolServices | None = None) -> ToolContext:
     return ToolContext(
         cwd=spec.cwd,
         profile=spec.profile,
-        services=dict(services or {}),
+        services=services or ToolServices(),
         agent_id=spec.agent_id,
     )
 

@@ -43,7 +43,14 @@ from corral.agents import (
     continue_agent,
     replay_core,
 )
-from corral.tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
+from corral.tools import (
+    InvalidInput,
+    Tool,
+    ToolRegistry,
+    ToolServices,
+    build_core_registry,
+    core_tool_names,
+)
 
 from ..services._skills_service import SkillsService
 from ._admission import Capacity, capacity_of, ready_to_start
@@ -76,7 +83,7 @@ class RuntimeOptions:
     run_id: str
     clients: ClientPool
     hooks: RunnerHooks = field(default_factory=RunnerHooks)
-    services: Mapping[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
     tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
     skills: SkillsService | None = None
     compactor: CompactionGate | None = None

@@ -38,7 +38,7 @@ from corral.agents import (
     build_turn_context,
     event_to_payload,
 )
-from corral.tools import ToolCall, ToolOutput, ToolRegistry, run_tool_calls
+from corral.tools import ToolCall, ToolOutput, ToolRegistry, ToolServices, run_tool_calls
 
 from .._run import cost_of, price_for
 from ..fanout import FanoutItem, Template
@@ -251,7 +251,7 @@ class CorralActivities:
                 )
 
         tool_calls = [ToolCall(c.call_id, c.name, c.arguments) for c in calls]
-        context = build_tool_context(spec, {"approver": approver})
+        context = build_tool_context(spec, ToolServices(approver=approver))
         try:
             results = await run_tool_calls(
                 registry, tool_calls, context, on_start=started, on_result=ended
