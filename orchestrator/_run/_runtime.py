@@ -16,7 +16,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import anyio
@@ -33,27 +32,29 @@ from corral.agents import (
     RunnerLimits,
     SafeHooks,
     Store,
-    TurnContext,
     Usage,
     UserInput,
     Waiting,
-    build_core,
     build_tool_context,
-    build_turn_context,
     continue_agent,
     replay_core,
 )
 from corral.tools import (
     InvalidInput,
-    Tool,
     ToolRegistry,
     ToolServices,
-    build_core_registry,
-    core_tool_names,
 )
 
 from ..services._skills_service import SkillsService
 from ._admission import Capacity, capacity_of, ready_to_start
+from ._assemble import (
+    AgentServices,
+    ToolProvider,
+    assemble_agent,
+    build_registry,
+    first_input,
+    turn_context,
+)
 from ._budget import RunBudget, cost_of, price_for
 from ._clients import ClientPool
 from ._fragments import render_notification
@@ -61,8 +62,6 @@ from ._handle import AgentHandle, FinishCallback
 from ._names import nickname
 from ._notes import describe_crash, started_note
 
-ToolProvider = Callable[["RunRuntime", str], Tool[Any]]
-"""Builds a run-specific tool for the agent with this id (looked up when the tool runs)."""
 SHUTDOWN_TIMEOUT = 10.0
 PENDING = str(AgentStatus.PENDING)
 CLOSED = "closed"
@@ -177,9 +176,11 @@ class RunRuntime:
         skills = self.options.skills
         found = await skills.for_task(task) if skills is not None else None
         listing = found.listing if found is not None else None
-        context = await self._turn_context(spec, subagent_context, listing)
         attachments = found.attachments if found is not None else ()
-        return UserInput(text=task, context=context, attachments=attachments), listing
+        first = await first_input(
+            spec, task, subagent_context=subagent_context, skills=listing, attachments=attachments
+        )
+        return first, listing
 
     async def restore(
         self,
@@ -245,18 +246,6 @@ class RunRuntime:
         core = handle.runner.core
         self.budget.add_prior(core.total_usage, spent, core.tool_calls, core.model_requests)
 
-    async def _turn_context(
-        self, spec: AgentSpec, subagent_context: str | None, skills: str | None
-    ) -> TurnContext:
-        return await anyio.to_thread.run_sync(
-            lambda: build_turn_context(
-                spec,
-                now=datetime.now().astimezone(),
-                subagent_context=subagent_context,
-                skills=skills,
-            )
-        )
-
     async def _journaled_context(self, agent_id: str) -> dict[str, str]:
         """The fragments fixed at the agent's start (who it is, its skills), from its journal."""
         for record in await self.store.events(agent_id):
@@ -294,14 +283,12 @@ class RunRuntime:
         return handle
 
     def _runner(self, spec: AgentSpec) -> AgentRunner:
-        registry = self.registry_for(spec)
-        if self.options.equip is not None:
-            self.options.equip(registry)
+        agent = assemble_agent(spec, self._agent_services())
         price = price_for(self.config.prices, spec.model.model)
         return AgentRunner(
-            core=build_core(spec, registry),
+            core=agent.core,
             model=self.options.clients.client_for(spec.model),
-            registry=registry,
+            registry=agent.registry,
             tool_context=build_tool_context(spec, self.options.services),
             store=self.store,
             hooks=self.options.hooks,
@@ -320,22 +307,16 @@ class RunRuntime:
 
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
         """The core tools named in the spec, then the run's own tools, in the spec's order."""
-        core = set(core_tool_names())
-        registry = build_core_registry(
-            [n for n in spec.tools if n in core],
-            max_timeout_ms=spec.shell.max_timeout_ms,
-            default_timeout_ms=spec.shell.default_timeout_ms,
-            output_max_tokens=spec.shell.output_max_tokens,
-            approval_timeout=spec.shell.approval_timeout_sec,
+        return build_registry(spec, self._agent_services())
+
+    def _agent_services(self) -> AgentServices:
+        options = self.options
+        return AgentServices(
+            agents=self.config.agents,
+            providers=options.tool_providers,
+            collab=self,
+            equip=options.equip,
         )
-        for name in spec.tools:
-            if name in core:
-                continue
-            provider = self.options.tool_providers.get(name)
-            if provider is None:
-                raise InvalidInput(f"agent {spec.agent_id} needs tool {name!r}; this run lacks it")
-            registry.register(provider(self, spec.agent_id))
-        return registry
 
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
         return self.budget.charge(usage, cost, tool_calls)
@@ -367,7 +348,7 @@ class RunRuntime:
                 while await self._more_to_do(handle):
                     text = "\n\n".join(handle.inbox)
                     handle.inbox.clear()
-                    context = await self._turn_context(
+                    context = await turn_context(
                         handle.spec, handle.subagent_context, handle.skills
                     )
                     skills = self.options.skills
