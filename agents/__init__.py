@@ -60,6 +60,7 @@ from ._events import ModelCompleted as ModelCompleted
 from ._events import ModelFailed as ModelFailed
 from ._events import ModelItem as ModelItem
 from ._events import Notify as Notify
+from ._events import OverBudget as OverBudget
 from ._events import PrepareCompaction as PrepareCompaction
 from ._events import Resume as Resume
 from ._events import RunTools as RunTools
@@ -67,6 +68,7 @@ from ._events import ToolResult as ToolResult
 from ._events import ToolsChanged as ToolsChanged
 from ._events import TurnContext as TurnContext
 from ._events import UserInput as UserInput
+from ._events import WallTimeUp as WallTimeUp
 from ._events import event_from_payload as event_from_payload
 from ._events import event_to_payload as event_to_payload
 from ._fragments import ALL_KINDS as ALL_KINDS
@@ -104,7 +106,9 @@ from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
 from ._runner import AgentRunner as AgentRunner
 from ._runner import RunnerLimits as RunnerLimits
+from ._spend import AgentSpend as AgentSpend
 from ._spend import SpendBreaker as SpendBreaker
+from ._spend import cost_of as cost_of
 from ._spend import request_overrun as request_overrun
 from ._store import AgentRecord as AgentRecord
 from ._store import ItemRecord as ItemRecord
@@ -148,6 +152,7 @@ __all__ = [
     "AgentRecord",
     "AgentRunner",
     "AgentSpec",
+    "AgentSpend",
     "AgentStatus",
     "AgentsConfig",
     "AgentsMd",
@@ -197,6 +202,7 @@ __all__ = [
     "ModelSettings",
     "Notify",
     "OtelConfig",
+    "OverBudget",
     "PrepareCompaction",
     "RateLimit",
     "Reasoning",
@@ -223,6 +229,7 @@ __all__ = [
     "Usage",
     "UserInput",
     "Waiting",
+    "WallTimeUp",
     "api_key_for",
     "base_instructions",
     "build_core",
@@ -231,6 +238,7 @@ __all__ = [
     "capture_environment",
     "continue_agent",
     "corral_home",
+    "cost_of",
     "event_from_payload",
     "event_to_payload",
     "export_jsonl",

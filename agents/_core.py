@@ -44,6 +44,7 @@ from ._events import (
     ModelFailed,
     ModelItem,
     Notify,
+    OverBudget,
     PrepareCompaction,
     ResponseDiscarded,
     Resume,
@@ -51,9 +52,11 @@ from ._events import (
     ToolResult,
     ToolsChanged,
     UserInput,
+    WallTimeUp,
 )
 from ._fragments import turn_aborted_fragment
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
+from ._spend import AgentSpend, SpendBreaker
 from ._tokens import ByteEstimator, TokenCounter
 from .model._types import ModelRequest
 
@@ -100,6 +103,10 @@ class AgentCore:
         self.model_requests = 0
         self.tool_calls = 0
         self.final_message: str | None = None
+        breaker = SpendBreaker(config.max_cost_growth, config.growth_baseline_turns)
+        self._spend = AgentSpend(config.price, config.max_cost_usd, breaker)
+        self.last_cost = 0.0
+        """The cost of the last model response (what a driver charges a shared budget)."""
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -125,8 +132,7 @@ class AgentCore:
     def pending_actions(self) -> list[Action]:
         """The actions a driver must (re)issue to make progress, e.g. after a replay."""
         if self._waiting is Waiting.MODEL:
-            self._response = []
-            return [CallModel(self._request())]
+            return self._call_model([])
         if self._waiting is Waiting.TOOLS:
             missing = tuple(c for c in self._pending_calls if c.call_id not in self._results)
             return [RunTools(missing)] if missing else []
@@ -136,6 +142,24 @@ class AgentCore:
                 return [AwaitPreparedCompaction(prep.prepared_id, prep.covered)]
             return [self._compact_action()]
         return []
+
+    @property
+    def spent_usd(self) -> float:
+        """What the agent's model responses cost (its summaries are not counted)."""
+        return self._spend.spent_usd
+
+    @spent_usd.setter
+    def spent_usd(self, value: float) -> None:
+        """What the agent spent before (a resumed agent keeps the journal's record of it)."""
+        self._spend.spent_usd = value
+
+    def restart_growth_baseline(self) -> None:
+        """The growth breaker's baseline counts again from the next turn (a resumed agent)."""
+        self._spend.restart_baseline()
+
+    def request_estimate(self) -> float:
+        """The next request's input cost at the uncached price (for a shared budget's check)."""
+        return self._spend.estimate(self.context_tokens())
 
     def build_request(self) -> ModelRequest:
         return self._request()
@@ -176,9 +200,10 @@ class AgentCore:
             case CompactRequested():
                 return self._on_compact_requested()
             case BudgetExceeded():
-                if self._waiting is Waiting.DONE:
-                    return []
-                return self._finish(AgentStatus.BUDGET_EXCEEDED, error=event.reason)
+                return self._over_budget(event.reason)
+            case WallTimeUp():
+                limit = self.config.max_wall_time_s
+                return self._over_budget(f"wall-time budget exceeded: {limit or 0:g} s")
             case Interrupt():
                 return self._on_interrupt(event)
             case Resume():
@@ -235,9 +260,21 @@ class AgentCore:
                 self._awaiting_preparation = True
                 return [AwaitPreparedCompaction(prep.prepared_id, prep.covered)]
             return [self._compact_action()]
+        return self._call_model(self._maybe_prepare(len(self.history)))
+
+    def _call_model(self, prepare: list[Action]) -> list[Action]:
+        """Ask for the next response, unless what it would cost overruns the cost budget."""
         self._waiting = Waiting.MODEL
         self._response = []
-        return [*self._maybe_prepare(len(self.history)), CallModel(self._request())]
+        refused = self._spend.before_request(self.context_tokens())
+        if refused is not None:
+            return [OverBudget(refused)]
+        return [*prepare, CallModel(self._request())]
+
+    def _over_budget(self, reason: str) -> list[Action]:
+        if self._waiting is Waiting.DONE:
+            return []
+        return self._finish(AgentStatus.BUDGET_EXCEEDED, error=reason)
 
     def _budget_problem(self) -> str | None:
         cfg = self.config
@@ -269,6 +306,13 @@ class AgentCore:
         self._compacted_since_request = False
         self.total_usage = self.total_usage + event.usage
         self.model_requests += 1
+        self.last_cost, verdict = self._spend.charge(event.usage)
+        actions = self._after_response(response_start)
+        if verdict is None or any(isinstance(a, Finish) for a in actions):
+            return actions
+        return [OverBudget(verdict)]
+
+    def _after_response(self, response_start: int) -> list[Action]:
         calls = [i for i in self._response if isinstance(i, FunctionCall)]
         messages = [i for i in self._response if isinstance(i, Message) and i.role == "assistant"]
         self._response = []

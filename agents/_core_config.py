@@ -5,11 +5,14 @@ Plain values the core and its drivers share; the state machine itself is `_core`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ._config import ModelPrice
 from ._outputs import DEFAULT_MAX_TOOL_OUTPUT_BYTES
+from ._spend import DEFAULT_BASELINE_TURNS
 
 AUTO_COMPACT_PERCENT = 90
 EARLY_COMPACT_PERCENT = 80
@@ -17,7 +20,7 @@ EARLY_COMPACT_PERCENT = 80
 
 @dataclass(frozen=True)
 class CoreConfig:
-    """Everything fixed for the agent's life. Budgets here are the ones the core can count."""
+    """Everything fixed for the agent's life, its budgets included: the core keeps them all."""
 
     agent_id: str
     model: str
@@ -34,6 +37,29 @@ class CoreConfig:
     metadata: dict[str, str] = field(default_factory=dict)
     max_tool_output_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_BYTES
     """The most of one tool output the journal keeps (and the model sees)."""
+    max_cost_usd: float | None = None
+    max_wall_time_s: float | None = None
+    """Per turn; the driver keeps the clock and feeds `WallTimeUp` when it has run out."""
+    max_cost_growth: float | None = None
+    growth_baseline_turns: int = DEFAULT_BASELINE_TURNS
+    price: ModelPrice | None = None
+    """What the model's tokens cost (None: nothing, so only token growth is watched)."""
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON-friendly data (what crosses to a Temporal workflow)."""
+        data = asdict(self)
+        data["price"] = None if self.price is None else self.price.model_dump(mode="json")
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> CoreConfig:
+        """The config `to_data` gave (fields it lacks, from an older corral, take defaults)."""
+        fields = dict(data)
+        fields["tools"] = tuple(fields.get("tools", ()))
+        fields["metadata"] = dict(fields.get("metadata", {}))
+        price = fields.get("price")
+        fields["price"] = None if price is None else ModelPrice.model_validate(price)
+        return cls(**fields)
 
     @property
     def compact_limit(self) -> int:

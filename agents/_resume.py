@@ -35,6 +35,7 @@ async def replay_core(store: Store, config: CoreConfig) -> AgentCore:
     for record in await store.events(config.agent_id):
         if record.kind not in NOTE_KINDS:
             core.handle(event_from_payload(record.payload))
+    core.restart_growth_baseline()
     return core
 
 

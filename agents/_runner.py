@@ -35,16 +35,17 @@ from ._events import (
     ModelFailed,
     ModelItem,
     Notify,
+    OverBudget,
     PrepareCompaction,
     RunTools,
     ToolsChanged,
+    WallTimeUp,
     event_to_payload,
 )
 from ._hooks import RunnerHooks, SafeHooks
 from ._items import FunctionCall, Message, Usage
 from ._outputs import ledger_output, visible_result
 from ._preparations import CompactionGate, Preparations, open_preparations
-from ._spend import DEFAULT_BASELINE_TURNS, SpendBreaker, request_overrun
 from ._store import LedgerEntry, Store
 from .model import ModelClient, ModelError, ModelRequest, ModelResponse
 
@@ -58,14 +59,10 @@ several agents share; answers why that budget is exhausted, or None."""
 
 @dataclass(frozen=True)
 class RunnerLimits:
-    """Budgets the runner enforces (the core counts turns, tool calls and tokens itself)."""
+    """Budgets kept outside the agent, shared with others (the core keeps its own: turns,
+    tool calls, tokens, cost, cost growth and the verdict on wall time)."""
 
-    max_wall_time_s: float | None = None
-    max_cost_usd: float | None = None
-    cost_of: Callable[[Usage], float] | None = None
     shared: SharedBudget | None = None
-    max_cost_growth: float | None = None
-    growth_baseline_turns: int = DEFAULT_BASELINE_TURNS
     projected: Callable[[float], str | None] | None = None
     """Why a request of this estimated USD cost would overrun a shared budget, or None."""
 
@@ -88,10 +85,7 @@ class AgentRunner:
         self._hooks = SafeHooks(self.hooks)
         self._lock = anyio.Lock()
         self._preparations: Preparations | None = None
-        self._cost = 0.0
         self._tools_version = self.registry.version
-        limits = self.limits
-        self._breaker = SpendBreaker(limits.max_cost_growth, limits.growth_baseline_turns)
         self._repeats: dict[str, str] = {}
 
     @property
@@ -108,16 +102,16 @@ class AgentRunner:
 
     @property
     def cost_usd(self) -> float:
-        return self._cost
+        return self.core.spent_usd
 
     @property
     def spent_usd(self) -> float:
-        return self._cost
+        return self.core.spent_usd
 
     @spent_usd.setter
     def spent_usd(self, value: float) -> None:
         """What the agent spent before this runner took over (a resumed agent keeps it)."""
-        self._cost = value
+        self.core.spent_usd = value
 
     async def feed(self, event: Event) -> list[Action]:
         """Journal `event`, then hand it to the core."""
@@ -150,12 +144,11 @@ class AgentRunner:
     async def drive(self, actions: list[Action]) -> Finish:
         """Execute `actions` and all that follow until the core finishes."""
         try:
-            with anyio.fail_after(self.limits.max_wall_time_s):
+            with anyio.fail_after(self.core.config.max_wall_time_s):
                 async with open_preparations() as self._preparations:
                     return await self._loop(actions)
         except TimeoutError:
-            reason = f"wall-time budget exceeded: {self.limits.max_wall_time_s:g} s"
-            return await self._finish_now(BudgetExceeded(reason=reason))
+            return await self._finish_now(WallTimeUp())
         except anyio.get_cancelled_exc_class():
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
                 await self._finish_now(Interrupt())
@@ -192,12 +185,15 @@ class AgentRunner:
             return []
         if isinstance(action, AwaitPreparedCompaction):
             return await self._await_preparation(action)
+        if isinstance(action, OverBudget):
+            return await self.feed(BudgetExceeded(reason=action.reason))
         raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
 
     async def _call_model(self, action: CallModel) -> list[Action]:
         if self.registry.version != self._tools_version:
             action = await self._refresh_tools(action)
-        refused = self._overrun_before_request()
+        projected = self.limits.projected
+        refused = projected(self.core.request_estimate()) if projected is not None else None
         if refused is not None:
             return await self.feed(BudgetExceeded(reason=refused))
         self._hooks.model_call_started(self.agent_id, action.request)
@@ -215,7 +211,7 @@ class AgentRunner:
         await self.store.update_agent(
             self.agent_id,
             usage=self.core.total_usage.model_dump(),
-            cost_usd=self._cost,
+            cost_usd=self.core.spent_usd,
             updated_at=self.clock(),
         )
         return actions
@@ -232,32 +228,12 @@ class AgentRunner:
     async def _check_budgets(
         self, usage: Usage, tool_calls: int, actions: list[Action]
     ) -> list[Action]:
-        cost = self.limits.cost_of(usage) if self.limits.cost_of else 0.0
-        self._cost += cost
-        reason = self._budget_reason(usage, cost, tool_calls)
-        if reason is None or any(isinstance(a, Finish) for a in actions):
+        """Charge the shared budget; the core's own verdict, if any, comes first."""
+        shared = self.limits.shared
+        reason = shared(usage, self.core.last_cost, tool_calls) if shared is not None else None
+        if reason is None or any(isinstance(a, Finish | OverBudget) for a in actions):
             return actions
         return await self.feed(BudgetExceeded(reason=reason))
-
-    def _budget_reason(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
-        shared = self.limits.shared(usage, cost, tool_calls) if self.limits.shared else None
-        growth = self._breaker.record(usage, cost)
-        limit = self.limits.max_cost_usd
-        if limit is not None and self._cost >= limit:
-            return f"cost budget exceeded: ${self._cost:.4f} of ${limit:.4f} spent"
-        return shared or growth
-
-    def _overrun_before_request(self) -> str | None:
-        """Checked before every request: spent so far plus its estimated input cost (at the
-        uncached price) must fit the agent's and the run's cost budgets."""
-        limits = self.limits
-        if limits.cost_of is None:
-            return None
-        estimate = limits.cost_of(Usage(input_tokens=self.core.context_tokens()))
-        own = request_overrun(self._cost, estimate, limits.max_cost_usd, "cost budget")
-        if own is not None or limits.projected is None:
-            return own
-        return limits.projected(estimate)
 
     async def _run_tools(self, action: RunTools) -> list[Action]:
         calls = [
@@ -406,7 +382,7 @@ class AgentRunner:
             final_message=finish.message,
             error=finish.error,
             usage=usage.model_dump(),
-            cost_usd=self._cost,
+            cost_usd=self.core.spent_usd,
             updated_at=self.clock(),
         )
         return finish

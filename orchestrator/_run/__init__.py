@@ -1,5 +1,7 @@
 """Runs of many agents: the runtime that schedules them, budgets, nicknames, fragments."""
 
+from corral.agents import cost_of as cost_of
+
 from ._admission import Capacity as Capacity
 from ._admission import queue_refusal as queue_refusal
 from ._assemble import AgentServices as AgentServices
@@ -11,7 +13,6 @@ from ._assemble import build_registry as build_registry
 from ._assemble import first_input as first_input
 from ._assemble import turn_context as turn_context
 from ._budget import RunBudget as RunBudget
-from ._budget import cost_of as cost_of
 from ._budget import price_for as price_for
 from ._clients import ClientPool as ClientPool
 from ._fragments import Peer as Peer

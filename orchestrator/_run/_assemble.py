@@ -9,7 +9,7 @@ worker's activities both call it, so an agent gets the same tools, in the same o
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +19,15 @@ from corral.agents import (
     AgentCore,
     AgentsConfig,
     AgentSpec,
+    ModelPrice,
     TurnContext,
     UserInput,
     build_core,
     build_turn_context,
 )
 from corral.tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
+
+from ._budget import price_for
 
 if TYPE_CHECKING:
     from ._runtime import RunRuntime
@@ -55,6 +58,8 @@ class AgentServices:
     collab: RunRuntime | None = None
     equip: Callable[[ToolRegistry], object] | None = None
     """Adds the process's shared tools (MCP, `tool_search`) to a registry."""
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)
+    """The configured prices (over the built-in table): the core keeps the cost budgets."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ def assemble_agent(spec: AgentSpec, services: AgentServices) -> AssembledAgent:
     registry = build_registry(spec, services)
     if services.equip is not None:
         services.equip(registry)
-    return AssembledAgent(registry=registry, core=build_core(spec, registry))
+    price = price_for(services.prices, spec.model.model)
+    return AssembledAgent(registry=registry, core=build_core(spec, registry, price))
 
 
 def build_registry(spec: AgentSpec, services: AgentServices) -> ToolRegistry:

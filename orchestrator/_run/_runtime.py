@@ -55,7 +55,7 @@ from ._assemble import (
     first_input,
     turn_context,
 )
-from ._budget import RunBudget, cost_of, price_for
+from ._budget import RunBudget
 from ._clients import ClientPool
 from ._fragments import render_notification
 from ._handle import AgentHandle, FinishCallback
@@ -284,7 +284,6 @@ class RunRuntime:
 
     def _runner(self, spec: AgentSpec) -> AgentRunner:
         agent = assemble_agent(spec, self._agent_services())
-        price = price_for(self.config.prices, spec.model.model)
         return AgentRunner(
             core=agent.core,
             model=self.options.clients.client_for(spec.model),
@@ -292,15 +291,7 @@ class RunRuntime:
             tool_context=build_tool_context(spec, self.options.services),
             store=self.store,
             hooks=self.options.hooks,
-            limits=RunnerLimits(
-                max_wall_time_s=spec.budgets.max_wall_time_s,
-                max_cost_usd=spec.budgets.max_cost_usd,
-                cost_of=lambda usage: cost_of(usage, price),
-                shared=self._charge,
-                max_cost_growth=spec.budgets.max_cost_growth,
-                growth_baseline_turns=spec.budgets.cost_growth_baseline_turns,
-                projected=self.budget.projected,
-            ),
+            limits=RunnerLimits(shared=self._charge, projected=self.budget.projected),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
         )
@@ -316,6 +307,7 @@ class RunRuntime:
             providers=options.tool_providers,
             collab=self,
             equip=options.equip,
+            prices=self.config.prices,
         )
 
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:

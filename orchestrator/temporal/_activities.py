@@ -9,7 +9,6 @@ gave the agent new tools answers a `tools_changed` event too.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -132,7 +131,7 @@ class CorralActivities:
         await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
         return PreparedAgent(
             spec=spec.to_journal(),
-            core_config=dataclasses.asdict(core.config),
+            core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,

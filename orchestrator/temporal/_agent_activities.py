@@ -8,7 +8,6 @@ Preparing an agent and reading its turn context run on its host; the rest on any
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Any
 
@@ -103,7 +102,7 @@ class AgentActivities:
         first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
         return PreparedAgent(
             spec=spec.to_journal(),
-            core_config=dataclasses.asdict(core.config),
+            core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,

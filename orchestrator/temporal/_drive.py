@@ -40,10 +40,12 @@ with workflow.unsafe.imports_passed_through():
         Finish,
         FunctionCall,
         ModelRequest,
+        OverBudget,
         PrepareCompaction,
         RunTools,
         ToolResult,
         Usage,
+        WallTimeUp,
         event_from_payload,
         event_to_payload,
     )
@@ -116,8 +118,6 @@ class AgentDriver:
         self.spec: dict[str, Any] = {}
         self.seq = 0
         self.pending: list[dict[str, Any]] = []
-        self.cost = 0.0
-        self.max_cost: float | None = None
         self.max_wall_time_s: float | None = None
         self.tool_hosts: list[str] = []
         self.core_config: dict[str, Any] = {}
@@ -130,14 +130,18 @@ class AgentDriver:
 
     # -- the whole agent --------------------------------------------------------------------
 
+    @property
+    def cost(self) -> float:
+        """What the agent's model responses cost (its core keeps the tally)."""
+        return self.core.spent_usd if self.core is not None else 0.0
+
     async def prepare(self, activity: str, arg: Any) -> list[Action]:
         """Prepare the agent on its host; answer the actions of its first event."""
         prepared: PreparedAgent = await self._on_host(activity, arg, PreparedAgent, PREPARE_TIMEOUT)
         self.spec = prepared.spec
-        self.max_cost = prepared.max_cost_usd
         self.max_wall_time_s = prepared.max_wall_time_s
         self.core_config = prepared.core_config
-        self.core = AgentCore(_core_config(prepared.core_config))
+        self.core = AgentCore(CoreConfig.from_data(prepared.core_config))
         self.seq = 1  # the task, journaled by the preparation
         return self.core.handle(event_from_payload(prepared.first_event))
 
@@ -145,7 +149,6 @@ class AgentDriver:
         """Take the agent over from an earlier run of the workflow: its core is rebuilt from
         its journal; answer the actions that carry its turn on."""
         self.spec, self.core_config = carry.spec, carry.core_config
-        self.cost, self.max_cost = carry.cost_usd, carry.max_cost_usd
         self.max_wall_time_s, self.wall_used_s = carry.max_wall_time_s, carry.wall_used_s
         self.tool_hosts = list(carry.tool_hosts)
         events: list[dict[str, Any]] = await workflow.execute_activity(
@@ -156,8 +159,9 @@ class AgentDriver:
             start_to_close_timeout=timedelta(seconds=self.policy.journal_timeout_s),
             retry_policy=RetryPolicy(maximum_attempts=self.policy.journal_attempts),
         )
-        self.core = AgentCore(_core_config(carry.core_config))
+        self.core = AgentCore(CoreConfig.from_data(carry.core_config))
         self._apply(tuple(events))
+        self.core.spent_usd = carry.cost_usd
         return self.core.pending_actions()
 
     def carry(self, host: str, restarts: int = 0) -> AgentCarry:
@@ -168,7 +172,7 @@ class AgentDriver:
             spec=self.spec,
             core_config=self.core_config,
             cost_usd=self.cost,
-            max_cost_usd=self.max_cost,
+            max_cost_usd=self.core.config.max_cost_usd if self.core is not None else None,
             max_wall_time_s=self.max_wall_time_s,
             wall_used_s=self.wall_used_s,
             tool_hosts=tuple(self.tool_hosts),
@@ -178,7 +182,7 @@ class AgentDriver:
     async def drive(self, actions: list[Action]) -> Finish:
         """Carry out `actions` and all that follow until the core finishes its turn; raises
         `ContinueAsNewSuggested` (with the journal up to date) when the history grew long."""
-        left, reason = self._time_left()
+        left, timeout = self._time_left()
         started = workflow.now()
         try:
             async with asyncio.timeout(left):
@@ -188,7 +192,7 @@ class AgentDriver:
             await self.flush()
             raise
         except TimeoutError:
-            finish = self.finish_now(BudgetExceeded(reason=reason))
+            finish = self.finish_now(timeout)
         finally:
             for _, handle in self._preparations.values():
                 handle.cancel()
@@ -196,24 +200,24 @@ class AgentDriver:
         self.wall_used_s = 0.0  # the budget is per turn
         return finish
 
-    def _time_left(self) -> tuple[float | None, str]:
+    def _time_left(self) -> tuple[float | None, Event]:
         """Seconds this turn may take (the agent's wall-time budget or the run's deadline,
-        whichever comes first), and what to say when they are up."""
+        whichever comes first), and the event that ends it when they are up."""
         limit = self.max_wall_time_s
         left = None if limit is None else max(limit - self.wall_used_s, 0.0)
-        reason = f"wall-time budget exceeded: {limit:g} s" if limit is not None else ""
         run_left = None if self.run is None else self.run.deadline_left()
         if run_left is not None and (left is None or run_left < left):
             assert self.run is not None
-            return run_left, self.run.wall_reason()
-        return left, reason
+            return run_left, BudgetExceeded(reason=self.run.wall_reason())
+        return left, WallTimeUp()
 
     def _may_stop_here(self, queue: list[Action]) -> bool:
         """Whether to continue as new before `queue`: only where the core's own pending
         actions (after a replay) are exactly `queue`, and after some progress in this run."""
         if self._steps == 0 or not self.may_continue_as_new():
             return False
-        if len(queue) != 1 or isinstance(queue[0], Finish) or self._preparations:
+        # A verdict is not what a rebuilt core would answer again: journal it first.
+        if len(queue) != 1 or isinstance(queue[0], Finish | OverBudget) or self._preparations:
             return False
         return self._history_long()
 
@@ -277,6 +281,8 @@ class AgentDriver:
             return []
         if isinstance(action, AwaitPreparedCompaction):
             return await self._await_preparation(action)
+        if isinstance(action, OverBudget):
+            return self.feed(BudgetExceeded(reason=action.reason))
         raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
 
     # -- events -----------------------------------------------------------------------------
@@ -316,15 +322,10 @@ class AgentDriver:
     async def _call_model(self, action: CallModel) -> list[Action]:
         out = await self._model(action.request, summary=False)
         actions = self._apply(out.events)
-        self.cost += out.cost_usd
-        shared = await self._charge_run(out)
-        limit = self.max_cost
-        reason = shared
-        if limit is not None and self.cost >= limit:
-            reason = f"cost budget exceeded: ${self.cost:.4f} of ${limit:.4f} spent"
-        if reason is None or any(isinstance(a, Finish) for a in actions):
+        shared = await self._charge_run(out)  # the core's own verdict, if any, comes first
+        if shared is None or any(isinstance(a, Finish | OverBudget) for a in actions):
             return actions
-        return self.feed(BudgetExceeded(reason=reason))
+        return self.feed(BudgetExceeded(reason=shared))
 
     async def _charge_run(self, out: ModelCallOutput) -> str | None:
         """Charge the run's budget with a model call; answer why it is exhausted, or None."""
@@ -504,10 +505,3 @@ def _is_function_call(payload: dict[str, Any]) -> bool:
         and isinstance(item, dict)
         and (item.get("type") == "function_call")
     )
-
-
-def _core_config(data: dict[str, Any]) -> CoreConfig:
-    fields = dict(data)
-    fields["tools"] = tuple(fields.get("tools", ()))
-    fields["metadata"] = dict(fields.get("metadata", {}))
-    return CoreConfig(**fields)

@@ -113,7 +113,10 @@ class WorkerServices:
         if slot is not None:
             providers[REPORT_RESULT] = lambda scope: report_result_tool(slot)
         return AgentServices(
-            agents=agents or self.config.agents, providers=providers, equip=self.equip
+            agents=agents or self.config.agents,
+            providers=providers,
+            equip=self.equip,
+            prices=self.config.prices,
         )
 
     def remember_tools(self, agent_id: str, tools: ToolList) -> None:
