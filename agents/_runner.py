@@ -247,17 +247,7 @@ class AgentRunner:
                 self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
                 return
             await self.store.ledger_start(
-                LedgerEntry(
-                    call_id=call.call_id,
-                    agent_id=self.agent_id,
-                    tool=call.name,
-                    arguments=call.arguments,
-                    state="started",
-                    output=None,
-                    success=None,
-                    started_at=self.clock(),
-                    finished_at=None,
-                )
+                LedgerEntry.of_call(call, self.agent_id, started_at=self.clock())
             )
             self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
 

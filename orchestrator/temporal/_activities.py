@@ -218,18 +218,9 @@ class CorralActivities:
             CURRENT_CALL.set(call.call_id)
             if call.call_id in rerun:  # held for approval last time: its entry is there
                 return
-            entry = LedgerEntry(
-                call_id=call.call_id,
-                agent_id=spec.agent_id,
-                tool=call.name,
-                arguments=call.arguments,
-                state="started",
-                output=None,
-                success=None,
-                started_at=time.time(),
-                finished_at=None,
+            await store.ledger_start(
+                LedgerEntry.of_call(call, spec.agent_id, started_at=time.time())
             )
-            await store.ledger_start(entry)
 
         async def ended(call: ToolCall, output: ToolOutput) -> None:
             spans.end(call, output)
