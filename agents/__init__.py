@@ -89,6 +89,8 @@ from ._fragments import is_contextual as is_contextual
 from ._hooks import CompositeHooks as CompositeHooks
 from ._hooks import RunnerHooks as RunnerHooks
 from ._hooks import SafeHooks as SafeHooks
+from ._host import Effects as Effects
+from ._host import carry_out as carry_out
 from ._instructions import PERSONALITIES as PERSONALITIES
 from ._instructions import ROLES as ROLES
 from ._instructions import base_instructions as base_instructions
@@ -176,6 +178,7 @@ __all__ = [
     "CoreStateError",
     "CorralConfig",
     "DroppedItems",
+    "Effects",
     "EnvironmentContext",
     "Event",
     "Finish",
@@ -236,6 +239,7 @@ __all__ = [
     "build_tool_context",
     "build_turn_context",
     "capture_environment",
+    "carry_out",
     "continue_agent",
     "corral_home",
     "cost_of",

@@ -1,4 +1,4 @@
-"""The local runner: an anyio driver that executes an `AgentCore`'s actions.
+"""The local runner: the anyio `Effects` that `carry_out` drives an `AgentCore` with.
 
 It owns the I/O the core refuses to do: model calls, tool calls, the journal, the clock and
 cancellation. Every event is written to the journal before the core sees it, and every tool
@@ -43,6 +43,7 @@ from ._events import (
     event_to_payload,
 )
 from ._hooks import RunnerHooks, SafeHooks
+from ._host import carry_out
 from ._items import FunctionCall, Message, Usage
 from ._outputs import ledger_output, visible_result
 from ._preparations import CompactionGate, Preparations, open_preparations
@@ -161,35 +162,26 @@ class AgentRunner:
         return await self._record_finish(Finish(status=self.core.status, error="stopped"))
 
     async def _loop(self, actions: list[Action]) -> Finish:
-        queue = list(actions)
         turn = self.core.model_requests
         self._hooks.turn_started(self.agent_id, turn)
-        while queue:
-            action = queue.pop(0)
-            if isinstance(action, Finish):
-                self._hooks.turn_ended(self.agent_id, turn, action.status)
-                return await self._record_finish(action)
-            queue.extend(await self._execute(action))
-        raise AssertionError("the core stopped without finishing")  # pragma: no cover
+        finish = await carry_out(actions, self)
+        self._hooks.turn_ended(self.agent_id, turn, finish.status)
+        return await self._record_finish(finish)
 
-    async def _execute(self, action: Action) -> list[Action]:
-        if isinstance(action, CallModel):
-            return await self._call_model(action)
-        if isinstance(action, RunTools):
-            return await self._run_tools(action)
-        if isinstance(action, Compact):
-            return await self._compact(action)
-        if isinstance(action, PrepareCompaction):
-            if self._preparations is not None:
-                self._preparations.start(action, self._prepare)
-            return []
-        if isinstance(action, AwaitPreparedCompaction):
-            return await self._await_preparation(action)
-        if isinstance(action, OverBudget):
-            return await self.feed(BudgetExceeded(reason=action.reason))
-        raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
+    # -- the local `Effects` -----------------------------------------------------------------
 
-    async def _call_model(self, action: CallModel) -> list[Action]:
+    async def between_steps(self, queue: list[Action]) -> Finish | None:
+        return None  # background summaries feed the core themselves; cancellation stops a turn
+
+    async def prepare_compaction(self, action: PrepareCompaction) -> list[Action]:
+        if self._preparations is not None:
+            self._preparations.start(action, self._summarise_in_background)
+        return []
+
+    async def over_budget(self, action: OverBudget) -> list[Action]:
+        return await self.feed(BudgetExceeded(reason=action.reason))
+
+    async def call_model(self, action: CallModel) -> list[Action]:
         if self.registry.version != self._tools_version:
             action = await self._refresh_tools(action)
         projected = self.limits.projected
@@ -235,7 +227,7 @@ class AgentRunner:
             return actions
         return await self.feed(BudgetExceeded(reason=reason))
 
-    async def _run_tools(self, action: RunTools) -> list[Action]:
+    async def run_tools(self, action: RunTools) -> list[Action]:
         calls = [
             ToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments) for c in action.calls
         ]
@@ -282,7 +274,7 @@ class AgentRunner:
             actions = await self.feed(result)
         return actions
 
-    async def _compact(self, action: Compact) -> list[Action]:
+    async def compact(self, action: Compact) -> list[Action]:
         try:
             done = await self._summarise(action)
         except ModelError as exc:
@@ -300,7 +292,7 @@ class AgentRunner:
         summary = _last_assistant_text(response.items)
         return CompactionDone(summary=summary, usage=response.usage, dropped=action.dropped)
 
-    async def _prepare(self, action: PrepareCompaction) -> list[Action]:
+    async def _summarise_in_background(self, action: PrepareCompaction) -> list[Action]:
         """A background summary, fed back whenever it is ready (the core takes it in any state)."""
         result = CompactionPrepared(
             prepared_id=action.prepared_id,
@@ -319,7 +311,7 @@ class AgentRunner:
             result.model_copy(update={"summary": summary, "usage": response.usage})
         )
 
-    async def _await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
+    async def await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
         if self.compaction_gate is not None:
             self.compaction_gate.hurry(self.agent_id)
         running = self._preparations

@@ -1,7 +1,8 @@
 """`AgentDriver`: one agent's `AgentCore` held in a workflow and driven deterministically.
 
-It does what `agents.AgentRunner` does locally, with every piece of I/O an activity: model calls
-and summaries on the shared queue, preparing the agent and its tool batches on its host's queue.
+It is the workflow's `agents.Effects`: `agents.carry_out` runs the same loop over it as over the
+local `AgentRunner`, with every piece of I/O an activity: model calls and summaries on the
+shared queue, preparing the agent and its tool batches on its host's queue.
 Events the workflow makes itself (a budget stop, a lost summary, a collab tool's result) wait in
 `pending` and are journaled by the next activity, numbered by the `seq` the driver counts. Tool
 calls held for approval wait in the workflow (`_asks`); collab calls go to the workflow's
@@ -46,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         ToolResult,
         Usage,
         WallTimeUp,
+        carry_out,
         event_from_payload,
         event_to_payload,
     )
@@ -186,7 +188,7 @@ class AgentDriver:
         started = workflow.now()
         try:
             async with asyncio.timeout(left):
-                finish = await self._loop(actions)
+                finish = await carry_out(actions, self)
         except ContinueAsNewSuggested:
             self.wall_used_s += (workflow.now() - started).total_seconds()
             await self.flush()
@@ -248,42 +250,31 @@ class AgentDriver:
         assert self.core is not None
         return Finish(status=self.core.status, error="stopped")
 
-    async def _loop(self, actions: list[Action]) -> Finish:
-        queue = list(actions)
-        while queue:
-            queue.extend(self._collect_preparations())
-            stop = self.run.stop if self.run is not None else None
-            if stop is not None and not any(isinstance(a, Finish) for a in queue):
-                return self.finish_now(BudgetExceeded(reason=stop))
-            mailed = self._collect_mail()
-            ended = next((a for a in mailed if isinstance(a, Finish)), None)
-            if ended is not None:
-                return ended
-            queue.extend(mailed)
-            if self._may_stop_here(queue):
-                raise ContinueAsNewSuggested()
-            action = queue.pop(0)
-            self._steps += 1
-            if isinstance(action, Finish):
-                return action
-            queue.extend(await self._execute(action))
-        raise AssertionError("the core stopped without finishing")  # pragma: no cover
+    # -- the workflow's `Effects` -------------------------------------------------------------
 
-    async def _execute(self, action: Action) -> list[Action]:
-        if isinstance(action, CallModel):
-            return await self._call_model(action)
-        if isinstance(action, RunTools):
-            return await self._run_tools(action)
-        if isinstance(action, Compact):
-            return await self._compact(action)
-        if isinstance(action, PrepareCompaction):
-            self._start_preparation(action)
-            return []
-        if isinstance(action, AwaitPreparedCompaction):
-            return await self._await_preparation(action)
-        if isinstance(action, OverBudget):
-            return self.feed(BudgetExceeded(reason=action.reason))
-        raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
+    async def between_steps(self, queue: list[Action]) -> Finish | None:
+        """Feed finished background summaries and the handlers' mail, keep the run's budget,
+        and continue as new where the history grew long (raises `ContinueAsNewSuggested`)."""
+        queue.extend(self._collect_preparations())
+        stop = self.run.stop if self.run is not None else None
+        if stop is not None and not any(isinstance(a, Finish) for a in queue):
+            return self.finish_now(BudgetExceeded(reason=stop))
+        mailed = self._collect_mail()
+        ended = next((a for a in mailed if isinstance(a, Finish)), None)
+        if ended is not None:
+            return ended
+        queue.extend(mailed)
+        if self._may_stop_here(queue):
+            raise ContinueAsNewSuggested()
+        self._steps += 1
+        return None
+
+    async def prepare_compaction(self, action: PrepareCompaction) -> list[Action]:
+        self._start_preparation(action)
+        return []
+
+    async def over_budget(self, action: OverBudget) -> list[Action]:
+        return self.feed(BudgetExceeded(reason=action.reason))
 
     # -- events -----------------------------------------------------------------------------
 
@@ -319,7 +310,7 @@ class AgentDriver:
 
     # -- model calls ------------------------------------------------------------------------
 
-    async def _call_model(self, action: CallModel) -> list[Action]:
+    async def call_model(self, action: CallModel) -> list[Action]:
         out = await self._model(action.request, summary=False)
         actions = self._apply(out.events)
         shared = await self._charge_run(out)  # the core's own verdict, if any, comes first
@@ -360,7 +351,7 @@ class AgentDriver:
 
     # -- tools ------------------------------------------------------------------------------
 
-    async def _run_tools(self, action: RunTools) -> list[Action]:
+    async def run_tools(self, action: RunTools) -> list[Action]:
         collab = self.collab
         mine = [c for c in action.calls if collab is not None and c.name in collab.names]
         others = [c for c in action.calls if c not in mine]
@@ -448,7 +439,7 @@ class AgentDriver:
 
     # -- compaction -------------------------------------------------------------------------
 
-    async def _compact(self, action: Compact) -> list[Action]:
+    async def compact(self, action: Compact) -> list[Action]:
         out = await self._model(action.request, summary=True)
         if out.error is not None:
             return self.feed(CompactionFailed(error=out.error))
@@ -471,7 +462,7 @@ class AgentDriver:
                 actions.extend(self.feed(_prepared(action, handle)))
         return actions
 
-    async def _await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
+    async def await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
         found = self._preparations.pop(action.prepared_id, None)
         if found is None:
             lost = CompactionPrepared(
