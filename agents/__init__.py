@@ -37,6 +37,7 @@ from ._config import user_config_file as user_config_file
 from ._config import write_trust as write_trust
 from ._core import AgentCore as AgentCore
 from ._core import CoreConfig as CoreConfig
+from ._core_config import Waiting as Waiting
 from ._endpoint_keys import api_key_for as api_key_for
 from ._environment import EnvironmentContext as EnvironmentContext
 from ._environment import capture_environment as capture_environment
@@ -59,6 +60,7 @@ from ._events import ModelCompleted as ModelCompleted
 from ._events import ModelFailed as ModelFailed
 from ._events import ModelItem as ModelItem
 from ._events import Notify as Notify
+from ._events import OverBudget as OverBudget
 from ._events import PrepareCompaction as PrepareCompaction
 from ._events import Resume as Resume
 from ._events import RunTools as RunTools
@@ -66,6 +68,7 @@ from ._events import ToolResult as ToolResult
 from ._events import ToolsChanged as ToolsChanged
 from ._events import TurnContext as TurnContext
 from ._events import UserInput as UserInput
+from ._events import WallTimeUp as WallTimeUp
 from ._events import event_from_payload as event_from_payload
 from ._events import event_to_payload as event_to_payload
 from ._fragments import ALL_KINDS as ALL_KINDS
@@ -86,6 +89,8 @@ from ._fragments import is_contextual as is_contextual
 from ._hooks import CompositeHooks as CompositeHooks
 from ._hooks import RunnerHooks as RunnerHooks
 from ._hooks import SafeHooks as SafeHooks
+from ._host import Effects as Effects
+from ._host import carry_out as carry_out
 from ._instructions import PERSONALITIES as PERSONALITIES
 from ._instructions import ROLES as ROLES
 from ._instructions import base_instructions as base_instructions
@@ -103,7 +108,9 @@ from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
 from ._runner import AgentRunner as AgentRunner
 from ._runner import RunnerLimits as RunnerLimits
+from ._spend import AgentSpend as AgentSpend
 from ._spend import SpendBreaker as SpendBreaker
+from ._spend import cost_of as cost_of
 from ._spend import request_overrun as request_overrun
 from ._store import AgentRecord as AgentRecord
 from ._store import ItemRecord as ItemRecord
@@ -147,6 +154,7 @@ __all__ = [
     "AgentRecord",
     "AgentRunner",
     "AgentSpec",
+    "AgentSpend",
     "AgentStatus",
     "AgentsConfig",
     "AgentsMd",
@@ -170,6 +178,7 @@ __all__ = [
     "CoreStateError",
     "CorralConfig",
     "DroppedItems",
+    "Effects",
     "EnvironmentContext",
     "Event",
     "Finish",
@@ -196,6 +205,7 @@ __all__ = [
     "ModelSettings",
     "Notify",
     "OtelConfig",
+    "OverBudget",
     "PrepareCompaction",
     "RateLimit",
     "Reasoning",
@@ -221,14 +231,18 @@ __all__ = [
     "UnknownRun",
     "Usage",
     "UserInput",
+    "Waiting",
+    "WallTimeUp",
     "api_key_for",
     "base_instructions",
     "build_core",
     "build_tool_context",
     "build_turn_context",
     "capture_environment",
+    "carry_out",
     "continue_agent",
     "corral_home",
+    "cost_of",
     "event_from_payload",
     "event_to_payload",
     "export_jsonl",

@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from corral.tools import PermissionProfile, ToolContext, ToolRegistry
+from corral.tools import PermissionProfile, ToolContext, ToolRegistry, ToolServices
 
 from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
-from ._config import BudgetConfig, CorralConfig, ShellConfig
+from ._config import BudgetConfig, CorralConfig, ModelPrice, ShellConfig
 from ._core import AgentCore, CoreConfig
 from ._endpoint_keys import named_endpoints
 from ._environment import capture_environment
@@ -158,7 +158,11 @@ def spec_from_config(
     )
 
 
-def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
+def build_core(
+    spec: AgentSpec, registry: ToolRegistry, price: ModelPrice | None = None
+) -> AgentCore:
+    """A fresh core for `spec` offering `registry`'s tools, keeping every per-agent budget
+    (cost priced at `price`)."""
     budgets = spec.budgets
     return AgentCore(
         CoreConfig(
@@ -174,16 +178,21 @@ def build_core(spec: AgentSpec, registry: ToolRegistry) -> AgentCore:
             max_turns=budgets.max_turns,
             max_tool_calls=budgets.max_tool_calls,
             max_tokens=budgets.max_tokens,
+            max_cost_usd=budgets.max_cost_usd,
+            max_wall_time_s=budgets.max_wall_time_s,
+            max_cost_growth=budgets.max_cost_growth,
+            growth_baseline_turns=budgets.cost_growth_baseline_turns,
+            price=price,
             metadata={"agent_id": spec.agent_id, "run_id": spec.run_id},
         )
     )
 
 
-def build_tool_context(spec: AgentSpec, services: Mapping[str, Any] | None = None) -> ToolContext:
+def build_tool_context(spec: AgentSpec, services: ToolServices | None = None) -> ToolContext:
     return ToolContext(
         cwd=spec.cwd,
         profile=spec.profile,
-        services=dict(services or {}),
+        services=services or ToolServices(),
         agent_id=spec.agent_id,
     )
 

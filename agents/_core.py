@@ -9,7 +9,7 @@ request n. Context fragments are rendered elsewhere; the core decides when to se
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from corral.tools._truncate import truncate_middle
@@ -23,6 +23,8 @@ from ._compaction import (
     rebuild_history,
 )
 from ._context import ContextTracker
+from ._core_config import CoreConfig as CoreConfig
+from ._core_config import Waiting
 from ._errors import CoreStateError
 from ._events import (
     Action,
@@ -42,6 +44,7 @@ from ._events import (
     ModelFailed,
     ModelItem,
     Notify,
+    OverBudget,
     PrepareCompaction,
     ResponseDiscarded,
     Resume,
@@ -49,54 +52,15 @@ from ._events import (
     ToolResult,
     ToolsChanged,
     UserInput,
+    WallTimeUp,
 )
 from ._fragments import turn_aborted_fragment
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
-from ._outputs import DEFAULT_MAX_TOOL_OUTPUT_BYTES
+from ._spend import AgentSpend, SpendBreaker
 from ._tokens import ByteEstimator, TokenCounter
 from .model._types import ModelRequest
 
-AUTO_COMPACT_PERCENT = 90
-EARLY_COMPACT_PERCENT = 80
 ABORTED_OUTPUT = "aborted: the turn ended before this tool call finished"
-
-
-@dataclass(frozen=True)
-class CoreConfig:
-    """Everything fixed for the agent's life. Budgets here are the ones the core can count."""
-
-    agent_id: str
-    model: str
-    instructions: str
-    tools: tuple[dict[str, Any], ...] = ()
-    context_window: int = 272_000
-    auto_compact_token_limit: int | None = None
-    early_compact_percent: int | None = EARLY_COMPACT_PERCENT
-    tool_output_token_limit: int = 10_000
-    max_turns: int | None = None
-    max_tool_calls: int | None = None
-    max_tokens: int | None = None
-    parallel_tool_calls: bool = True
-    metadata: dict[str, str] = field(default_factory=dict)
-    max_tool_output_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_BYTES
-    """The most of one tool output the journal keeps (and the model sees)."""
-
-    @property
-    def compact_limit(self) -> int:
-        ceiling = self.context_window * AUTO_COMPACT_PERCENT // 100
-        if self.auto_compact_token_limit is None:
-            return ceiling
-        return min(self.auto_compact_token_limit, ceiling)
-
-    @property
-    def early_compact_limit(self) -> int | None:
-        """Where a background compaction starts: `early_compact_percent` of the window, and as
-        far below a lowered `compact_limit` as the default is below 90%. None turns it off."""
-        percent = self.early_compact_percent
-        if percent is None:
-            return None
-        by_window = self.context_window * percent // 100
-        return min(by_window, self.compact_limit * percent // AUTO_COMPACT_PERCENT)
 
 
 @dataclass
@@ -119,7 +83,7 @@ class AgentCore:
         self.tools: tuple[dict[str, Any], ...] = config.tools
         self.status = AgentStatus.PENDING
         self._context = ContextTracker()
-        self._waiting: str = "input"  # input | model | tools | compaction | done
+        self._waiting = Waiting.INPUT
         self._response: list[Item] = []
         self._pending_calls: list[FunctionCall] = []
         self._results: dict[str, ToolResult] = {}
@@ -139,12 +103,16 @@ class AgentCore:
         self.model_requests = 0
         self.tool_calls = 0
         self.final_message: str | None = None
+        breaker = SpendBreaker(config.max_cost_growth, config.growth_baseline_turns)
+        self._spend = AgentSpend(config.price, config.max_cost_usd, breaker)
+        self.last_cost = 0.0
+        """The cost of the last model response (what a driver charges a shared budget)."""
 
     # -- queries ----------------------------------------------------------------------------
 
     @property
-    def waiting_for(self) -> str:
-        """What the core awaits: input, model, tools, compaction, or done."""
+    def waiting_for(self) -> Waiting:
+        """What the core awaits (a `StrEnum`: it compares equal to its value)."""
         return self._waiting
 
     @property
@@ -163,18 +131,35 @@ class AgentCore:
 
     def pending_actions(self) -> list[Action]:
         """The actions a driver must (re)issue to make progress, e.g. after a replay."""
-        if self._waiting == "model":
-            self._response = []
-            return [CallModel(self._request())]
-        if self._waiting == "tools":
+        if self._waiting is Waiting.MODEL:
+            return self._call_model([])
+        if self._waiting is Waiting.TOOLS:
             missing = tuple(c for c in self._pending_calls if c.call_id not in self._results)
             return [RunTools(missing)] if missing else []
-        if self._waiting == "compaction":
+        if self._waiting is Waiting.COMPACTION:
             prep = self._preparation
             if self._awaiting_preparation and prep is not None:
                 return [AwaitPreparedCompaction(prep.prepared_id, prep.covered)]
             return [self._compact_action()]
         return []
+
+    @property
+    def spent_usd(self) -> float:
+        """What the agent's model responses cost (its summaries are not counted)."""
+        return self._spend.spent_usd
+
+    @spent_usd.setter
+    def spent_usd(self, value: float) -> None:
+        """What the agent spent before (a resumed agent keeps the journal's record of it)."""
+        self._spend.spent_usd = value
+
+    def restart_growth_baseline(self) -> None:
+        """The growth breaker's baseline counts again from the next turn (a resumed agent)."""
+        self._spend.restart_baseline()
+
+    def request_estimate(self) -> float:
+        """The next request's input cost at the uncached price (for a shared budget's check)."""
+        return self._spend.estimate(self.context_tokens())
 
     def build_request(self) -> ModelRequest:
         return self._request()
@@ -196,13 +181,13 @@ class AgentCore:
             case Notify():
                 return self._on_notify(event)
             case ModelItem():
-                self._expect("model", event)
+                self._expect(Waiting.MODEL, event)
                 self._response.append(self._call_ids.admit(event.item))
                 return []
             case ModelCompleted():
                 return self._on_model_completed(event)
             case ModelFailed():
-                self._expect_any(("model", "compaction"), event)
+                self._expect_any((Waiting.MODEL, Waiting.COMPACTION), event)
                 return self._finish(AgentStatus.FAILED, error=event.error)
             case ToolResult():
                 return self._on_tool_result(event)
@@ -215,15 +200,16 @@ class AgentCore:
             case CompactRequested():
                 return self._on_compact_requested()
             case BudgetExceeded():
-                if self._waiting == "done":
-                    return []
-                return self._finish(AgentStatus.BUDGET_EXCEEDED, error=event.reason)
+                return self._over_budget(event.reason)
+            case WallTimeUp():
+                limit = self.config.max_wall_time_s
+                return self._over_budget(f"wall-time budget exceeded: {limit or 0:g} s")
             case Interrupt():
                 return self._on_interrupt(event)
             case Resume():
                 return self._on_resume()
             case ResponseDiscarded():
-                self._expect("model", event)
+                self._expect(Waiting.MODEL, event)
                 self._response = []
                 return []
             case ToolsChanged():
@@ -233,7 +219,7 @@ class AgentCore:
     # -- turns ------------------------------------------------------------------------------
 
     def _on_user_input(self, event: UserInput) -> list[Action]:
-        if self._waiting in ("model", "tools", "compaction"):
+        if self._waiting.busy:
             self._queued.append(event)
             return []
         self.status = AgentStatus.RUNNING
@@ -242,7 +228,7 @@ class AgentCore:
         return self._next_request()
 
     def _on_notify(self, event: Notify) -> list[Action]:
-        if self._waiting in ("model", "tools", "compaction"):
+        if self._waiting.busy:
             self._queued.append(event)
         else:
             self.history.append(Message(role="user", text=event.text))
@@ -268,15 +254,27 @@ class AgentCore:
             return self._finish(AgentStatus.BUDGET_EXCEEDED, error=over)
         self._apply_preparation()
         if not self._compacted_since_request and self.context_tokens() >= self.config.compact_limit:
-            self._waiting = "compaction"
+            self._waiting = Waiting.COMPACTION
             prep = self._preparation
             if prep is not None:  # still running: waiting for it beats starting afresh
                 self._awaiting_preparation = True
                 return [AwaitPreparedCompaction(prep.prepared_id, prep.covered)]
             return [self._compact_action()]
-        self._waiting = "model"
+        return self._call_model(self._maybe_prepare(len(self.history)))
+
+    def _call_model(self, prepare: list[Action]) -> list[Action]:
+        """Ask for the next response, unless what it would cost overruns the cost budget."""
+        self._waiting = Waiting.MODEL
         self._response = []
-        return [*self._maybe_prepare(len(self.history)), CallModel(self._request())]
+        refused = self._spend.before_request(self.context_tokens())
+        if refused is not None:
+            return [OverBudget(refused)]
+        return [*prepare, CallModel(self._request())]
+
+    def _over_budget(self, reason: str) -> list[Action]:
+        if self._waiting is Waiting.DONE:
+            return []
+        return self._finish(AgentStatus.BUDGET_EXCEEDED, error=reason)
 
     def _budget_problem(self) -> str | None:
         cfg = self.config
@@ -300,7 +298,7 @@ class AgentCore:
         )
 
     def _on_model_completed(self, event: ModelCompleted) -> list[Action]:
-        self._expect("model", event)
+        self._expect(Waiting.MODEL, event)
         response_start = len(self.history)
         self.history.extend(self._response)
         self._last_usage = event.usage
@@ -308,6 +306,13 @@ class AgentCore:
         self._compacted_since_request = False
         self.total_usage = self.total_usage + event.usage
         self.model_requests += 1
+        self.last_cost, verdict = self._spend.charge(event.usage)
+        actions = self._after_response(response_start)
+        if verdict is None or any(isinstance(a, Finish) for a in actions):
+            return actions
+        return [OverBudget(verdict)]
+
+    def _after_response(self, response_start: int) -> list[Action]:
         calls = [i for i in self._response if isinstance(i, FunctionCall)]
         messages = [i for i in self._response if isinstance(i, Message) and i.role == "assistant"]
         self._response = []
@@ -318,7 +323,7 @@ class AgentCore:
                 return self._next_request()
             return self._finish(AgentStatus.COMPLETED, message=self.final_message)
         actions = self._start_tools(calls)
-        if self._waiting != "tools":
+        if self._waiting is not Waiting.TOOLS:
             return actions
         covered = closed_prefix_len(self.history[:response_start])
         return [*self._maybe_prepare(covered), *actions]
@@ -335,11 +340,11 @@ class AgentCore:
         self.tool_calls += len(calls)
         self._pending_calls = calls
         self._results = {}
-        self._waiting = "tools"
+        self._waiting = Waiting.TOOLS
         return [RunTools(tuple(calls))]
 
     def _on_tool_result(self, event: ToolResult) -> list[Action]:
-        self._expect("tools", event)
+        self._expect(Waiting.TOOLS, event)
         known = {c.call_id for c in self._pending_calls}
         if event.call_id not in known:
             raise CoreStateError(f"tool result for unknown call id {event.call_id!r}")
@@ -397,9 +402,9 @@ class AgentCore:
         self.compactions += 1
 
     def _on_compaction_done(self, event: CompactionDone) -> list[Action]:
-        manual = self._manual_covered if self._waiting in ("input", "done") else None
+        manual = self._manual_covered if self._waiting.idle else None
         if manual is None:
-            self._expect("compaction", event)
+            self._expect(Waiting.COMPACTION, event)
         covered = len(self.history) if manual is None else manual
         self.total_usage = self.total_usage + event.usage
         dropped = event.dropped or describe_dropped(self.history[:covered], self._counter)
@@ -412,10 +417,10 @@ class AgentCore:
         return self._next_request()
 
     def _on_compaction_failed(self, event: CompactionFailed) -> list[Action]:
-        if self._manual_covered is not None and self._waiting in ("input", "done"):
+        if self._manual_covered is not None and self._waiting.idle:
             self._manual_covered = None  # a manual compaction leaves the history as it was
             return []
-        self._expect("compaction", event)
+        self._expect(Waiting.COMPACTION, event)
         return self._finish(AgentStatus.FAILED, error=f"compaction failed: {event.error}")
 
     def _on_compaction_prepared(self, event: CompactionPrepared) -> list[Action]:
@@ -436,7 +441,7 @@ class AgentCore:
         return self._next_request() if awaiting else []
 
     def _on_compact_requested(self) -> list[Action]:
-        if self._waiting not in ("input", "done"):
+        if not self._waiting.idle:
             raise CoreStateError(
                 f"a manual compaction needs an idle agent; this one waits for {self._waiting}"
             )
@@ -451,14 +456,14 @@ class AgentCore:
     # -- endings ----------------------------------------------------------------------------
 
     def _on_interrupt(self, event: Interrupt) -> list[Action]:
-        if self._waiting in ("input", "done"):
+        if self._waiting.idle:
             return []
         return self._finish(
             AgentStatus.INTERRUPTED, error=event.reason, marker=turn_aborted_fragment()
         )
 
     def _on_resume(self) -> list[Action]:
-        if self._waiting != "done" or self.status is AgentStatus.COMPLETED:
+        if self._waiting is not Waiting.DONE or self.status is AgentStatus.COMPLETED:
             return []
         self._manual_covered = None
         self.status = AgentStatus.RUNNING
@@ -482,17 +487,17 @@ class AgentCore:
             self.history.append(Message(role="user", text=marker))
         self._queued_to_history()
         self.status = status
-        self._waiting = "done"
+        self._waiting = Waiting.DONE
         return [Finish(status=status, message=message, error=error)]
 
     def _queued_to_history(self) -> None:
         if self._queued:
             self._drain_queue()
 
-    def _expect(self, waiting: str, event: Event) -> None:
+    def _expect(self, waiting: Waiting, event: Event) -> None:
         self._expect_any((waiting,), event)
 
-    def _expect_any(self, waiting: Sequence[str], event: Event) -> None:
+    def _expect_any(self, waiting: Sequence[Waiting], event: Event) -> None:
         if self._waiting not in waiting:
             raise CoreStateError(
                 f"event {event.kind!r} arrived while the agent waits for {self._waiting}"

@@ -129,8 +129,17 @@ class CompactionFailed(_Event):
 
 
 class BudgetExceeded(_Event):
+    """A budget ended the turn: the core's own verdict (answered as `OverBudget`) or one kept
+    outside it (the run's shared budget, its deadline)."""
+
     kind: Literal["budget_exceeded"] = "budget_exceeded"
     reason: str
+
+
+class WallTimeUp(_Event):
+    """The driver's clock says the turn has used its wall-time budget (`max_wall_time_s`)."""
+
+    kind: Literal["wall_time_up"] = "wall_time_up"
 
 
 class Interrupt(_Event):
@@ -177,6 +186,7 @@ Event = Annotated[
     | CompactionPrepared
     | CompactRequested
     | BudgetExceeded
+    | WallTimeUp
     | Interrupt
     | Notify
     | ToolsChanged
@@ -259,10 +269,26 @@ class AwaitPreparedCompaction:
 
 
 @dataclass(frozen=True)
+class OverBudget:
+    """The core's verdict: a budget it keeps is spent. Journal it by feeding back
+    `BudgetExceeded(reason)`, which ends the turn (a replay then needs no price to agree)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Finish:
     status: AgentStatus
     message: str | None = None
     error: str | None = None
 
 
-Action = CallModel | RunTools | Compact | PrepareCompaction | AwaitPreparedCompaction | Finish
+Action = (
+    CallModel
+    | RunTools
+    | Compact
+    | PrepareCompaction
+    | AwaitPreparedCompaction
+    | OverBudget
+    | Finish
+)

@@ -7,7 +7,8 @@ called at one boundary that contains their exceptions: a broken hook never stops
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from corral.tools import ToolOutput
@@ -50,40 +51,28 @@ class RunnerHooks:
     def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None: ...
 
 
-class SafeHooks:
-    """Wraps hooks so that an exception in one is logged and swallowed."""
+class SafeHooks(RunnerHooks):
+    """Wraps hooks so that an exception in one is logged and swallowed: one typed method per
+    hook, each the containment boundary for that hook's code."""
 
     def __init__(self, inner: RunnerHooks) -> None:
         self._inner = inner
 
-    def call(self, name: str, *args: Any) -> None:
-        try:
-            getattr(self._inner, name)(*args)
-        except Exception:  # the containment boundary for hook code
-            logger.exception("hook %s failed", name)
-
-
-class CompositeHooks(RunnerHooks):
-    """Calls several hooks objects in order, each contained on its own."""
-
-    def __init__(self, *hooks: RunnerHooks) -> None:
-        self._all = [SafeHooks(h) for h in hooks]
-
-    def _each(self, name: str, *args: Any) -> None:
-        for hooks in self._all:
-            hooks.call(name, *args)
-
     def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
-        self._each("agent_started", agent_id, parent_id, name)
+        with _contained("agent_started"):
+            self._inner.agent_started(agent_id, parent_id, name)
 
     def turn_started(self, agent_id: str, turn: int) -> None:
-        self._each("turn_started", agent_id, turn)
+        with _contained("turn_started"):
+            self._inner.turn_started(agent_id, turn)
 
     def turn_ended(self, agent_id: str, turn: int, status: AgentStatus) -> None:
-        self._each("turn_ended", agent_id, turn, status)
+        with _contained("turn_ended"):
+            self._inner.turn_ended(agent_id, turn, status)
 
     def model_call_started(self, agent_id: str, request: ModelRequest) -> None:
-        self._each("model_call_started", agent_id, request)
+        with _contained("model_call_started"):
+            self._inner.model_call_started(agent_id, request)
 
     def model_call_ended(
         self,
@@ -92,19 +81,86 @@ class CompositeHooks(RunnerHooks):
         response: ModelResponse | None,
         error: BaseException | None,
     ) -> None:
-        self._each("model_call_ended", agent_id, request, response, error)
+        with _contained("model_call_ended"):
+            self._inner.model_call_ended(agent_id, request, response, error)
 
     def tool_call_started(self, agent_id: str, call: FunctionCall) -> None:
-        self._each("tool_call_started", agent_id, call)
+        with _contained("tool_call_started"):
+            self._inner.tool_call_started(agent_id, call)
 
     def tool_call_ended(self, agent_id: str, call: FunctionCall, output: ToolOutput) -> None:
-        self._each("tool_call_ended", agent_id, call, output)
+        with _contained("tool_call_ended"):
+            self._inner.tool_call_ended(agent_id, call, output)
 
     def compaction_started(self, agent_id: str, dropped_items: int) -> None:
-        self._each("compaction_started", agent_id, dropped_items)
+        with _contained("compaction_started"):
+            self._inner.compaction_started(agent_id, dropped_items)
 
     def compaction_ended(self, agent_id: str, error: str | None) -> None:
-        self._each("compaction_ended", agent_id, error)
+        with _contained("compaction_ended"):
+            self._inner.compaction_ended(agent_id, error)
 
     def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
-        self._each("event", agent_id, seq, kind, payload)
+        with _contained("event"):
+            self._inner.event(agent_id, seq, kind, payload)
+
+
+@contextmanager
+def _contained(hook: str) -> Iterator[None]:
+    try:
+        yield
+    except Exception:  # the containment boundary for hook code
+        logger.exception("hook %s failed", hook)
+
+
+class CompositeHooks(RunnerHooks):
+    """Calls several hooks objects in order, each contained on its own."""
+
+    def __init__(self, *hooks: RunnerHooks) -> None:
+        self._all = [SafeHooks(h) for h in hooks]
+
+    def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
+        for hooks in self._all:
+            hooks.agent_started(agent_id, parent_id, name)
+
+    def turn_started(self, agent_id: str, turn: int) -> None:
+        for hooks in self._all:
+            hooks.turn_started(agent_id, turn)
+
+    def turn_ended(self, agent_id: str, turn: int, status: AgentStatus) -> None:
+        for hooks in self._all:
+            hooks.turn_ended(agent_id, turn, status)
+
+    def model_call_started(self, agent_id: str, request: ModelRequest) -> None:
+        for hooks in self._all:
+            hooks.model_call_started(agent_id, request)
+
+    def model_call_ended(
+        self,
+        agent_id: str,
+        request: ModelRequest,
+        response: ModelResponse | None,
+        error: BaseException | None,
+    ) -> None:
+        for hooks in self._all:
+            hooks.model_call_ended(agent_id, request, response, error)
+
+    def tool_call_started(self, agent_id: str, call: FunctionCall) -> None:
+        for hooks in self._all:
+            hooks.tool_call_started(agent_id, call)
+
+    def tool_call_ended(self, agent_id: str, call: FunctionCall, output: ToolOutput) -> None:
+        for hooks in self._all:
+            hooks.tool_call_ended(agent_id, call, output)
+
+    def compaction_started(self, agent_id: str, dropped_items: int) -> None:
+        for hooks in self._all:
+            hooks.compaction_started(agent_id, dropped_items)
+
+    def compaction_ended(self, agent_id: str, error: str | None) -> None:
+        for hooks in self._all:
+            hooks.compaction_ended(agent_id, error)
+
+    def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
+        for hooks in self._all:
+            hooks.event(agent_id, seq, kind, payload)

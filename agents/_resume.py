@@ -10,6 +10,7 @@ interrupted and that its outcome is unknown.
 from __future__ import annotations
 
 from ._core import AgentCore, CoreConfig
+from ._core_config import Waiting
 from ._events import (
     NOTE_KINDS,
     Action,
@@ -34,19 +35,20 @@ async def replay_core(store: Store, config: CoreConfig) -> AgentCore:
     for record in await store.events(config.agent_id):
         if record.kind not in NOTE_KINDS:
             core.handle(event_from_payload(record.payload))
+    core.restart_growth_baseline()
     return core
 
 
 async def continue_agent(runner: AgentRunner) -> Finish:
     """Carry a replayed agent on to its end."""
     core = runner.core
-    if core.waiting_for == "done":
+    if core.waiting_for is Waiting.DONE:
         if core.status is AgentStatus.COMPLETED:
             return Finish(status=core.status, message=core.final_message)
         return await runner.drive(await runner.feed(Resume()))
-    if core.waiting_for == "input":
+    if core.waiting_for is Waiting.INPUT:
         return Finish(status=AgentStatus.FAILED, error="the agent never received its task")
-    if core.waiting_for == "model" and core.partial_response:
+    if core.waiting_for is Waiting.MODEL and core.partial_response:
         await runner.feed(ResponseDiscarded())
     actions = core.pending_actions()
     if actions and isinstance(actions[0], RunTools):

@@ -1,4 +1,4 @@
-"""The local runner: an anyio driver that executes an `AgentCore`'s actions.
+"""The local runner: the anyio `Effects` that `carry_out` drives an `AgentCore` with.
 
 It owns the I/O the core refuses to do: model calls, tool calls, the journal, the clock and
 cancellation. Every event is written to the journal before the core sees it, and every tool
@@ -35,16 +35,18 @@ from ._events import (
     ModelFailed,
     ModelItem,
     Notify,
+    OverBudget,
     PrepareCompaction,
     RunTools,
     ToolsChanged,
+    WallTimeUp,
     event_to_payload,
 )
 from ._hooks import RunnerHooks, SafeHooks
+from ._host import carry_out
 from ._items import FunctionCall, Message, Usage
 from ._outputs import ledger_output, visible_result
 from ._preparations import CompactionGate, Preparations, open_preparations
-from ._spend import DEFAULT_BASELINE_TURNS, SpendBreaker, request_overrun
 from ._store import LedgerEntry, Store
 from .model import ModelClient, ModelError, ModelRequest, ModelResponse
 
@@ -58,14 +60,10 @@ several agents share; answers why that budget is exhausted, or None."""
 
 @dataclass(frozen=True)
 class RunnerLimits:
-    """Budgets the runner enforces (the core counts turns, tool calls and tokens itself)."""
+    """Budgets kept outside the agent, shared with others (the core keeps its own: turns,
+    tool calls, tokens, cost, cost growth and the verdict on wall time)."""
 
-    max_wall_time_s: float | None = None
-    max_cost_usd: float | None = None
-    cost_of: Callable[[Usage], float] | None = None
     shared: SharedBudget | None = None
-    max_cost_growth: float | None = None
-    growth_baseline_turns: int = DEFAULT_BASELINE_TURNS
     projected: Callable[[float], str | None] | None = None
     """Why a request of this estimated USD cost would overrun a shared budget, or None."""
 
@@ -88,10 +86,7 @@ class AgentRunner:
         self._hooks = SafeHooks(self.hooks)
         self._lock = anyio.Lock()
         self._preparations: Preparations | None = None
-        self._cost = 0.0
         self._tools_version = self.registry.version
-        limits = self.limits
-        self._breaker = SpendBreaker(limits.max_cost_growth, limits.growth_baseline_turns)
         self._repeats: dict[str, str] = {}
 
     @property
@@ -108,16 +103,16 @@ class AgentRunner:
 
     @property
     def cost_usd(self) -> float:
-        return self._cost
+        return self.core.spent_usd
 
     @property
     def spent_usd(self) -> float:
-        return self._cost
+        return self.core.spent_usd
 
     @spent_usd.setter
     def spent_usd(self, value: float) -> None:
         """What the agent spent before this runner took over (a resumed agent keeps it)."""
-        self._cost = value
+        self.core.spent_usd = value
 
     async def feed(self, event: Event) -> list[Action]:
         """Journal `event`, then hand it to the core."""
@@ -127,7 +122,7 @@ class AgentRunner:
     async def _feed_locked(self, event: Event) -> list[Action]:
         payload = event_to_payload(event)
         record = await self.store.append_event(self.agent_id, event.kind, payload, at=self.clock())
-        self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+        self._hooks.event(self.agent_id, record.seq, event.kind, payload)
         return self.core.handle(event)
 
     async def notify_if_busy(self, text: str) -> bool:
@@ -136,26 +131,25 @@ class AgentRunner:
         Checking and feeding happen under the journal lock, so a turn cannot end in between.
         """
         async with self._lock:
-            if self.core.waiting_for not in ("model", "tools", "compaction"):
+            if not self.core.waiting_for.busy:
                 return False
             event = Notify(text=text)
             payload = event_to_payload(event)
             record = await self.store.append_event(
                 self.agent_id, event.kind, payload, at=self.clock()
             )
-            self._hooks.call("event", self.agent_id, record.seq, event.kind, payload)
+            self._hooks.event(self.agent_id, record.seq, event.kind, payload)
             self.core.handle(event)
             return True
 
     async def drive(self, actions: list[Action]) -> Finish:
         """Execute `actions` and all that follow until the core finishes."""
         try:
-            with anyio.fail_after(self.limits.max_wall_time_s):
+            with anyio.fail_after(self.core.config.max_wall_time_s):
                 async with open_preparations() as self._preparations:
                     return await self._loop(actions)
         except TimeoutError:
-            reason = f"wall-time budget exceeded: {self.limits.max_wall_time_s:g} s"
-            return await self._finish_now(BudgetExceeded(reason=reason))
+            return await self._finish_now(WallTimeUp())
         except anyio.get_cancelled_exc_class():
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
                 await self._finish_now(Interrupt())
@@ -168,45 +162,39 @@ class AgentRunner:
         return await self._record_finish(Finish(status=self.core.status, error="stopped"))
 
     async def _loop(self, actions: list[Action]) -> Finish:
-        queue = list(actions)
         turn = self.core.model_requests
-        self._hooks.call("turn_started", self.agent_id, turn)
-        while queue:
-            action = queue.pop(0)
-            if isinstance(action, Finish):
-                self._hooks.call("turn_ended", self.agent_id, turn, action.status)
-                return await self._record_finish(action)
-            queue.extend(await self._execute(action))
-        raise AssertionError("the core stopped without finishing")  # pragma: no cover
+        self._hooks.turn_started(self.agent_id, turn)
+        finish = await carry_out(actions, self)
+        self._hooks.turn_ended(self.agent_id, turn, finish.status)
+        return await self._record_finish(finish)
 
-    async def _execute(self, action: Action) -> list[Action]:
-        if isinstance(action, CallModel):
-            return await self._call_model(action)
-        if isinstance(action, RunTools):
-            return await self._run_tools(action)
-        if isinstance(action, Compact):
-            return await self._compact(action)
-        if isinstance(action, PrepareCompaction):
-            if self._preparations is not None:
-                self._preparations.start(action, self._prepare)
-            return []
-        if isinstance(action, AwaitPreparedCompaction):
-            return await self._await_preparation(action)
-        raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
+    # -- the local `Effects` -----------------------------------------------------------------
 
-    async def _call_model(self, action: CallModel) -> list[Action]:
+    async def between_steps(self, queue: list[Action]) -> Finish | None:
+        return None  # background summaries feed the core themselves; cancellation stops a turn
+
+    async def prepare_compaction(self, action: PrepareCompaction) -> list[Action]:
+        if self._preparations is not None:
+            self._preparations.start(action, self._summarise_in_background)
+        return []
+
+    async def over_budget(self, action: OverBudget) -> list[Action]:
+        return await self.feed(BudgetExceeded(reason=action.reason))
+
+    async def call_model(self, action: CallModel) -> list[Action]:
         if self.registry.version != self._tools_version:
             action = await self._refresh_tools(action)
-        refused = self._overrun_before_request()
+        projected = self.limits.projected
+        refused = projected(self.core.request_estimate()) if projected is not None else None
         if refused is not None:
             return await self.feed(BudgetExceeded(reason=refused))
-        self._hooks.call("model_call_started", self.agent_id, action.request)
+        self._hooks.model_call_started(self.agent_id, action.request)
         try:
             response = await self.model.complete(action.request)
         except ModelError as exc:
-            self._hooks.call("model_call_ended", self.agent_id, action.request, None, exc)
+            self._hooks.model_call_ended(self.agent_id, action.request, None, exc)
             return await self.feed(ModelFailed(error=str(exc)))
-        self._hooks.call("model_call_ended", self.agent_id, action.request, response, None)
+        self._hooks.model_call_ended(self.agent_id, action.request, response, None)
         for item in response.items:
             await self.feed(ModelItem(item=self.core.unique_call_id(item)))
         actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
@@ -215,7 +203,7 @@ class AgentRunner:
         await self.store.update_agent(
             self.agent_id,
             usage=self.core.total_usage.model_dump(),
-            cost_usd=self._cost,
+            cost_usd=self.core.spent_usd,
             updated_at=self.clock(),
         )
         return actions
@@ -232,34 +220,14 @@ class AgentRunner:
     async def _check_budgets(
         self, usage: Usage, tool_calls: int, actions: list[Action]
     ) -> list[Action]:
-        cost = self.limits.cost_of(usage) if self.limits.cost_of else 0.0
-        self._cost += cost
-        reason = self._budget_reason(usage, cost, tool_calls)
-        if reason is None or any(isinstance(a, Finish) for a in actions):
+        """Charge the shared budget; the core's own verdict, if any, comes first."""
+        shared = self.limits.shared
+        reason = shared(usage, self.core.last_cost, tool_calls) if shared is not None else None
+        if reason is None or any(isinstance(a, Finish | OverBudget) for a in actions):
             return actions
         return await self.feed(BudgetExceeded(reason=reason))
 
-    def _budget_reason(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
-        shared = self.limits.shared(usage, cost, tool_calls) if self.limits.shared else None
-        growth = self._breaker.record(usage, cost)
-        limit = self.limits.max_cost_usd
-        if limit is not None and self._cost >= limit:
-            return f"cost budget exceeded: ${self._cost:.4f} of ${limit:.4f} spent"
-        return shared or growth
-
-    def _overrun_before_request(self) -> str | None:
-        """Checked before every request: spent so far plus its estimated input cost (at the
-        uncached price) must fit the agent's and the run's cost budgets."""
-        limits = self.limits
-        if limits.cost_of is None:
-            return None
-        estimate = limits.cost_of(Usage(input_tokens=self.core.context_tokens()))
-        own = request_overrun(self._cost, estimate, limits.max_cost_usd, "cost budget")
-        if own is not None or limits.projected is None:
-            return own
-        return limits.projected(estimate)
-
-    async def _run_tools(self, action: RunTools) -> list[Action]:
+    async def run_tools(self, action: RunTools) -> list[Action]:
         calls = [
             ToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments) for c in action.calls
         ]
@@ -268,22 +236,12 @@ class AgentRunner:
 
         async def started(call: ToolCall) -> None:
             if call.call_id in self._repeats:
-                self._hooks.call("tool_call_started", self.agent_id, by_id[call.call_id])
+                self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
                 return
             await self.store.ledger_start(
-                LedgerEntry(
-                    call_id=call.call_id,
-                    agent_id=self.agent_id,
-                    tool=call.name,
-                    arguments=call.arguments,
-                    state="started",
-                    output=None,
-                    success=None,
-                    started_at=self.clock(),
-                    finished_at=None,
-                )
+                LedgerEntry.of_call(call, self.agent_id, started_at=self.clock())
             )
-            self._hooks.call("tool_call_started", self.agent_id, by_id[call.call_id])
+            self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
 
         async def ended(call: ToolCall, output: ToolOutput) -> None:
             follow_up.extend(await self._record_tool_result(by_id[call.call_id], output))
@@ -312,11 +270,11 @@ class AgentRunner:
                     success=output.success,
                     at=self.clock(),
                 )
-            self._hooks.call("tool_call_ended", self.agent_id, call, output)
+            self._hooks.tool_call_ended(self.agent_id, call, output)
             actions = await self.feed(result)
         return actions
 
-    async def _compact(self, action: Compact) -> list[Action]:
+    async def compact(self, action: Compact) -> list[Action]:
         try:
             done = await self._summarise(action)
         except ModelError as exc:
@@ -324,36 +282,36 @@ class AgentRunner:
         return await self.feed(done)
 
     async def _summarise(self, action: Compact) -> CompactionDone:
-        self._hooks.call("compaction_started", self.agent_id, action.dropped_items)
+        self._hooks.compaction_started(self.agent_id, action.dropped_items)
         try:
             response = await self._gated_summary(action.request, background=False)
         except ModelError as exc:
-            self._hooks.call("compaction_ended", self.agent_id, str(exc))
+            self._hooks.compaction_ended(self.agent_id, str(exc))
             raise
-        self._hooks.call("compaction_ended", self.agent_id, None)
+        self._hooks.compaction_ended(self.agent_id, None)
         summary = _last_assistant_text(response.items)
         return CompactionDone(summary=summary, usage=response.usage, dropped=action.dropped)
 
-    async def _prepare(self, action: PrepareCompaction) -> list[Action]:
+    async def _summarise_in_background(self, action: PrepareCompaction) -> list[Action]:
         """A background summary, fed back whenever it is ready (the core takes it in any state)."""
         result = CompactionPrepared(
             prepared_id=action.prepared_id,
             covered_items=action.covered_items,
             dropped=action.dropped,
         )
-        self._hooks.call("compaction_started", self.agent_id, action.dropped.count)
+        self._hooks.compaction_started(self.agent_id, action.dropped.count)
         try:
             response = await self._gated_summary(action.request, background=True)
         except ModelError as exc:
-            self._hooks.call("compaction_ended", self.agent_id, str(exc))
+            self._hooks.compaction_ended(self.agent_id, str(exc))
             return await self.feed(result.model_copy(update={"error": str(exc)}))
-        self._hooks.call("compaction_ended", self.agent_id, None)
+        self._hooks.compaction_ended(self.agent_id, None)
         summary = _last_assistant_text(response.items)
         return await self.feed(
             result.model_copy(update={"summary": summary, "usage": response.usage})
         )
 
-    async def _await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
+    async def await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
         if self.compaction_gate is not None:
             self.compaction_gate.hurry(self.agent_id)
         running = self._preparations
@@ -381,7 +339,7 @@ class AgentRunner:
         `ModelError` when no summary could be made (the history is then left as it was).
         """
         async with self._lock:
-            if self.core.waiting_for not in ("input", "done"):
+            if not self.core.waiting_for.idle:
                 raise CoreStateError(
                     f"agent {self.agent_id} is busy (waiting for {self.core.waiting_for}); "
                     "compact it once its turn has ended"
@@ -406,7 +364,7 @@ class AgentRunner:
             final_message=finish.message,
             error=finish.error,
             usage=usage.model_dump(),
-            cost_usd=self._cost,
+            cost_usd=self.core.spent_usd,
             updated_at=self.clock(),
         )
         return finish

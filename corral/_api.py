@@ -14,6 +14,7 @@ import anyio
 from corral.agents import CorralConfig
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
+from corral.orchestrator._run import ToolScope
 from corral.orchestrator.fanout import FanoutOutcome
 from corral.orchestrator.runs import ExecJob, FanoutJob, LocalExecutor, RunSetup, SingleOutcome
 from corral.tools import Tool, function_tool
@@ -119,11 +120,21 @@ def _prepare(
     return folder, config if config is not None else load_config(folder, env=env)
 
 
-def _providers(tools: Sequence[ToolLike]) -> dict[str, Callable[..., Tool[Any]]]:
+def _providers(tools: Sequence[ToolLike]) -> dict[str, Callable[[ToolScope], Tool[Any]]]:
     built = [tool if isinstance(tool, Tool) else function_tool(tool) for tool in tools]
-    providers: dict[str, Callable[..., Tool[Any]]] = {}
+    providers: dict[str, Callable[[ToolScope], Tool[Any]]] = {}
     for tool in built:
         if tool.name in providers:
             raise ValueError(f"two tools are named {tool.name!r}; give one of them another name")
-        providers[tool.name] = lambda _runtime, _agent_id, tool=tool: tool
+        providers[tool.name] = _same(tool)
     return providers
+
+
+def _same(tool: Tool[Any]) -> Callable[[ToolScope], Tool[Any]]:
+    """A provider that gives every agent the caller's own tool."""
+
+    def provide(scope: ToolScope) -> Tool[Any]:
+        del scope
+        return tool
+
+    return provide

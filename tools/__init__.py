@@ -57,6 +57,7 @@ from ._sandbox import RecordingSandbox as RecordingSandbox
 from ._sandbox import Sandbox as Sandbox
 from ._sandbox import SandboxCall as SandboxCall
 from ._schema import strict_json_schema as strict_json_schema
+from ._services import ToolServices as ToolServices
 from ._shell import ShellArgs as ShellArgs
 from ._shell import format_command_output as format_command_output
 from ._shell import shell_tool as shell_tool
@@ -102,6 +103,7 @@ __all__ = [
     "ToolEvents",
     "ToolOutput",
     "ToolRegistry",
+    "ToolServices",
     "apply_patch",
     "apply_patch_text",
     "apply_patch_tool",

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from ._errors import CorralError
 from ._permissions import PermissionProfile
 from ._schema import strict_json_schema
+from ._services import ToolServices
 
 logger = logging.getLogger(__name__)
 
@@ -60,16 +61,13 @@ class _DiscardEvents:
 
 @dataclass
 class ToolContext:
-    """What a handler may use: the working directory, the profile, and the event sink.
-
-    `services` carries optional shared components (the sandbox, an approver) by name so that
-    `tools` stays independent of who provides them.
-    """
+    """What a handler may use: the working directory, the profile, the event sink, and the
+    optional shared components (`ToolServices`: the sandbox, an approver)."""
 
     cwd: Path
     profile: PermissionProfile
     events: ToolEvents = field(default_factory=_DiscardEvents)
-    services: dict[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
     agent_id: str = ""
     """The agent whose turn calls the tool ("" outside an agent, as in tests)."""
 

@@ -1,7 +1,7 @@
 """The `shell` tool: run a command in the sandbox, ask for approval where the policy says so.
 
-The sandbox (`ctx.services["sandbox"]`, default bubblewrap) enforces the profile; this module
-decides when to ask the approver (`ctx.services["approver"]`, default deny-all) and renders the
+The sandbox (`ctx.services.sandbox`, default bubblewrap) enforces the profile; this module
+decides when to ask the approver (`ctx.services.approver`, default deny-all) and renders the
 result in Codex's freeform style (`Exit code`, `Wall time`, `Total output lines`, `Output:`).
 """
 
@@ -11,7 +11,6 @@ import functools
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,9 +18,7 @@ from ._approval import (
     APPROVAL_TIMEOUT,
     ApprovalDecision,
     ApprovalKind,
-    ApprovalObserver,
     ApprovalRequest,
-    Approver,
     DenyAllApprover,
     request_approval,
 )
@@ -143,9 +140,10 @@ class _ShellRun:
         self.cwd = _workdir(args, ctx)
         asked = settings.default_timeout_ms if args.timeout_ms is None else args.timeout_ms
         self.timeout = min(asked, settings.max_timeout_ms) / 1000
-        self.sandbox = cast(Sandbox, ctx.services.get("sandbox") or _default_sandbox())
-        self.approver = cast(Approver, ctx.services.get("approver") or DenyAllApprover())
-        self.on_wait = cast(ApprovalObserver | None, ctx.services.get("approval_observer"))
+        services = ctx.services
+        self.sandbox = services.sandbox or _default_sandbox()
+        self.approver = services.approver or DenyAllApprover()
+        self.on_wait = services.approval_observer
         self.agent_id = ctx.agent_id
 
     async def execute(self) -> ToolOutput:

@@ -14,6 +14,8 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from corral.tools import ToolCall
+
 from ._errors import DuplicateRecord, InvalidRecord, SeqConflict
 
 Row = dict[str, Any]
@@ -122,6 +124,17 @@ class LedgerEntry(_Record):
     success: bool | None = None
     started_at: float
     finished_at: float | None = None
+
+    @classmethod
+    def of_call(cls, call: ToolCall, agent_id: str, *, started_at: float) -> LedgerEntry:
+        """The `started` entry of `call`, written before it runs."""
+        return cls(
+            call_id=call.call_id,
+            agent_id=agent_id,
+            tool=call.name,
+            arguments=call.arguments,
+            started_at=started_at,
+        )
 
 
 R = TypeVar("R", bound=_Record)

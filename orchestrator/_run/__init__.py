@@ -1,9 +1,18 @@
 """Runs of many agents: the runtime that schedules them, budgets, nicknames, fragments."""
 
+from corral.agents import cost_of as cost_of
+
 from ._admission import Capacity as Capacity
 from ._admission import queue_refusal as queue_refusal
+from ._assemble import AgentServices as AgentServices
+from ._assemble import AssembledAgent as AssembledAgent
+from ._assemble import ToolProvider as ToolProvider
+from ._assemble import ToolScope as ToolScope
+from ._assemble import assemble_agent as assemble_agent
+from ._assemble import build_registry as build_registry
+from ._assemble import first_input as first_input
+from ._assemble import turn_context as turn_context
 from ._budget import RunBudget as RunBudget
-from ._budget import cost_of as cost_of
 from ._budget import price_for as price_for
 from ._clients import ClientPool as ClientPool
 from ._fragments import Peer as Peer
@@ -17,12 +26,13 @@ from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
 from ._runtime import RuntimeOptions as RuntimeOptions
 from ._runtime import SpawnRefused as SpawnRefused
-from ._runtime import ToolProvider as ToolProvider
 from ._runtime import open_runtime as open_runtime
 
 __all__ = [
     "CLOSED",
     "AgentHandle",
+    "AgentServices",
+    "AssembledAgent",
     "Capacity",
     "ClientPool",
     "FinishCallback",
@@ -33,11 +43,16 @@ __all__ = [
     "RuntimeOptions",
     "SpawnRefused",
     "ToolProvider",
+    "ToolScope",
+    "assemble_agent",
+    "build_registry",
     "cost_of",
+    "first_input",
     "nickname",
     "open_runtime",
     "price_for",
     "queue_refusal",
     "render_notification",
     "render_subagent_context",
+    "turn_context",
 ]

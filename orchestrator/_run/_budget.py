@@ -1,8 +1,8 @@
 """Money and limits shared by every agent of a run: the price table and the run's budget.
 
-Per-agent budgets live with each agent (the core counts turns, tool calls and tokens; the runner
-counts cost and wall time). The run's budget is charged by every agent's model responses and
-answers, once exhausted, the reason that ends whichever agent charged it next.
+Per-agent budgets live with each agent's core (turns, tool calls, tokens, cost, cost growth,
+wall time). The run's budget is charged by every agent's model responses and answers, once
+exhausted, the reason that ends whichever agent charged it next.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 
 from corral.agents import BudgetConfig, ModelPrice, Usage, request_overrun
 from corral.observability import missing_price, price_table
-
-PER_MILLION = 1_000_000
 
 
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
@@ -26,23 +24,6 @@ def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None
         return table[model]
     matches = [name for name in table if model.startswith(name)]
     return table[max(matches, key=len)]
-
-
-def cost_of(usage: Usage, price: ModelPrice | None) -> float:
-    """The USD cost of `usage` at `price` (0 when the model has no price)."""
-    if price is None:
-        return 0.0
-    cached = min(usage.cached_input_tokens, usage.input_tokens)
-    cached_rate = price.cached_input_per_mtok
-    if cached_rate is None:
-        cached_rate = price.input_per_mtok
-    fresh = usage.input_tokens - cached
-    total = (
-        fresh * price.input_per_mtok
-        + cached * cached_rate
-        + usage.output_tokens * price.output_per_mtok
-    )
-    return total / PER_MILLION
 
 
 @dataclass

@@ -16,7 +16,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import anyio
@@ -33,28 +32,36 @@ from corral.agents import (
     RunnerLimits,
     SafeHooks,
     Store,
-    TurnContext,
     Usage,
     UserInput,
-    build_core,
+    Waiting,
     build_tool_context,
-    build_turn_context,
     continue_agent,
     replay_core,
 )
-from corral.tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
+from corral.tools import (
+    InvalidInput,
+    ToolRegistry,
+    ToolServices,
+)
 
 from ..services._skills_service import SkillsService
 from ._admission import Capacity, capacity_of, ready_to_start
-from ._budget import RunBudget, cost_of, price_for
+from ._assemble import (
+    AgentServices,
+    ToolProvider,
+    assemble_agent,
+    build_registry,
+    first_input,
+    turn_context,
+)
+from ._budget import RunBudget
 from ._clients import ClientPool
 from ._fragments import render_notification
 from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
 from ._notes import describe_crash, started_note
 
-ToolProvider = Callable[["RunRuntime", str], Tool[Any]]
-"""Builds a run-specific tool for the agent with this id (looked up when the tool runs)."""
 SHUTDOWN_TIMEOUT = 10.0
 PENDING = str(AgentStatus.PENDING)
 CLOSED = "closed"
@@ -75,7 +82,7 @@ class RuntimeOptions:
     run_id: str
     clients: ClientPool
     hooks: RunnerHooks = field(default_factory=RunnerHooks)
-    services: Mapping[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
     tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
     skills: SkillsService | None = None
     compactor: CompactionGate | None = None
@@ -160,7 +167,7 @@ class RunRuntime:
     async def note(self, agent_id: str, kind: str, payload: dict[str, Any]) -> None:
         """Journal a note (one of `NOTE_KINDS`): shown to event streams, skipped by replay."""
         record = await self.store.append_event(agent_id, kind, payload, at=self.options.clock())
-        SafeHooks(self.options.hooks).call("event", agent_id, record.seq, kind, record.payload)
+        SafeHooks(self.options.hooks).event(agent_id, record.seq, kind, record.payload)
 
     async def _first_input(
         self, spec: AgentSpec, task: str, subagent_context: str | None
@@ -169,9 +176,11 @@ class RunRuntime:
         skills = self.options.skills
         found = await skills.for_task(task) if skills is not None else None
         listing = found.listing if found is not None else None
-        context = await self._turn_context(spec, subagent_context, listing)
         attachments = found.attachments if found is not None else ()
-        return UserInput(text=task, context=context, attachments=attachments), listing
+        first = await first_input(
+            spec, task, subagent_context=subagent_context, skills=listing, attachments=attachments
+        )
+        return first, listing
 
     async def restore(
         self,
@@ -204,7 +213,7 @@ class RunRuntime:
         handle.runner.core = core = await replay_core(self.store, handle.runner.core.config)
         await self._carry_over_spending(handle)
         handle.final_message = core.final_message
-        if core.waiting_for == "input":  # journaled, but stopped before its task was
+        if core.waiting_for is Waiting.INPUT:  # journaled, but stopped before its task was
             handle.first, handle.skills = await self._first_input(
                 spec, task, handle.subagent_context
             )
@@ -234,18 +243,6 @@ class RunRuntime:
         handle.runner.spent_usd = spent
         core = handle.runner.core
         self.budget.add_prior(core.total_usage, spent, core.tool_calls, core.model_requests)
-
-    async def _turn_context(
-        self, spec: AgentSpec, subagent_context: str | None, skills: str | None
-    ) -> TurnContext:
-        return await anyio.to_thread.run_sync(
-            lambda: build_turn_context(
-                spec,
-                now=datetime.now().astimezone(),
-                subagent_context=subagent_context,
-                skills=skills,
-            )
-        )
 
     async def _journaled_context(self, agent_id: str) -> dict[str, str]:
         """The fragments fixed at the agent's start (who it is, its skills), from its journal."""
@@ -278,56 +275,38 @@ class RunRuntime:
             status=status,
         )
         self._agents[spec.agent_id] = handle
-        SafeHooks(self.options.hooks).call(
-            "agent_started", spec.agent_id, spec.parent_id, spec.nickname
-        )
+        SafeHooks(self.options.hooks).agent_started(spec.agent_id, spec.parent_id, spec.nickname)
         if parent is not None:
             parent.children.append(handle)
         return handle
 
     def _runner(self, spec: AgentSpec) -> AgentRunner:
-        registry = self.registry_for(spec)
-        if self.options.equip is not None:
-            self.options.equip(registry)
-        price = price_for(self.config.prices, spec.model.model)
+        agent = assemble_agent(spec, self._agent_services())
         return AgentRunner(
-            core=build_core(spec, registry),
+            core=agent.core,
             model=self.options.clients.client_for(spec.model),
-            registry=registry,
+            registry=agent.registry,
             tool_context=build_tool_context(spec, self.options.services),
             store=self.store,
             hooks=self.options.hooks,
-            limits=RunnerLimits(
-                max_wall_time_s=spec.budgets.max_wall_time_s,
-                max_cost_usd=spec.budgets.max_cost_usd,
-                cost_of=lambda usage: cost_of(usage, price),
-                shared=self._charge,
-                max_cost_growth=spec.budgets.max_cost_growth,
-                growth_baseline_turns=spec.budgets.cost_growth_baseline_turns,
-                projected=self.budget.projected,
-            ),
+            limits=RunnerLimits(shared=self._charge, projected=self.budget.projected),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
         )
 
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
         """The core tools named in the spec, then the run's own tools, in the spec's order."""
-        core = set(core_tool_names())
-        registry = build_core_registry(
-            [n for n in spec.tools if n in core],
-            max_timeout_ms=spec.shell.max_timeout_ms,
-            default_timeout_ms=spec.shell.default_timeout_ms,
-            output_max_tokens=spec.shell.output_max_tokens,
-            approval_timeout=spec.shell.approval_timeout_sec,
+        return build_registry(spec, self._agent_services())
+
+    def _agent_services(self) -> AgentServices:
+        options = self.options
+        return AgentServices(
+            agents=self.config.agents,
+            providers=options.tool_providers,
+            collab=self,
+            equip=options.equip,
+            prices=self.config.prices,
         )
-        for name in spec.tools:
-            if name in core:
-                continue
-            provider = self.options.tool_providers.get(name)
-            if provider is None:
-                raise InvalidInput(f"agent {spec.agent_id} needs tool {name!r}; this run lacks it")
-            registry.register(provider(self, spec.agent_id))
-        return registry
 
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
         return self.budget.charge(usage, cost, tool_calls)
@@ -359,7 +338,7 @@ class RunRuntime:
                 while await self._more_to_do(handle):
                     text = "\n\n".join(handle.inbox)
                     handle.inbox.clear()
-                    context = await self._turn_context(
+                    context = await turn_context(
                         handle.spec, handle.subagent_context, handle.skills
                     )
                     skills = self.options.skills

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from corral.agents import ROLES, AgentStatus, RunnerHooks
+from corral.tools import ToolServices
 
 from .._run import ToolProvider
 from ..runs import ExecJob, RunSetup, SingleOutcome
@@ -60,9 +61,9 @@ def providers_for(role: str) -> dict[str, ToolProvider]:
     return collab_tool_providers() if role == "supervisor" else {}
 
 
-def approval_services() -> dict[str, Any]:
+def approval_services() -> ToolServices:
     """Escalations are asked about at the terminal; with no terminal they are denied."""
-    return {"approver": TerminalApprover()}
+    return ToolServices(approver=TerminalApprover())
 
 
 def report(outcome: SingleOutcome, *, json_mode: bool, command: str) -> int:

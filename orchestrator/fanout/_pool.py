@@ -19,7 +19,7 @@ import anyio
 from corral.agents import AgentRecord, AgentSpec, AgentStatus, ItemRecord, ModelPrice, Store
 from corral.tools import Tool
 
-from .._run import AgentHandle, RunRuntime, cost_of
+from .._run import AgentHandle, RunRuntime, ToolScope, cost_of
 from ..runs import journaled_spec, new_id
 from ._items import FanoutItem
 from ._outcome import DONE, FAILED, FINAL_STATUSES, RUNNING, usage_json
@@ -42,9 +42,8 @@ class SlotBook:
         self._slots[agent_id] = slot
         return slot
 
-    def provide(self, runtime: RunRuntime, agent_id: str) -> Tool[Any]:
-        del runtime
-        return report_result_tool(self._slots[agent_id])
+    def provide(self, scope: ToolScope) -> Tool[Any]:
+        return report_result_tool(self._slots[scope.agent_id])
 
 
 @dataclass

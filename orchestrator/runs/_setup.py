@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from corral.agents import (
     AgentSpec,
@@ -23,7 +23,7 @@ from corral.agents import (
     resolve_base_instructions,
     spec_from_config,
 )
-from corral.tools import PermissionProfile, SandboxMode, core_tool_names
+from corral.tools import PermissionProfile, SandboxMode, ToolServices, core_tool_names
 
 from .._lease import hold_run_lease
 from .._ratelimit import RateLimiterRegistry
@@ -55,7 +55,7 @@ class RunSetup:
     """How to open a run's runtime: hooks, services for tools, and run-specific tools."""
 
     hooks: RunnerHooks = field(default_factory=RunnerHooks)
-    services: Mapping[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
     tool_providers: Mapping[str, ToolProvider] = field(default_factory=dict)
     env: Mapping[str, str] | None = None
     limiters: RateLimiterRegistry | None = None
@@ -150,14 +150,12 @@ def _observed(
     )
 
 
-def _wait_observers(
-    services: Mapping[str, Any], limiters: RateLimiterRegistry
-) -> Mapping[str, Any]:
+def _wait_observers(services: ToolServices, limiters: RateLimiterRegistry) -> ToolServices:
     """`services` with an approval observer; rate-limit waits are reported to the traced run."""
     from corral.observability import record_approval_wait, record_rate_limit_wait
 
     limiters.on_wait = record_rate_limit_wait  # routes by context, so a shared registry is fine
-    return {"approval_observer": record_approval_wait, **services}
+    return replace(services, approval_observer=services.approval_observer or record_approval_wait)
 
 
 @asynccontextmanager

@@ -25,7 +25,7 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from corral.agents import CorralConfig, RunnerHooks, Store
-from corral.tools import CorralError
+from corral.tools import CorralError, ToolServices
 
 from ..fanout import FANOUT, plan_fanout, resume_fanout
 from ..runs import ApprovalRefused, Executor, RunSetup, UnknownRunApproval, new_id
@@ -402,7 +402,7 @@ class RunManager:
         setup = RunSetup(
             hooks=_PokeHooks(entry.log),
             env=self._env,
-            services={"approver": approver},
+            services=ToolServices(approver=approver),
             executor=self.executor,
         )
         # Started again under its id, a fan-out (review and triage are fan-outs) carries on what

@@ -10,6 +10,7 @@ from ._errors import UnknownTarget as UnknownTarget
 from ._profile import child_profile as child_profile
 from ._profile import write_set_of as write_set_of
 from ._spawn import SpawnRequest as SpawnRequest
+from ._spawn import SpawnTerms as SpawnTerms
 from ._spawn import check_limits as check_limits
 from ._spawn import child_spec as child_spec
 from ._spawn import spawn_child as spawn_child
@@ -19,6 +20,7 @@ __all__ = [
     "COLLAB_TOOL_NAMES",
     "CollabError",
     "SpawnRequest",
+    "SpawnTerms",
     "UnknownTarget",
     "check_limits",
     "child_profile",

@@ -7,10 +7,10 @@ Siblings of one role get byte-identical instructions and tools, so their prompts
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from corral.agents import ROLES, AgentSpec, ModelSettings, resolve_base_instructions
+from corral.agents import ROLES, AgentsConfig, AgentSpec, ModelSettings, resolve_base_instructions
 from corral.tools import SandboxMode, core_tool_names
 
 from .._run import (
@@ -43,7 +43,9 @@ async def spawn_child(
     """Start a worker of `parent` on `request.message`, or queue it while `parent` has
     `agents.max_threads` running; raises `SpawnRefused` with the reason."""
     check_limits(runtime, parent)
-    spec = child_spec(runtime, parent, request)
+    config = runtime.config
+    terms = SpawnTerms(config.agents, config.personality, runtime.next_nickname)
+    spec = child_spec(terms, parent.spec, request)
     context = render_subagent_context(
         me=peer_of(spec),
         parent=peer_of(parent.spec),
@@ -72,14 +74,24 @@ def check_limits(runtime: RunRuntime, parent: AgentHandle) -> None:
         raise SpawnRefused(f"no more workers can start: {exhausted}")
 
 
-def child_spec(runtime: RunRuntime, parent: AgentHandle, request: SpawnRequest) -> AgentSpec:
+@dataclass(frozen=True)
+class SpawnTerms:
+    """What the run fixes for the workers it spawns: its limits and personality, and where
+    the next nickname comes from (asked only once the request is valid)."""
+
+    agents: AgentsConfig
+    personality: str
+    next_nickname: Callable[[], str]
+
+
+def child_spec(terms: SpawnTerms, parent: AgentSpec, request: SpawnRequest) -> AgentSpec:
     """The worker's spec: the parent's, with its own identity, instructions, tools and profile."""
     _check_request(request)
     depth = parent.depth + 1
-    model = _model_for(parent.spec.model, request.model)
+    model = _model_for(parent.model, request.model)
     profile = child_profile(
-        parent.spec.profile,
-        cwd=parent.spec.cwd,
+        parent.profile,
+        cwd=parent.cwd,
         sandbox=request.sandbox,
         write_set=request.write_set,
     )
@@ -88,21 +100,21 @@ def child_spec(runtime: RunRuntime, parent: AgentHandle, request: SpawnRequest) 
         journaled=None,
         model=model.model,
         role=request.role,
-        personality=runtime.config.personality,
+        personality=terms.personality,
     )
     update = {
         "agent_id": new_id("agent"),
-        "run_id": runtime.run_id,
+        "run_id": parent.run_id,
         "parent_id": parent.agent_id,
-        "nickname": runtime.next_nickname(),
+        "nickname": terms.next_nickname(),
         "role": request.role,
         "depth": depth,
         "model": model,
         "instructions": instructions,
-        "tools": child_tools(depth, runtime.config.agents.max_depth),
+        "tools": child_tools(depth, terms.agents.max_depth),
         "profile": profile,
     }
-    return parent.spec.model_copy(update=update)
+    return parent.model_copy(update=update)
 
 
 def child_tools(depth: int, max_depth: int) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from corral.tools import SandboxMode, Tool, ToolContext, ToolOutput
 
-from .._run import RunRuntime, ToolProvider
+from .._run import RunRuntime, ToolProvider, ToolScope
 from ._catalog import (
     CLOSE_AGENT,
     LIST_AGENTS,
@@ -92,8 +92,11 @@ def collab_tool_providers() -> dict[str, ToolProvider]:
     }
 
 
-def spawn_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[SpawnAgentArgs]:
+def spawn_agent_tool(scope: ToolScope) -> Tool[SpawnAgentArgs]:
+    agent_id = scope.agent_id
+
     async def spawn(args: SpawnAgentArgs, ctx: ToolContext) -> ToolOutput:
+        runtime = _runtime_of(scope)
         request = SpawnRequest(
             message=args.message,
             role=args.role or "general",
@@ -112,12 +115,15 @@ def spawn_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[SpawnAgentArgs]
             }
         )
 
-    description = spawn_description(runtime.config.agents)
+    description = spawn_description(scope.agents)
     return _tool(SPAWN_AGENT, description, SpawnAgentArgs, spawn, mutating=True)
 
 
-def send_input_tool(runtime: RunRuntime, agent_id: str) -> Tool[SendInputArgs]:
+def send_input_tool(scope: ToolScope) -> Tool[SendInputArgs]:
+    agent_id = scope.agent_id
+
     async def send(args: SendInputArgs, ctx: ToolContext) -> ToolOutput:
+        runtime = _runtime_of(scope)
         if not args.message.strip():
             raise CollabError("the message is empty; say what the worker should do")
         target = find_descendant(caller_of(runtime, agent_id), args.target)
@@ -127,8 +133,11 @@ def send_input_tool(runtime: RunRuntime, agent_id: str) -> Tool[SendInputArgs]:
     return _tool(SEND_INPUT, send_input_description(), SendInputArgs, send, mutating=True)
 
 
-def wait_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[WaitAgentArgs]:
+def wait_agent_tool(scope: ToolScope) -> Tool[WaitAgentArgs]:
+    agent_id = scope.agent_id
+
     async def wait(args: WaitAgentArgs, ctx: ToolContext) -> ToolOutput:
+        runtime = _runtime_of(scope)
         if not args.targets:
             raise CollabError("targets is empty; name at least one worker to wait for")
         if args.timeout_ms < 0:
@@ -143,8 +152,11 @@ def wait_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[WaitAgentArgs]:
     return _tool(WAIT_AGENT, wait_description(), WaitAgentArgs, wait, side_effects=False)
 
 
-def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]:
+def close_agent_tool(scope: ToolScope) -> Tool[CloseAgentArgs]:
+    agent_id = scope.agent_id
+
     async def close(args: CloseAgentArgs, ctx: ToolContext) -> ToolOutput:
+        runtime = _runtime_of(scope)
         target = find_descendant(caller_of(runtime, agent_id), args.target)
         previous = status_label(target)
         if not target.closed:
@@ -154,13 +166,24 @@ def close_agent_tool(runtime: RunRuntime, agent_id: str) -> Tool[CloseAgentArgs]
     return _tool(CLOSE_AGENT, close_description(), CloseAgentArgs, close, mutating=True)
 
 
-def list_agents_tool(runtime: RunRuntime, agent_id: str) -> Tool[ListAgentsArgs]:
+def list_agents_tool(scope: ToolScope) -> Tool[ListAgentsArgs]:
+    agent_id = scope.agent_id
+
     async def list_agents(args: ListAgentsArgs, ctx: ToolContext) -> ToolOutput:
+        runtime = _runtime_of(scope)
         caller = caller_of(runtime, agent_id)
         agents = [describe_agent(a) for a in caller.subtree()[1:]]
         return _json({"agents": agents, "capacity": runtime.capacity(caller).as_json()})
 
     return _tool(LIST_AGENTS, list_description(), ListAgentsArgs, list_agents, side_effects=False)
+
+
+def _runtime_of(scope: ToolScope) -> RunRuntime:
+    """The run's agents: a tool built only for its schema (on Temporal, where the workflow
+    carries collab calls out) has none to act on."""
+    if scope.collab is None:
+        raise CollabError("the collab tools run in the agent's workflow, not on its host")
+    return scope.collab
 
 
 def _tool(

@@ -9,10 +9,8 @@ gave the agent new tools answers a `tools_changed` event too.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import anyio
@@ -32,22 +30,19 @@ from corral.agents import (
     ModelRequest,
     ToolResult,
     ToolsChanged,
-    UserInput,
-    build_core,
     build_tool_context,
-    build_turn_context,
     event_to_payload,
 )
-from corral.tools import ToolCall, ToolOutput, ToolRegistry, run_tool_calls
+from corral.tools import ToolCall, ToolOutput, ToolRegistry, ToolServices, run_tool_calls
 
-from .._run import cost_of, price_for
+from .._run import assemble_agent, cost_of, first_input, price_for
 from ..fanout import FanoutItem, Template
 from ..fanout._plan import worker_spec
 from ._agent_activities import AgentActivities
 from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
-from ._services import ToolList, WorkerServices, grown_tools, registry_for
+from ._services import ToolList, WorkerServices, grown_tools
 from ._tracing import ToolSpans, chat_span
 from ._wire import (
     FanoutRunInput,
@@ -123,21 +118,20 @@ class CorralActivities:
         prototype = self.services.spec_of(item.worker)
         spec = worker_spec(prototype, prepare.agent_id, item.index)
         task = Template(item.template).fill(FanoutItem(item.index, item.index + 1, item.data))
-        now = datetime.now().astimezone()
         async with heartbeating():
-            context = await anyio.to_thread.run_sync(lambda: build_turn_context(spec, now=now))
+            first_event = await first_input(spec, task)
         store = self.services.store
         await journal_agent(store, spec, task)
         slot, _ = await self.services.slot_of(spec)
         # No skills: a local fan-out's workers get none either (`run_fanout` discovers none).
-        core = build_core(spec, self.services.equip(registry_for(spec, slot)))
+        core = assemble_agent(spec, self.services.agent_services(slot)).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
         await store.update_item(spec.run_id, item.index, status="running", agent_id=spec.agent_id)
-        first = event_to_payload(UserInput(text=task, context=context))
+        first = event_to_payload(first_event)
         await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
         return PreparedAgent(
             spec=spec.to_journal(),
-            core_config=dataclasses.asdict(core.config),
+            core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,
@@ -224,18 +218,9 @@ class CorralActivities:
             CURRENT_CALL.set(call.call_id)
             if call.call_id in rerun:  # held for approval last time: its entry is there
                 return
-            entry = LedgerEntry(
-                call_id=call.call_id,
-                agent_id=spec.agent_id,
-                tool=call.name,
-                arguments=call.arguments,
-                state="started",
-                output=None,
-                success=None,
-                started_at=time.time(),
-                finished_at=None,
+            await store.ledger_start(
+                LedgerEntry.of_call(call, spec.agent_id, started_at=time.time())
             )
-            await store.ledger_start(entry)
 
         async def ended(call: ToolCall, output: ToolOutput) -> None:
             spans.end(call, output)
@@ -251,7 +236,7 @@ class CorralActivities:
                 )
 
         tool_calls = [ToolCall(c.call_id, c.name, c.arguments) for c in calls]
-        context = build_tool_context(spec, {"approver": approver})
+        context = build_tool_context(spec, ToolServices(approver=approver))
         try:
             results = await run_tool_calls(
                 registry, tool_calls, context, on_start=started, on_result=ended

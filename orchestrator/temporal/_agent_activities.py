@@ -8,36 +8,26 @@ Preparing an agent and reading its turn context run on its host; the rest on any
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from datetime import datetime
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
-import anyio.to_thread
 from temporalio import activity
 
 from corral.agents import (
     AgentsConfig,
-    AgentSpec,
-    CorralConfig,
     RunRecord,
     Store,
-    TurnContext,
-    UserInput,
-    build_core,
-    build_turn_context,
     event_to_payload,
 )
 from corral.tools import InvalidInput, SandboxMode
 
-from .._run import render_subagent_context
-from ..supervisor import SpawnRequest, child_spec
+from .._run import assemble_agent, first_input, render_subagent_context, turn_context
+from ..supervisor import SpawnRequest, SpawnTerms, child_spec
 from ..supervisor._spawn import peer_of
 from ..supervisor._tools import SpawnAgentArgs
 from ._heartbeat import heartbeating
 from ._journal import journal_agent, write_batch
-from ._services import WorkerServices, registry_for
+from ._services import WorkerServices
 from ._wire import (
     AgentEndedInput,
     CollabLimits,
@@ -98,16 +88,21 @@ class AgentActivities:
         store = self.services.store
         async with heartbeating():
             skills = await self.services.skills_for(spec, prepare.task)
-            context = await _turn_context(spec, prepare.subagent_context, skills.listing)
+            task = await first_input(
+                spec,
+                prepare.task,
+                subagent_context=prepare.subagent_context,
+                skills=skills.listing,
+                attachments=skills.attachments,
+            )
         await journal_agent(store, spec, prepare.task)
-        registry = registry_for(spec, None, _agents_config(prepare.limits))
-        core = build_core(spec, self.services.equip(registry))
+        services = self.services.agent_services(None, _agents_config(prepare.limits))
+        core = assemble_agent(spec, services).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
-        task = UserInput(text=prepare.task, context=context, attachments=skills.attachments)
         first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
         return PreparedAgent(
             spec=spec.to_journal(),
-            core_config=dataclasses.asdict(core.config),
+            core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,
@@ -117,7 +112,7 @@ class AgentActivities:
     async def turn_context(self, turn: TurnContextInput) -> dict[str, Any]:
         spec = self.services.spec_of(turn.spec)
         skills = await _journaled_skills(self.services.store, spec.agent_id)
-        context = await _turn_context(spec, turn.subagent_context, skills)
+        context = await turn_context(spec, turn.subagent_context, skills)
         dumped: dict[str, Any] = context.model_dump(mode="json")
         return dumped
 
@@ -134,7 +129,7 @@ class AgentActivities:
                 sandbox=SandboxMode(args.sandbox) if args.sandbox else None,
                 write_set=tuple(args.write_set or ()),
             )
-            spec = child_spec(_runtime(self.services.config, spawn), _parent(parent), request)
+            spec = child_spec(_spawn_terms(spawn), parent, request)
         except InvalidInput as exc:
             return SpawnedSpec(refused=str(exc))
         siblings = [peer_of(self.services.spec_of(s)) for s in spawn.siblings]
@@ -157,15 +152,6 @@ class AgentActivities:
             cost_usd=ended.cost_usd,
             updated_at=time.time(),
         )
-
-
-async def _turn_context(
-    spec: AgentSpec, subagent_context: str | None, skills: str | None
-) -> TurnContext:
-    now = datetime.now().astimezone()
-    return await anyio.to_thread.run_sync(
-        lambda: build_turn_context(spec, now=now, subagent_context=subagent_context, skills=skills)
-    )
 
 
 async def _journaled_skills(store: Store, agent_id: str) -> str | None:
@@ -191,18 +177,8 @@ def _agents_config(limits: CollabLimits) -> AgentsConfig:
     return AgentsConfig(max_depth=limits.max_depth, max_threads=limits.max_threads)
 
 
-def _runtime(config: CorralConfig, spawn: SpawnSpecInput) -> Any:
-    """What `child_spec` reads of a run's runtime: its config's limits and personality, the
-    run id and the next nickname (the workflow chose it, so a retry picks the same)."""
-    run_config = config.model_copy(
-        update={"agents": _agents_config(spawn.limits), "personality": spawn.limits.personality}
-    )
-    parent_run = str(spawn.parent["run_id"])
-    return SimpleNamespace(
-        config=run_config, run_id=parent_run, next_nickname=lambda: spawn.nickname
-    )
-
-
-def _parent(spec: AgentSpec) -> Any:
-    """What `child_spec` reads of the parent's handle."""
-    return cast(Any, SimpleNamespace(spec=spec, depth=spec.depth, agent_id=spec.agent_id))
+def _spawn_terms(spawn: SpawnSpecInput) -> SpawnTerms:
+    """The run's limits and personality, and the nickname the workflow chose (so a retry
+    picks the same)."""
+    limits = spawn.limits
+    return SpawnTerms(_agents_config(limits), limits.personality, lambda: spawn.nickname)

@@ -1,7 +1,8 @@
 """`AgentDriver`: one agent's `AgentCore` held in a workflow and driven deterministically.
 
-It does what `agents.AgentRunner` does locally, with every piece of I/O an activity: model calls
-and summaries on the shared queue, preparing the agent and its tool batches on its host's queue.
+It is the workflow's `agents.Effects`: `agents.carry_out` runs the same loop over it as over the
+local `AgentRunner`, with every piece of I/O an activity: model calls and summaries on the
+shared queue, preparing the agent and its tool batches on its host's queue.
 Events the workflow makes itself (a budget stop, a lost summary, a collab tool's result) wait in
 `pending` and are journaled by the next activity, numbered by the `seq` the driver counts. Tool
 calls held for approval wait in the workflow (`_asks`); collab calls go to the workflow's
@@ -40,10 +41,13 @@ with workflow.unsafe.imports_passed_through():
         Finish,
         FunctionCall,
         ModelRequest,
+        OverBudget,
         PrepareCompaction,
         RunTools,
         ToolResult,
         Usage,
+        WallTimeUp,
+        carry_out,
         event_from_payload,
         event_to_payload,
     )
@@ -69,7 +73,6 @@ _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)
 _CALL = TypeAdapter(FunctionCall)
 _LOST = "the background summary was lost when its activity was given up"
-BUSY = ("model", "tools", "compaction")
 
 
 class CollabTools(Protocol):
@@ -117,8 +120,6 @@ class AgentDriver:
         self.spec: dict[str, Any] = {}
         self.seq = 0
         self.pending: list[dict[str, Any]] = []
-        self.cost = 0.0
-        self.max_cost: float | None = None
         self.max_wall_time_s: float | None = None
         self.tool_hosts: list[str] = []
         self.core_config: dict[str, Any] = {}
@@ -131,14 +132,18 @@ class AgentDriver:
 
     # -- the whole agent --------------------------------------------------------------------
 
+    @property
+    def cost(self) -> float:
+        """What the agent's model responses cost (its core keeps the tally)."""
+        return self.core.spent_usd if self.core is not None else 0.0
+
     async def prepare(self, activity: str, arg: Any) -> list[Action]:
         """Prepare the agent on its host; answer the actions of its first event."""
         prepared: PreparedAgent = await self._on_host(activity, arg, PreparedAgent, PREPARE_TIMEOUT)
         self.spec = prepared.spec
-        self.max_cost = prepared.max_cost_usd
         self.max_wall_time_s = prepared.max_wall_time_s
         self.core_config = prepared.core_config
-        self.core = AgentCore(_core_config(prepared.core_config))
+        self.core = AgentCore(CoreConfig.from_data(prepared.core_config))
         self.seq = 1  # the task, journaled by the preparation
         return self.core.handle(event_from_payload(prepared.first_event))
 
@@ -146,7 +151,6 @@ class AgentDriver:
         """Take the agent over from an earlier run of the workflow: its core is rebuilt from
         its journal; answer the actions that carry its turn on."""
         self.spec, self.core_config = carry.spec, carry.core_config
-        self.cost, self.max_cost = carry.cost_usd, carry.max_cost_usd
         self.max_wall_time_s, self.wall_used_s = carry.max_wall_time_s, carry.wall_used_s
         self.tool_hosts = list(carry.tool_hosts)
         events: list[dict[str, Any]] = await workflow.execute_activity(
@@ -157,8 +161,9 @@ class AgentDriver:
             start_to_close_timeout=timedelta(seconds=self.policy.journal_timeout_s),
             retry_policy=RetryPolicy(maximum_attempts=self.policy.journal_attempts),
         )
-        self.core = AgentCore(_core_config(carry.core_config))
+        self.core = AgentCore(CoreConfig.from_data(carry.core_config))
         self._apply(tuple(events))
+        self.core.spent_usd = carry.cost_usd
         return self.core.pending_actions()
 
     def carry(self, host: str, restarts: int = 0) -> AgentCarry:
@@ -169,7 +174,7 @@ class AgentDriver:
             spec=self.spec,
             core_config=self.core_config,
             cost_usd=self.cost,
-            max_cost_usd=self.max_cost,
+            max_cost_usd=self.core.config.max_cost_usd if self.core is not None else None,
             max_wall_time_s=self.max_wall_time_s,
             wall_used_s=self.wall_used_s,
             tool_hosts=tuple(self.tool_hosts),
@@ -179,17 +184,17 @@ class AgentDriver:
     async def drive(self, actions: list[Action]) -> Finish:
         """Carry out `actions` and all that follow until the core finishes its turn; raises
         `ContinueAsNewSuggested` (with the journal up to date) when the history grew long."""
-        left, reason = self._time_left()
+        left, timeout = self._time_left()
         started = workflow.now()
         try:
             async with asyncio.timeout(left):
-                finish = await self._loop(actions)
+                finish = await carry_out(actions, self)
         except ContinueAsNewSuggested:
             self.wall_used_s += (workflow.now() - started).total_seconds()
             await self.flush()
             raise
         except TimeoutError:
-            finish = self.finish_now(BudgetExceeded(reason=reason))
+            finish = self.finish_now(timeout)
         finally:
             for _, handle in self._preparations.values():
                 handle.cancel()
@@ -197,24 +202,24 @@ class AgentDriver:
         self.wall_used_s = 0.0  # the budget is per turn
         return finish
 
-    def _time_left(self) -> tuple[float | None, str]:
+    def _time_left(self) -> tuple[float | None, Event]:
         """Seconds this turn may take (the agent's wall-time budget or the run's deadline,
-        whichever comes first), and what to say when they are up."""
+        whichever comes first), and the event that ends it when they are up."""
         limit = self.max_wall_time_s
         left = None if limit is None else max(limit - self.wall_used_s, 0.0)
-        reason = f"wall-time budget exceeded: {limit:g} s" if limit is not None else ""
         run_left = None if self.run is None else self.run.deadline_left()
         if run_left is not None and (left is None or run_left < left):
             assert self.run is not None
-            return run_left, self.run.wall_reason()
-        return left, reason
+            return run_left, BudgetExceeded(reason=self.run.wall_reason())
+        return left, WallTimeUp()
 
     def _may_stop_here(self, queue: list[Action]) -> bool:
         """Whether to continue as new before `queue`: only where the core's own pending
         actions (after a replay) are exactly `queue`, and after some progress in this run."""
         if self._steps == 0 or not self.may_continue_as_new():
             return False
-        if len(queue) != 1 or isinstance(queue[0], Finish) or self._preparations:
+        # A verdict is not what a rebuilt core would answer again: journal it first.
+        if len(queue) != 1 or isinstance(queue[0], Finish | OverBudget) or self._preparations:
             return False
         return self._history_long()
 
@@ -227,7 +232,7 @@ class AgentDriver:
 
     @property
     def busy(self) -> bool:
-        return self.core is not None and self.core.waiting_for in BUSY
+        return self.core is not None and self.core.waiting_for.busy
 
     def take_journal(self) -> JournalBatch:
         """The events not journaled yet, numbered; the driver counts them as written."""
@@ -245,40 +250,31 @@ class AgentDriver:
         assert self.core is not None
         return Finish(status=self.core.status, error="stopped")
 
-    async def _loop(self, actions: list[Action]) -> Finish:
-        queue = list(actions)
-        while queue:
-            queue.extend(self._collect_preparations())
-            stop = self.run.stop if self.run is not None else None
-            if stop is not None and not any(isinstance(a, Finish) for a in queue):
-                return self.finish_now(BudgetExceeded(reason=stop))
-            mailed = self._collect_mail()
-            ended = next((a for a in mailed if isinstance(a, Finish)), None)
-            if ended is not None:
-                return ended
-            queue.extend(mailed)
-            if self._may_stop_here(queue):
-                raise ContinueAsNewSuggested()
-            action = queue.pop(0)
-            self._steps += 1
-            if isinstance(action, Finish):
-                return action
-            queue.extend(await self._execute(action))
-        raise AssertionError("the core stopped without finishing")  # pragma: no cover
+    # -- the workflow's `Effects` -------------------------------------------------------------
 
-    async def _execute(self, action: Action) -> list[Action]:
-        if isinstance(action, CallModel):
-            return await self._call_model(action)
-        if isinstance(action, RunTools):
-            return await self._run_tools(action)
-        if isinstance(action, Compact):
-            return await self._compact(action)
-        if isinstance(action, PrepareCompaction):
-            self._start_preparation(action)
-            return []
-        if isinstance(action, AwaitPreparedCompaction):
-            return await self._await_preparation(action)
-        raise AssertionError(f"unexpected action {action!r}")  # pragma: no cover
+    async def between_steps(self, queue: list[Action]) -> Finish | None:
+        """Feed finished background summaries and the handlers' mail, keep the run's budget,
+        and continue as new where the history grew long (raises `ContinueAsNewSuggested`)."""
+        queue.extend(self._collect_preparations())
+        stop = self.run.stop if self.run is not None else None
+        if stop is not None and not any(isinstance(a, Finish) for a in queue):
+            return self.finish_now(BudgetExceeded(reason=stop))
+        mailed = self._collect_mail()
+        ended = next((a for a in mailed if isinstance(a, Finish)), None)
+        if ended is not None:
+            return ended
+        queue.extend(mailed)
+        if self._may_stop_here(queue):
+            raise ContinueAsNewSuggested()
+        self._steps += 1
+        return None
+
+    async def prepare_compaction(self, action: PrepareCompaction) -> list[Action]:
+        self._start_preparation(action)
+        return []
+
+    async def over_budget(self, action: OverBudget) -> list[Action]:
+        return self.feed(BudgetExceeded(reason=action.reason))
 
     # -- events -----------------------------------------------------------------------------
 
@@ -314,18 +310,13 @@ class AgentDriver:
 
     # -- model calls ------------------------------------------------------------------------
 
-    async def _call_model(self, action: CallModel) -> list[Action]:
+    async def call_model(self, action: CallModel) -> list[Action]:
         out = await self._model(action.request, summary=False)
         actions = self._apply(out.events)
-        self.cost += out.cost_usd
-        shared = await self._charge_run(out)
-        limit = self.max_cost
-        reason = shared
-        if limit is not None and self.cost >= limit:
-            reason = f"cost budget exceeded: ${self.cost:.4f} of ${limit:.4f} spent"
-        if reason is None or any(isinstance(a, Finish) for a in actions):
+        shared = await self._charge_run(out)  # the core's own verdict, if any, comes first
+        if shared is None or any(isinstance(a, Finish | OverBudget) for a in actions):
             return actions
-        return self.feed(BudgetExceeded(reason=reason))
+        return self.feed(BudgetExceeded(reason=shared))
 
     async def _charge_run(self, out: ModelCallOutput) -> str | None:
         """Charge the run's budget with a model call; answer why it is exhausted, or None."""
@@ -360,7 +351,7 @@ class AgentDriver:
 
     # -- tools ------------------------------------------------------------------------------
 
-    async def _run_tools(self, action: RunTools) -> list[Action]:
+    async def run_tools(self, action: RunTools) -> list[Action]:
         collab = self.collab
         mine = [c for c in action.calls if collab is not None and c.name in collab.names]
         others = [c for c in action.calls if c not in mine]
@@ -448,7 +439,7 @@ class AgentDriver:
 
     # -- compaction -------------------------------------------------------------------------
 
-    async def _compact(self, action: Compact) -> list[Action]:
+    async def compact(self, action: Compact) -> list[Action]:
         out = await self._model(action.request, summary=True)
         if out.error is not None:
             return self.feed(CompactionFailed(error=out.error))
@@ -471,7 +462,7 @@ class AgentDriver:
                 actions.extend(self.feed(_prepared(action, handle)))
         return actions
 
-    async def _await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
+    async def await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
         found = self._preparations.pop(action.prepared_id, None)
         if found is None:
             lost = CompactionPrepared(
@@ -505,10 +496,3 @@ def _is_function_call(payload: dict[str, Any]) -> bool:
         and isinstance(item, dict)
         and (item.get("type") == "function_call")
     )
-
-
-def _core_config(data: dict[str, Any]) -> CoreConfig:
-    fields = dict(data)
-    fields["tools"] = tuple(fields.get("tools", ()))
-    fields["metadata"] = dict(fields.get("metadata", {}))
-    return CoreConfig(**fields)

@@ -14,8 +14,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -27,10 +26,10 @@ from corral.agents import (
     Store,
     open_sqlite_store,
 )
-from corral.tools import ToolRegistry, build_core_registry, core_tool_names
+from corral.tools import ToolRegistry
 
 from .._ratelimit import RateLimiterRegistry
-from .._run import ClientPool
+from .._run import AgentServices, ClientPool, ToolProvider, build_registry
 from ..fanout import REPORT_RESULT, FanoutSettings, ResultSchema, ResultSlot, report_result_tool
 from ..fanout._plan import item_of
 from ..runs import journal_path
@@ -104,6 +103,22 @@ class WorkerServices:
             self.mcp.equip(registry)
         return registry
 
+    def agent_services(
+        self, slot: ResultSlot | None, agents: AgentsConfig | None = None
+    ) -> AgentServices:
+        """How an agent is assembled here: `report_result` writing to `slot`, and the collab
+        tools only for their schemas (the workflow carries those calls out itself), their
+        descriptions naming `agents` (the run's limits; by default this worker's config's)."""
+        providers: dict[str, ToolProvider] = dict(collab_tool_providers())
+        if slot is not None:
+            providers[REPORT_RESULT] = lambda scope: report_result_tool(slot)
+        return AgentServices(
+            agents=agents or self.config.agents,
+            providers=providers,
+            equip=self.equip,
+            prices=self.config.prices,
+        )
+
     def remember_tools(self, agent_id: str, tools: ToolList) -> None:
         """The tool list an agent's core starts with: a later `tool_search` appends to it."""
         if self.mcp is None:
@@ -121,7 +136,7 @@ class WorkerServices:
         """The registry a tool batch runs with, holding the MCP tools `tool_search` loaded for
         the agent before, and the tool list its core had before the batch (whose events start
         at `batch_seq`): the last one journaled before it, else the one it was prepared with."""
-        registry = self.equip(registry_for(spec, slot))
+        registry = self.equip(build_registry(spec, self.agent_services(slot)))
         if self.mcp is None:
             return registry, ()
         changes = [
@@ -137,8 +152,9 @@ class WorkerServices:
         earlier = [tools for seq, tools in changes if seq < batch_seq]
         core = earlier[-1] if earlier else self.prepared_tools(spec.agent_id)
         if core is None:  # prepared by a worker since gone: build it as that one did
-            collab = self.config.agents
-            core = tuple(self.equip(registry_for(spec, slot, collab)).responses_tools())
+            core = tuple(
+                self.equip(build_registry(spec, self.agent_services(slot))).responses_tools()
+            )
         return registry, core
 
     async def skills_for(self, spec: AgentSpec, task: str) -> SkillsForTask:
@@ -175,32 +191,6 @@ class WorkerServices:
         ledger = await self.store.ledger(spec.agent_id)
         slot.replay(ledger)
         return slot, ledger
-
-
-def registry_for(
-    spec: AgentSpec, slot: ResultSlot | None, collab: AgentsConfig | None = None
-) -> ToolRegistry:
-    """The spec's core tools in its order, then `report_result` writing to `slot`, then (with
-    `collab`, the run's limits) the collab tools it names: only their schemas, for the core's
-    tool list, since the workflow carries those calls out itself."""
-    core = set(core_tool_names())
-    registry = build_core_registry(
-        [n for n in spec.tools if n in core],
-        max_timeout_ms=spec.shell.max_timeout_ms,
-        default_timeout_ms=spec.shell.default_timeout_ms,
-        output_max_tokens=spec.shell.output_max_tokens,
-        approval_timeout=spec.shell.approval_timeout_sec,
-    )
-    if slot is not None and REPORT_RESULT in spec.tools:
-        registry.register(report_result_tool(slot))
-    if collab is not None:
-        providers = collab_tool_providers()
-        # The tools only read `config.agents` (their descriptions name the limits) when built.
-        runtime = cast(Any, SimpleNamespace(config=SimpleNamespace(agents=collab)))
-        for name in spec.tools:
-            if name in providers:
-                registry.register(providers[name](runtime, spec.agent_id))
-    return registry
 
 
 @asynccontextmanager

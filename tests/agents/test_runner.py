@@ -20,6 +20,7 @@ from corral.agents import (
     FunctionCallOutput,
     MemoryStore,
     Message,
+    ModelPrice,
     ModelRequest,
     ModelResponse,
     RunnerHooks,
@@ -82,10 +83,16 @@ async def make_runner(
     *,
     hooks: RunnerHooks | None = None,
     limits: RunnerLimits | None = None,
+    budgets: dict[str, Any] | None = None,
 ) -> AgentRunner:
+    """A runner whose core keeps `budgets` (`CoreConfig` fields: limits and the price)."""
     await seed_agent(store, AGENT)
     config = CoreConfig(
-        agent_id=AGENT, model="m", instructions="i", tools=tuple(registry.responses_tools())
+        agent_id=AGENT,
+        model="m",
+        instructions="i",
+        tools=tuple(registry.responses_tools()),
+        **(budgets or {}),
     )
     return AgentRunner(
         core=AgentCore(config),
@@ -197,10 +204,10 @@ async def test_the_cost_budget_ends_the_agent_within_one_request() -> None:
             items=[call("quick", f"c{len(request.input)}")], usage=Usage(input_tokens=1000)
         )
 
-    limits = RunnerLimits(max_cost_usd=0.0025, cost_of=lambda usage: usage.input_tokens / 1e6)
+    budgets = {"max_cost_usd": 0.0025, "price": ModelPrice(input_per_mtok=1, output_per_mtok=0)}
     store = MemoryStore()
     runner = await make_runner(
-        expensive, tools_with(anyio.Event(), anyio.Event()), store, limits=limits
+        expensive, tools_with(anyio.Event(), anyio.Event()), store, budgets=budgets
     )
     finish = await runner.drive(await runner.feed(first_input()))
     assert finish.status is AgentStatus.BUDGET_EXCEEDED
@@ -221,7 +228,7 @@ async def test_the_wall_time_budget_ends_a_stuck_agent() -> None:
         block,
         tools_with(blocker, started),
         MemoryStore(),
-        limits=RunnerLimits(max_wall_time_s=0.05),
+        budgets={"max_wall_time_s": 0.05},
     )
     with anyio.fail_after(10):
         finish = await runner.drive(await runner.feed(first_input()))

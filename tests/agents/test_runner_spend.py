@@ -11,6 +11,7 @@ from corral.agents import (
     AgentStatus,
     BudgetConfig,
     MemoryStore,
+    ModelPrice,
     ModelRequest,
     ModelResponse,
     RunnerLimits,
@@ -22,11 +23,7 @@ from corral.orchestrator._run import RunBudget
 
 from .test_runner import call, first_input, make_runner, tools_with
 
-PER_TOKEN = 1e-6  # $1 per million tokens
-
-
-def cost(usage: Usage) -> float:
-    return (usage.input_tokens + usage.output_tokens) * PER_TOKEN
+PRICE = ModelPrice(input_per_mtok=1.0, output_per_mtok=1.0)  # $1 per million tokens
 
 
 def test_the_breaker_compares_each_turn_with_the_mean_of_the_first_three() -> None:
@@ -88,10 +85,10 @@ def growing(request: ModelRequest) -> ModelResponse:
 
 @pytest.mark.anyio
 async def test_an_agent_whose_turns_grow_past_the_factor_is_stopped_with_the_reason() -> None:
-    limits = RunnerLimits(cost_of=cost, max_cost_growth=5.0, growth_baseline_turns=1)
+    budgets = {"price": PRICE, "max_cost_growth": 5.0, "growth_baseline_turns": 1}
     store = MemoryStore()
     runner = await make_runner(
-        growing, tools_with(anyio.Event(), anyio.Event()), store, limits=limits
+        growing, tools_with(anyio.Event(), anyio.Event()), store, budgets=budgets
     )
     finish = await runner.drive(await runner.feed(first_input()))
     assert finish.status is AgentStatus.BUDGET_EXCEEDED
@@ -110,9 +107,13 @@ async def test_a_request_that_would_overrun_the_shared_budget_is_never_sent() ->
         return ModelResponse(items=[call("quick", f"c{len(sent)}")], usage=Usage(input_tokens=400))
 
     budget = RunBudget(BudgetConfig(run_max_cost_usd=0.001))
-    limits = RunnerLimits(cost_of=cost, shared=budget.charge, projected=budget.projected)
+    limits = RunnerLimits(shared=budget.charge, projected=budget.projected)
     runner = await make_runner(
-        answer, tools_with(anyio.Event(), anyio.Event()), MemoryStore(), limits=limits
+        answer,
+        tools_with(anyio.Event(), anyio.Event()),
+        MemoryStore(),
+        limits=limits,
+        budgets={"price": PRICE},
     )
     finish = await runner.drive(await runner.feed(first_input()))
     assert finish.status is AgentStatus.BUDGET_EXCEEDED

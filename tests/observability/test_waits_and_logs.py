@@ -35,11 +35,13 @@ from corral.tools import (
     ApprovalDecision,
     ApprovalPolicy,
     PermissionProfile,
+    RecordingSandbox,
     Tool,
     ToolCall,
     ToolContext,
     ToolOutput,
     ToolRegistry,
+    ToolServices,
     run_tool_calls,
     shell_tool,
 )
@@ -214,11 +216,11 @@ async def test_an_approval_asked_by_the_shell_tool_gets_a_wait_span_under_the_to
     profile = PermissionProfile.for_workspace(
         "workspace-write", tmp_path, approval=ApprovalPolicy.ON_REQUEST
     )
-    services: dict[str, Any] = {
-        "approver": approver,
-        "approval_observer": record_approval_wait,
-        "sandbox": object(),  # a denied escalation never runs anything
-    }
+    services = ToolServices(
+        approver=approver,
+        approval_observer=record_approval_wait,
+        sandbox=RecordingSandbox(),  # a denied escalation never runs anything
+    )
     ctx = ToolContext(cwd=tmp_path, profile=profile, services=services)
     arguments = json.dumps({"command": ["touch", "/x"], "escalate": True, "justification": "ok?"})
     call = FunctionCall(call_id="call-9", name="shell", arguments=arguments)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import mcp_types as types
 import pytest
 from pydantic import BaseModel
 
 from corral.agents import CorralConfig
-from corral.orchestrator._run import RunRuntime
+from corral.orchestrator._run import ToolScope
 from corral.orchestrator.fanout._report import ResultSlot, report_result_tool
 from corral.orchestrator.fanout._schema import ResultSchema
 from corral.orchestrator.services import HashingEmbedder
@@ -34,9 +33,9 @@ def test_the_core_tools_that_only_read_say_so_and_the_rest_count_as_side_effecti
 
 
 def test_of_the_collaboration_tools_only_waiting_and_listing_are_free_of_side_effects() -> None:
-    # The providers read the run's config to describe spawning; the rest they only close over.
-    runtime = cast(RunRuntime, SimpleNamespace(config=CorralConfig()))
-    tools = {name: make(runtime, "a") for name, make in collab_tool_providers().items()}
+    # Built for their schemas only: a scope without the run's agents, as on Temporal.
+    scope = ToolScope(agent_id="a", agents=CorralConfig().agents)
+    tools = {name: make(scope) for name, make in collab_tool_providers().items()}
     assert {n for n, t in tools.items() if not t.side_effects} == READ_ONLY_COLLAB
 
 

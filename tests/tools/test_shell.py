@@ -19,6 +19,7 @@ from corral.tools import (
     ToolContext,
     ToolOutput,
     ToolRegistry,
+    ToolServices,
 )
 from corral.tools._approval import (
     ApprovalDecision,
@@ -65,7 +66,7 @@ def context(
     **services: Any,
 ) -> ToolContext:
     profile = PermissionProfile.for_workspace(mode, layout.workspace, approval=approval)
-    return ToolContext(cwd=layout.workspace, profile=profile, services=dict(services))
+    return ToolContext(cwd=layout.workspace, profile=profile, services=ToolServices(**services))
 
 
 async def call_shell(ctx: ToolContext, **args: Any) -> ToolOutput:

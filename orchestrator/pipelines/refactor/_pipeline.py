@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import anyio
 
@@ -145,8 +145,7 @@ async def _refuse_failing_check(checker: CheckRunner, worktree: Path) -> None:
 
 
 def _sandbox(setup: RunSetup) -> Sandbox:
-    given = setup.services.get("sandbox")
-    return cast(Sandbox, given) if given is not None else BubblewrapSandbox()
+    return setup.services.sandbox or BubblewrapSandbox()
 
 
 @dataclass

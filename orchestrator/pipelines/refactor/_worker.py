@@ -19,7 +19,7 @@ import anyio
 from corral.agents import AgentSpec, AgentStatus
 from corral.tools import CorralError, Tool
 
-from ..._run import RunRuntime
+from ..._run import RunRuntime, ToolScope
 from ...fanout import ResultSchema, ResultSlot, report_result_tool
 from ...runs import new_id
 from ._check import CheckResult, CheckRunner
@@ -46,9 +46,8 @@ class ReportBook:
         self.slots[agent_id] = slot
         return slot
 
-    def provide(self, runtime: RunRuntime, agent_id: str) -> Tool[Any]:
-        del runtime
-        return report_result_tool(self.slots[agent_id])
+    def provide(self, scope: ToolScope) -> Tool[Any]:
+        return report_result_tool(self.slots[scope.agent_id])
 
 
 @dataclass

@@ -1,0 +1,24 @@
+"""`ToolServices`: the optional shared components a tool may use, typed.
+
+`tools` stays independent of who provides them: a field left None means the tool's own default
+(bubblewrap for the sandbox, deny-all for the approver, no observer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._approval import ApprovalObserver, Approver
+from ._sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """What a run hands every tool call of its agents, beside the working directory."""
+
+    sandbox: Sandbox | None = None
+    """Where shell commands run; None: bubblewrap."""
+    approver: Approver | None = None
+    """Who answers escalations and untrusted commands; None: nobody (every ask is denied)."""
+    approval_observer: ApprovalObserver | None = None
+    """Told of each approval asked and how long its answer took (tracing)."""
