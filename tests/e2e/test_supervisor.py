@@ -16,6 +16,7 @@ import pytest
 from corral.agents import base_instructions
 from corral.orchestrator.model_server import canonical_bytes, serve_model_server, shared_prefix_len
 from corral.orchestrator.supervisor import COLLAB_TOOL_NAMES
+from tests._scripted import Supervise, outputs, texts
 
 from ._cli import corral_env, run_corral
 
@@ -30,14 +31,6 @@ WORKERS: dict[str, dict[str, Any]] = {
 }
 
 
-def texts(request: dict[str, Any]) -> list[tuple[str, str]]:
-    return [
-        (item["role"], "".join(p.get("text", "") for p in item["content"]))
-        for item in request["input"]
-        if item.get("type") == "message"
-    ]
-
-
 def context_index(request: dict[str, Any]) -> int | None:
     """The index in `input` of the `<subagent_context>` message, if any."""
     for index, item in enumerate(request["input"]):
@@ -46,35 +39,9 @@ def context_index(request: dict[str, Any]) -> int | None:
     return None
 
 
-def outputs(request: dict[str, Any]) -> dict[str, str]:
-    items = request["input"]
-    return {i["call_id"]: i["output"] for i in items if i.get("type") == "function_call_output"}
-
-
-def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    args = json.dumps(arguments)
-    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": args}
-
-
-def supervise(request: dict[str, Any]) -> Any:
-    """Workers answer at once; the supervisor spawns three and waits until all are done."""
-    index = context_index(request)
-    if index is not None:
-        return f"done: {texts(request)[-1][1]}"
-    if texts(request)[-1] == ("user", FOLLOW_UP):
-        return "all three are still done"
-    done = outputs(request)
-    if not done:
-        return [call(call_id, "spawn_agent", args) for call_id, args in WORKERS.items()]
-    spawned = [json.loads(done[call_id])["agent_id"] for call_id in WORKERS]
-    finished: set[str] = set()
-    for call_id, output in done.items():
-        if call_id.startswith("wait-"):
-            finished.update(json.loads(output)["status"])
-    pending = [agent for agent in spawned if agent not in finished]
-    if pending:
-        return [call(f"wait-{len(done)}", "wait_agent", {"targets": pending, "timeout_ms": 20_000})]
-    return "all three workers are done"
+supervise = Supervise(
+    WORKERS, "all three workers are done", (FOLLOW_UP, "all three are still done")
+)
 
 
 @pytest.fixture

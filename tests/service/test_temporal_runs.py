@@ -30,8 +30,8 @@ from corral.orchestrator.service import (
     UnknownApproval,
 )
 from corral.orchestrator.temporal import TemporalSettings, connect
+from tests._scripted import StallWorkers
 from tests.temporal import conftest as temporal_fixtures
-from tests.temporal.test_exec_on_temporal import StallWorkers
 from tests.temporal.test_fanout_on_temporal import corral_worker
 
 from ._harness import SCHEMA, TEMPLATE, TOKEN, Gate, allowing_policy, item_of, outputs, reporter
