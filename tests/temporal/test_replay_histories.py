@@ -1,11 +1,13 @@
 """Determinism: workflow histories recorded from real runs replay against the current code.
 
-The fixtures in `histories/` come from the runs of `test_exec_on_temporal.py` and
-`test_approvals_on_temporal.py` (a run with a compaction, one with approvals and a deadline, and
-a cancelled supervisor with its workers). Regenerate them after a deliberate change to the
+The fixtures in `histories/` come from the runs of `test_exec_on_temporal.py` (a run with a
+compaction) and of the scenarios on Temporal (`tests/scenarios/test_approvals.py`, approvals and
+a deadline; `tests/scenarios/test_supervisor.py`, a cancelled supervisor with its workers; their
+workflow ids carry the scenario's number). Regenerate them after a deliberate change to the
 workflows (and version the change with `workflow.patched` if runs may be in flight):
 
-    CORRAL_RECORD_HISTORIES=1 .venv/bin/pytest tests/temporal -k "compacts or approved or cancel"
+    CORRAL_RECORD_HISTORIES=1 .venv/bin/pytest tests/temporal/test_exec_on_temporal.py \
+        tests/scenarios -k "temporal and (compacts or approved or cancelling_a_run)"
 """
 
 from __future__ import annotations
