@@ -133,9 +133,7 @@ class TemporalExecutor:
                 f"run {handle.id} failed on Temporal ({self.settings.address}): "
                 f"{_root_cause(exc)}; `corral status` shows what its agents journaled"
             ) from exc
-        root = output.root
-        finish = Finish(status=AgentStatus(root.status), message=root.message, error=root.error)
-        return SingleOutcome(output.run_id, root.agent_id, finish, journal_path(config))
+        return single_outcome(output, config)
 
     async def _carry_out(self, run: FanoutRunInput) -> RunOutput:
         client = await self._client()
@@ -178,3 +176,10 @@ def _root_cause(exc: BaseException) -> str:
     while exc.__cause__ is not None:
         exc = exc.__cause__
     return str(exc) or type(exc).__name__
+
+
+def single_outcome(output: ExecOutput, config: CorralConfig) -> SingleOutcome:
+    """What an exec run's workflow ended with, as a local run reports it."""
+    root = output.root
+    finish = Finish(status=AgentStatus(root.status), message=root.message, error=root.error)
+    return SingleOutcome(output.run_id, root.agent_id, finish, journal_path(config))

@@ -21,7 +21,7 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowQueryFailedE
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from corral.agents import AgentStatus, CorralConfig, Finish, Store
+from corral.agents import CorralConfig, Store
 
 from ..fanout import FanoutOutcome, plan_fanout
 from ..runs import (
@@ -33,7 +33,6 @@ from ..runs import (
     RunSetup,
     SingleOutcome,
     UnknownRunApproval,
-    journal_path,
     new_id,
 )
 from ._agent_workflow import RunWorkflow
@@ -41,7 +40,7 @@ from ._approvals import ApprovalRejected, answer_approval, pending_approvals
 from ._asks import Ask, journaled_asks, split_approval_id
 from ._connect import TemporalSettings, connect
 from ._errors import TemporalRunFailed
-from ._executor import TemporalExecutor, policy_from_config
+from ._executor import TemporalExecutor, policy_from_config, single_outcome
 from ._tracing import run_span
 from ._wire import ExecOutput
 
@@ -133,9 +132,7 @@ class TemporalRunner:
                 f"run {run_id} ended on Temporal ({self.settings.address}) without an outcome: "
                 f"{exc}; `corral status` shows what its agents journaled"
             ) from exc
-        root = output.root
-        finish = Finish(status=AgentStatus(root.status), message=root.message, error=root.error)
-        return SingleOutcome(output.run_id, root.agent_id, finish, journal_path(config))
+        return single_outcome(output, config)
 
     async def cancel(self, run_id: str) -> None:
         """Cancel the run's workflow; Temporal carries the cancel to every child workflow."""
