@@ -66,6 +66,8 @@ class RunnerLimits:
     shared: SharedBudget | None = None
     projected: Callable[[float], str | None] | None = None
     """Why a request of this estimated USD cost would overrun a shared budget, or None."""
+    run_deadline: tuple[float, str] | None = None
+    """When the whole run's wall time is up (anyio's clock), and the reason to end with then."""
 
 
 @dataclass
@@ -144,11 +146,17 @@ class AgentRunner:
 
     async def drive(self, actions: list[Action]) -> Finish:
         """Execute `actions` and all that follow until the core finishes."""
+        own = self.core.config.max_wall_time_s
+        run = self.limits.run_deadline
+        run_left = None if run is None else max(run[0] - anyio.current_time(), 0.0)
+        run_first = run_left is not None and (own is None or run_left < own)
         try:
-            with anyio.fail_after(self.core.config.max_wall_time_s):
+            with anyio.fail_after(run_left if run_first else own):
                 async with open_preparations() as self._preparations:
                     return await self._loop(actions)
         except TimeoutError:
+            if run_first and run is not None:
+                return await self._finish_now(BudgetExceeded(reason=run[1]))
             return await self._finish_now(WallTimeUp())
         except anyio.get_cancelled_exc_class():
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):

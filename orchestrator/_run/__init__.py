@@ -14,6 +14,7 @@ from ._assemble import first_input as first_input
 from ._assemble import turn_context as turn_context
 from ._budget import RunBudget as RunBudget
 from ._budget import price_for as price_for
+from ._budget import wall_time_reason as wall_time_reason
 from ._clients import ClientPool as ClientPool
 from ._fragments import Peer as Peer
 from ._fragments import render_notification as render_notification
@@ -55,4 +56,5 @@ __all__ = [
     "render_notification",
     "render_subagent_context",
     "turn_context",
+    "wall_time_reason",
 ]

@@ -10,8 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import anyio
+
 from corral.agents import BudgetConfig, ModelPrice, Usage, request_overrun
 from corral.observability import missing_price, price_table
+
+
+def wall_time_reason(limit: float) -> str:
+    """Why a run out of wall time ends its agents; the same words on both executors."""
+    return f"run wall-time budget exceeded: {limit:g} s"
 
 
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
@@ -31,6 +38,8 @@ class RunBudget:
     """The run-wide totals and limits (`budgets.run_*` in config)."""
 
     limits: BudgetConfig
+    deadline: float | None = None
+    """When the run's wall time is up, on anyio's clock (None: no `run_max_wall_time_s`)."""
     tokens: int = 0
     cost_usd: float = 0.0
     tool_calls: int = 0
@@ -53,6 +62,20 @@ class RunBudget:
         self.cost_usd += cost
         self.tool_calls += tool_calls
         self.turns += turns
+
+    @classmethod
+    def starting_now(cls, limits: BudgetConfig) -> RunBudget:
+        """A budget whose wall time, if limited, counts from now (from this process's start of
+        the run: a resumed run gets its whole wall time again)."""
+        wall = limits.run_max_wall_time_s
+        return cls(limits, deadline=None if wall is None else anyio.current_time() + wall)
+
+    def wall_time(self) -> tuple[float, str] | None:
+        """The run's deadline on anyio's clock and the reason it ends agents with, or None."""
+        wall = self.limits.run_max_wall_time_s
+        if self.deadline is None or wall is None:
+            return None
+        return self.deadline, wall_time_reason(wall)
 
     @property
     def exhausted(self) -> str | None:

@@ -100,7 +100,7 @@ class RunRuntime:
         self.config = options.config
         self.store = options.store
         self.run_id = options.run_id
-        self.budget = RunBudget(options.config.budgets)
+        self.budget = RunBudget.starting_now(options.config.budgets)
         self._tg = tg
         self._agents: dict[str, AgentHandle] = {}
         self._names = 0
@@ -289,7 +289,11 @@ class RunRuntime:
             tool_context=build_tool_context(spec, self.options.services),
             store=self.store,
             hooks=self.options.hooks,
-            limits=RunnerLimits(shared=self._charge, projected=self.budget.projected),
+            limits=RunnerLimits(
+                shared=self._charge,
+                projected=self.budget.projected,
+                run_deadline=self.budget.wall_time(),
+            ),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
         )

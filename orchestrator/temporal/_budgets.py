@@ -17,15 +17,11 @@ from temporalio.exceptions import FailureError
 with workflow.unsafe.imports_passed_through():
     from corral.agents import BudgetConfig, Usage
 
-    from .._run import RunBudget
+    from .._run import RunBudget, wall_time_reason
     from ._wire import RunCharge, RunLimits, RunTerms, RunVerdict
 
 RUN_CHARGE_SIGNAL = "run_charge"
 RUN_VERDICT_SIGNAL = "run_verdict"
-
-
-def wall_time_reason(limit: float) -> str:
-    return f"run wall-time budget exceeded: {limit:g} s"
 
 
 def run_terms(limits: RunLimits) -> RunTerms | None:

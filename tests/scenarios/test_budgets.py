@@ -168,11 +168,6 @@ def escalate_once(request: dict[str, Any]) -> Any:
     return [call("esc-a", "shell", args)]
 
 
-@differs_on(
-    "local",
-    "locally `run_max_wall_time_s` does not end a tool call waiting for its approval: the "
-    "agent waits out the approval's deadline and asks the model again",
-)
 async def test_a_run_out_of_wall_time_ends_while_its_agent_waits(
     executor: Seam, tmp_path: Path
 ) -> None:
