@@ -321,11 +321,26 @@ async def restore_run(
     return handles
 
 
+class HoldsWorkers:
+    """Answers the supervisor at once; its workers' requests wait until `release`, so the
+    first worker holds its slot for certain while the second is spawned."""
+
+    def __init__(self) -> None:
+        self.release = anyio.Event()
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        if nickname_in(request) is None:
+            return "ok"
+        await self.release.wait()
+        return "done"
+
+
 async def test_a_queued_worker_whose_turn_comes_after_the_run_budget_is_spent_never_starts(
     workspace: Path,
 ) -> None:
     agents, budgets = AgentsConfig(max_threads=1), BudgetConfig(run_max_turns=2)
-    async with open_supervised_run(answers_at_once, workspace, agents=agents, budgets=budgets) as (
+    policy = HoldsWorkers()
+    async with open_supervised_run(policy, workspace, agents=agents, budgets=budgets) as (
         runtime,
         server,
     ):
@@ -334,6 +349,7 @@ async def test_a_queued_worker_whose_turn_comes_after_the_run_budget_is_spent_ne
         dispatch = dispatcher(runtime, root)
         await dispatch("spawn_agent", message="first")
         second = json.loads((await dispatch("spawn_agent", message="second"))[1])
+        policy.release.set()
         (_, queued) = root.children
         await runtime.wait([queued], WAIT)
         sent_by_second = requests_of(server, second["nickname"])

@@ -3,7 +3,7 @@
 Both sides are driven through one `Seam`: `serving(config)` brings up what runs the agents
 (nothing locally; a corral worker in this process on Temporal, on a queue and host of its own),
 `run(job, setup, config)` is `Executor.run`, and asks for approval are seen and answered the
-same way on both. One time-skipping Temporal test server serves the whole session, started by
+same way on both. One time-skipping Temporal test server serves all the scenarios, started by
 the first Temporal scenario; on it an hour of silence passes in moments, so a deadline a
 scenario waits out is `seam.long_s`: an hour there, a second or two here.
 """
@@ -21,13 +21,15 @@ from tests.temporal._harness import time_skipping
 from ._seam import EXECUTORS, LocalSeam, Seam, TemporalSeam
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def anyio_backend() -> str:
-    # Session-wide, so the one Temporal test server outlives each scenario's event loop.
+    # Package-wide, so the one Temporal test server outlives each scenario's event loop. Not
+    # session-wide: the event loop would stay running after the scenarios, and every later test
+    # that starts one of its own (a command's `main()`) would find it in its thread.
     return "asyncio"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     async with time_skipping() as env:
         yield env
