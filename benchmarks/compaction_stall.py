@@ -17,11 +17,8 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,9 +46,10 @@ from corral.agents._fragments import SUMMARIZATION_PROMPT
 from corral.orchestrator.services.compaction import Compactor
 from corral.tools import PermissionProfile, Tool, ToolContext, ToolOutput, ToolRegistry
 
+from ._server import model_server as serve_policy
+
 WINDOW = 32_000
 OUTPUT_TOKENS = 3_000
-SERVER_START_TIMEOUT = 20.0
 _STEP = re.compile(r"\[step (\d+)\]")
 
 
@@ -207,21 +205,8 @@ def _record(agent_id: str) -> AgentRecord:
     )
 
 
-@contextmanager
-def model_server(latency_ms: int) -> Iterator[str]:
-    argv = [sys.executable, "-m", "corral", "model-server"]
-    argv += ["--policy", "benchmarks.compaction_stall:policy", "--latency-ms", str(latency_ms)]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # the server prints its URL once it listens
-        match = re.search(r"listening on (\S+)", line)
-        if match is None:
-            raise RuntimeError(f"the model server did not start: {line!r}")
-        yield match.group(1)
-    finally:
-        process.terminate()
-        process.wait(timeout=SERVER_START_TIMEOUT)
+def model_server(latency_ms: int) -> AbstractContextManager[str]:
+    return serve_policy("benchmarks.compaction_stall:policy", "--latency-ms", str(latency_ms))
 
 
 def _ms(values: list[float], pick: str) -> str:

@@ -12,14 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +25,10 @@ from corral.agents import CorralConfig, RateLimit
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
+from ._server import model_server
+
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: report it."
-SERVER_STOP_TIMEOUT = 20.0
 _ITEM = re.compile(r"Item (\d+):")
 
 
@@ -44,21 +41,21 @@ def policy(request: dict[str, Any]) -> Any:
     return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
 
 
-@contextmanager
-def model_server(latency_ms: int) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    argv = [sys.executable, "-m", "corral", "model-server"]
-    argv += ["--policy", "benchmarks.fanout:policy", "--latency-ms", str(latency_ms)]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # the server prints its URL once it listens
-        match = re.search(r"listening on (\S+)", line)
-        if match is None:
-            raise RuntimeError(f"the model server did not start: {line!r}")
-        yield match.group(1), process
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=SERVER_STOP_TIMEOUT)
+def numbered_job(count: int, concurrency: int, home: Path) -> FanoutJob:
+    """`count` items `{"n": N}`, each worker reporting its number back, without core tools."""
+    return FanoutJob(
+        items=tuple({"n": n} for n in range(count)),
+        template=TEMPLATE,
+        result_schema=SCHEMA,
+        cwd=home,
+        concurrency=concurrency,
+        worker=WorkerTemplate(tools=()),
+    )
+
+
+def serve_numbers(latency_ms: int) -> AbstractContextManager[str]:
+    """The scripted server answering this module's `policy`, with `latency_ms` per request."""
+    return model_server("benchmarks.fanout:policy", "--latency-ms", str(latency_ms))
 
 
 def server_stats(base_url: str) -> dict[str, Any]:
@@ -72,20 +69,8 @@ async def measure(
 ) -> dict[str, Any]:
     limit = RateLimit(max_concurrency=in_flight)
     config = CorralConfig(home=home, base_url=base_url, rate_limits={"default": limit})
-    rows = [{"n": n} for n in range(items)]
     cpu, wall = time.process_time(), time.perf_counter()
-    outcome = await run_fanout(
-        config,
-        FanoutJob(
-            items=tuple(rows),
-            template=TEMPLATE,
-            result_schema=SCHEMA,
-            cwd=home,
-            concurrency=concurrency,
-            worker=WorkerTemplate(tools=()),
-        ),
-        RunSetup(env={}),
-    )
+    outcome = await run_fanout(config, numbered_job(items, concurrency, home), RunSetup(env={}))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     wrong = [o.index for o in outcome.items if o.status != "done" or o.result != {"n": o.index}]
     return {"makespan_s": wall, "client_cpu_s": cpu, "done": outcome.done, "wrong": wrong}
@@ -103,7 +88,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     in_flight = args.max_in_flight or args.concurrency
-    with tempfile.TemporaryDirectory() as tmp, model_server(args.latency_ms) as (url, _):
+    with tempfile.TemporaryDirectory() as tmp, serve_numbers(args.latency_ms) as url:
         figures = anyio.run(measure, args.items, args.concurrency, in_flight, url, Path(tmp))
         stats = server_stats(url)
     requests = stats["requests"]["total"]

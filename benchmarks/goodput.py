@@ -14,14 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import signal
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -29,46 +24,21 @@ import anyio
 
 from corral.agents import CorralConfig
 from corral.orchestrator.fanout import run_fanout
-from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from corral.orchestrator.runs import RunSetup
 
-from .fanout import SCHEMA, TEMPLATE, server_stats
+from ._server import model_server
+from .fanout import numbered_job, server_stats
 
-SERVER_STOP_TIMEOUT = 20.0
 
-
-@contextmanager
-def limited_server(rpm: int, log: Path) -> Iterator[str]:
-    argv = [sys.executable, "-m", "corral", "model-server", "--policy", "benchmarks.fanout:policy"]
-    argv += ["--rpm", str(rpm), "--log", str(log)]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # the server prints its URL once it listens
-        match = re.search(r"listening on (\S+)", line)
-        if match is None:
-            raise RuntimeError(f"the model server did not start: {line!r}")
-        yield match.group(1)
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=SERVER_STOP_TIMEOUT)
+def limited_server(rpm: int, log: Path) -> AbstractContextManager[str]:
+    options = ("--rpm", str(rpm), "--log", str(log))
+    return model_server("benchmarks.fanout:policy", *options)
 
 
 async def run_items(items: int, concurrency: int, base_url: str, home: Path) -> dict[str, Any]:
     config = CorralConfig(home=home, base_url=base_url)
-    rows = [{"n": n} for n in range(items)]
     wall = time.perf_counter()
-    outcome = await run_fanout(
-        config,
-        FanoutJob(
-            items=tuple(rows),
-            template=TEMPLATE,
-            result_schema=SCHEMA,
-            cwd=home,
-            concurrency=concurrency,
-            worker=WorkerTemplate(tools=()),
-        ),
-        RunSetup(env={}),
-    )
+    outcome = await run_fanout(config, numbered_job(items, concurrency, home), RunSetup(env={}))
     wall = time.perf_counter() - wall
     wrong = [o.index for o in outcome.items if o.status != "done" or o.result != {"n": o.index}]
     return {"makespan_s": wall, "done": outcome.done, "failed": outcome.failed, "wrong": wrong}

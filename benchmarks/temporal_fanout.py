@@ -30,7 +30,7 @@ import anyio
 
 from corral.agents import CorralConfig, RateLimit
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
-from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from corral.orchestrator.runs import RunSetup
 from corral.orchestrator.temporal import (
     TemporalExecutor,
     TemporalOutcome,
@@ -38,7 +38,7 @@ from corral.orchestrator.temporal import (
     dev_server_path,
 )
 
-from .fanout import SCHEMA, TEMPLATE, model_server, server_stats
+from .fanout import numbered_job, serve_numbers, server_stats
 
 START_DEADLINE = 60.0
 STOP_TIMEOUT = 20.0
@@ -138,22 +138,8 @@ def measure_local(items: int, warmup: int, concurrency: int, base_url: str, home
     config = config_for(home, base_url, concurrency)
 
     def fanout(count: int) -> FanoutOutcome:
-        rows = [{"n": n} for n in range(count)]
         setup = RunSetup(env={})
-        return anyio.run(
-            lambda: run_fanout(
-                config,
-                FanoutJob(
-                    items=tuple(rows),
-                    template=TEMPLATE,
-                    result_schema=SCHEMA,
-                    cwd=home,
-                    concurrency=concurrency,
-                    worker=WorkerTemplate(tools=()),
-                ),
-                setup,
-            )
-        )
+        return anyio.run(lambda: run_fanout(config, numbered_job(count, concurrency, home), setup))
 
     fanout(warmup)
     before = server_stats(base_url)["requests"]["total"]
@@ -175,19 +161,8 @@ def measure_temporal(
     config = config_for(home, base_url, concurrency)
 
     def fanout(count: int) -> TemporalOutcome:
-        rows = [{"n": n} for n in range(count)]
         return anyio.run(
-            lambda: executor.run_fanout(
-                config,
-                FanoutJob(
-                    items=tuple(rows),
-                    template=TEMPLATE,
-                    result_schema=SCHEMA,
-                    cwd=home,
-                    concurrency=concurrency,
-                    worker=WorkerTemplate(tools=()),
-                ),
-            )
+            lambda: executor.run_fanout(config, numbered_job(count, concurrency, home))
         )
 
     with ExitStack() as stack:
@@ -253,7 +228,7 @@ def main() -> None:
         "--warmup", type=int, default=16, help="items of an unmeasured fan-out run first on each"
     )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, model_server(args.latency_ms) as (url, _):
+    with tempfile.TemporaryDirectory() as tmp, serve_numbers(args.latency_ms) as url:
         local_home, temporal_home = Path(tmp, "local"), Path(tmp, "temporal")
         local_home.mkdir()
         temporal_home.mkdir()

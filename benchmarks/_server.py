@@ -1,0 +1,30 @@
+"""The scripted model server as a separate process, the way the benchmarks run it: its CPU is
+then not the client's, which is what they measure."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+SERVER_STOP_TIMEOUT = 20.0
+
+
+@contextmanager
+def model_server(policy: str, *options: str) -> Iterator[str]:
+    """`corral model-server --policy POLICY OPTIONS...` until the block exits; yields its URL."""
+    argv = [sys.executable, "-m", "corral", "model-server", "--policy", policy, *options]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # the server prints its URL once it listens
+        match = re.search(r"listening on (\S+)", line)
+        if match is None:
+            raise RuntimeError(f"the model server did not start: {line!r}")
+        yield match.group(1)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=SERVER_STOP_TIMEOUT)
