@@ -7,10 +7,7 @@ drew five faults in a row. The backoff base is a millisecond here so the test do
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -20,20 +17,13 @@ from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
+from .test_fanout_ratelimit import SCHEMA, report_then_answer
+
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 ITEMS = 200
 STORM = FaultRates(ratelimit=0.3, disconnect=0.05, fail=0.05)
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 RUN_DEADLINE = 50
-_ITEM = re.compile(r"Item (\d+):")
-
-
-def report_then_answer(request: dict[str, Any]) -> Any:
-    if any(i.get("type") == "function_call_output" for i in request["input"]):
-        return "reported"
-    arguments = json.dumps({"n": int(_ITEM.findall(json.dumps(request["input"]))[-1])})
-    return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
 
 
 async def test_two_hundred_items_through_a_fault_storm_all_finish(tmp_path: Path) -> None:
