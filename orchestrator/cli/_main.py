@@ -68,6 +68,8 @@ def _modules_for(argv: Sequence[str] | None) -> list[str]:
     words = [a for a in (argv or ()) if not a.startswith("-")]
     if words and words[0] in _MODULES:
         return [_MODULES[words[0]]]
+    if not words and "--version" in (argv or ()):
+        return []  # the version needs no command
     return list(dict.fromkeys(_MODULES.values()))
 
 
