@@ -133,19 +133,26 @@ async def make_runner(registry: ToolRegistry, respond: Any, tmp_path: Path) -> A
     )
 
 
-async def test_an_agent_calls_a_tool_the_server_added_on_its_next_turn(tmp_path: Path) -> None:
+async def test_an_agent_calls_a_tool_the_server_added_as_soon_as_the_notice_arrives(
+    tmp_path: Path,
+) -> None:
+    # On the 2026 protocol the change notice travels on the `subscriptions/listen` stream, not
+    # with the call's answer, so it may land after the answer: the new tool is then offered one
+    # request later. Until it is offered, the scripted model asks for the server's pid.
     offered: list[list[str]] = []
 
     def respond(request: ModelRequest) -> list[Any]:
         offered.append([tool["name"] for tool in request.tools])
-        turn = len(offered)
-        if turn == 1:
+        called = [i for i in request.input if isinstance(i, FunctionCall)]
+        if len(offered) == 1:
             return [
                 FunctionCall(call_id="c1", name="mcp__dyn__add_tool", arguments='{"name": "late"}')
             ]
-        if turn == 2 and "mcp__dyn__late" in offered[-1]:
+        if any(call.name == "mcp__dyn__late" for call in called):
+            return [Message(role="assistant", text="done")]
+        if "mcp__dyn__late" in offered[-1]:
             return [FunctionCall(call_id="c2", name="mcp__dyn__late", arguments="{}")]
-        return [Message(role="assistant", text="done")]
+        return [FunctionCall(call_id=f"p{len(offered)}", name="mcp__dyn__pid", arguments="{}")]
 
     async with open_mcp_manager({"dyn": dynamic_server()}) as manager:
         registry = ToolRegistry()
@@ -155,9 +162,11 @@ async def test_an_agent_calls_a_tool_the_server_added_on_its_next_turn(tmp_path:
             finish = await runner.drive(await runner.feed(first_input()))
     assert finish.status is AgentStatus.COMPLETED
     assert offered[0] == BUILT_IN
-    assert offered[1] == [*BUILT_IN, "mcp__dyn__late"]
+    first_offer = next(n for n, names in enumerate(offered) if "mcp__dyn__late" in names)
+    assert first_offer <= 2, "offered on the next request, or the one after if the notice lagged"
+    assert offered[first_offer] == [*BUILT_IN, "mcp__dyn__late"]
     outputs = [i.output for i in runner.core.history if isinstance(i, FunctionCallOutput)]
-    assert outputs == ["added late", "late says hello"]
+    assert outputs[0] == "added late" and outputs[-1] == "late says hello"
 
 
 async def test_a_killed_server_is_restarted_and_calls_meanwhile_get_a_clear_error() -> None:
