@@ -43,6 +43,7 @@ _MODULES = {
     "model-server": "_model_server",
     "apply-patch": "_apply_patch",
     "mcp": "_mcp",
+    "mcp-server": "_mcp_server",
     "tools": "_tools",
     "skills": "_skills",
     "serve": "_serve",

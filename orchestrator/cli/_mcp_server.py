@@ -1,0 +1,92 @@
+"""`corral mcp-server`: corral's runs as MCP tools, on stdio (default) or streamable HTTP.
+
+Over stdio the client starts it (`command = "corral"`, `args = ["mcp-server"]`); with `--http`
+it listens on `--host`/`--port` at `/mcp` and wants the same API token as `corral serve`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._common import add_executor_flags, cli_executor
+
+DEFAULT_PORT = 8421
+
+
+def add_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "mcp-server",
+        help="serve corral's runs as MCP tools (stdio, or streamable HTTP with --http)",
+        description=__doc__,
+    )
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (--http)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (--http; default {DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--max-running",
+        type=int,
+        metavar="N",
+        help="runs executing at once (default: [service] max_running, 4)",
+    )
+    parser.add_argument(
+        "--max-queued",
+        type=int,
+        metavar="N",
+        help="runs waiting for a slot before more are refused (default: [service] max_queued)",
+    )
+    add_executor_flags(parser)
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from corral.agents import load_config
+
+    from ..mcp_server import McpServerOptionsError, serve_http, serve_stdio
+    from ..service import ServiceLimits, check_bind, resolve_token
+
+    if not 0 <= args.port <= 65535:
+        raise McpServerOptionsError(f"--port {args.port} is not a port; use 0-65535")
+    workdir = Path.cwd()
+    config = load_config(cwd=workdir).config
+    settings = config.service
+    max_running = settings.max_running if args.max_running is None else args.max_running
+    max_queued = settings.max_queued if args.max_queued is None else args.max_queued
+    if max_running < 1 or max_queued < 0:
+        raise McpServerOptionsError("--max-running must be >= 1 and --max-queued >= 0")
+    options = _options(config, workdir, args, ServiceLimits(max_running, max_queued))
+    if not args.http:
+        await serve_stdio(options)
+        return 0
+    # Before anything can be written: a refused bind must leave no token for the next start.
+    token = resolve_token(os.environ, config.home, host=args.host)
+    check_bind(args.host, token)
+    if token.generated_at is not None:
+        print(f"corral mcp-server: API token (kept in {token.generated_at}): {token.value}")
+    async with anyio.create_task_group() as tg:
+        url = await tg.start(
+            lambda task_status: serve_http(
+                options, token=token.value, host=args.host, port=args.port, task_status=task_status
+            )
+        )
+        print(f"corral mcp-server: listening on {url}", file=sys.stderr)
+        sys.stderr.flush()
+    return 0
+
+
+def _options(config: Any, workdir: Path, args: argparse.Namespace, limits: Any) -> Any:
+    from ..mcp_server import McpServerOptions, server_policy
+
+    return McpServerOptions(
+        home=config.home,
+        limits=limits,
+        executor=cli_executor(args, config),
+        policy=server_policy(config, workdir),
+    )

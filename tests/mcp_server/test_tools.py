@@ -1,0 +1,51 @@
+"""corral's MCP tools in process: start a fan-out, follow it with progress, page its results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from ..service._harness import reporter
+from ._harness import WAIT, answer, fanout_args, open_served
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_fanout_answers_at_once_and_its_results_are_read_page_by_page(
+    tmp_path: Path,
+) -> None:
+    progress: list[tuple[float, float | None]] = []
+
+    async def note(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total))
+
+    async with open_served(tmp_path, reporter) as served:
+        started = answer(await served.client.call_tool("corral_fanout", fanout_args(5)))
+        run_id = started["run_id"]
+        with anyio.fail_after(WAIT):
+            status = answer(
+                await served.client.call_tool(
+                    "corral_status",
+                    {"run_id": run_id, "wait_seconds": WAIT},
+                    progress_callback=note,
+                )
+            )
+        first = answer(
+            await served.client.call_tool(
+                "corral_results", {"run_id": run_id, "offset": 0, "limit": 3}
+            )
+        )
+        second = answer(
+            await served.client.call_tool(
+                "corral_results", {"run_id": run_id, "offset": first["next_offset"]}
+            )
+        )
+    assert started["links"]["results"] == f"corral://runs/{run_id}/results"
+    assert status["status"] == "done" and status["items"] == {"done": 5}
+    assert progress[-1] == (5, 5)
+    assert [r["result"] for r in first["results"] + second["results"]] == [
+        {"n": n * 10} for n in range(5)
+    ]
+    assert second["next_offset"] is None
