@@ -59,7 +59,11 @@ def _checked_path(name: str, workdir: Path, home: Path) -> Path:
     except (OSError, ValueError, RuntimeError) as exc:
         raise ItemsFileRefused(f"items_file {name!r} is not a usable path: {exc}") from None
     # Checked on the resolved path: `..`, absolute paths and symlinks all end up here.
-    if not is_within(resolved, [workdir]) or is_within(resolved, [home]):
+    if is_within(resolved, [home]):
+        raise ItemsFileRefused(
+            f"items_file {name!r} is inside corral's home {home}, which no client may read"
+        )
+    if not is_within(resolved, [workdir]):
         raise ItemsFileRefused(
             f"items_file {name!r} is outside the server's working folder {workdir}; name a file "
             "in that folder (relative paths are taken from there), or pass the items inline"

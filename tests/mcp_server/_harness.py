@@ -1,5 +1,5 @@
 """corral's MCP server in front of the scripted model server, for the tests: in process (the
-SDK's in-memory transport), or as the real `corral mcp-server` command over stdio or HTTP."""
+SDK's in-memory transport, through the official client)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from typing import Any
 import mcp_types as types
 from mcp import Client
 
-from corral.agents import ServiceConfig
-from corral.orchestrator.mcp_server import McpServerOptions, open_mcp_server
+from corral.agents import CorralConfig, ServiceConfig
+from corral.orchestrator.mcp_server import McpServerOptions, open_mcp_server, server_policy
 from corral.orchestrator.model_server import Policy, serve_model_server
 from corral.orchestrator.service import ServiceLimits
+from corral.tools import SandboxMode
 
-from ..service._harness import SCHEMA, TEMPLATE, allowing_policy
+from ..service._harness import SCHEMA, TEMPLATE
 
 WAIT = 30.0
 
@@ -58,14 +59,23 @@ async def open_served(
     *,
     service: ServiceConfig | None = None,
     limits: ServiceLimits | None = None,
+    sandbox_mode: SandboxMode = SandboxMode.WORKSPACE_WRITE,
 ) -> AsyncIterator[Served]:
+    """The server as `corral mcp-server` makes it in `tmp_path`, with the server's own config
+    saying `sandbox_mode` and `service` (default: folders under `tmp_path` allowed)."""
     home = tmp_path / "home"
     async with serve_model_server(policy) as model:
+        own = CorralConfig(
+            base_url=model.base_url,
+            service=service or ServiceConfig(allowed_roots=(tmp_path,)),
+            home=home,
+            sandbox_mode=sandbox_mode,
+        )
         options = McpServerOptions(
             home=home,
             limits=limits or ServiceLimits(),
             env={"CORRAL_HOME": str(home), "CORRAL_BASE_URL": model.base_url},
-            policy=allowing_policy(tmp_path, model.base_url, service),
+            policy=server_policy(own, tmp_path),
         )
         async with open_mcp_server(options) as server, Client(server) as client:
             yield Served(client, model.base_url, home, tmp_path)
