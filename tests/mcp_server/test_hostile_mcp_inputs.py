@@ -115,11 +115,21 @@ async def test_an_items_file_inside_the_working_folder_is_read(tmp_path: Path) -
     assert result.structured_content["items"] == {"done": 2}
 
 
+def _linked(link: Path, target: Path) -> str:
+    link.symlink_to(target, target_is_directory=True)
+    return link.name
+
+
+def _made(folder: Path) -> str:
+    folder.mkdir(exist_ok=True)
+    return folder.name
+
+
 FOLDER_ATTACKS: dict[str, Callable[[Path], str]] = {
     "dot-dot": lambda tmp: "..",
     "absolute outside": lambda tmp: str(_outside(tmp)),
-    "symlink outside": lambda tmp: (tmp / "away").symlink_to(_outside(tmp)) or "away",
-    "corral's home": lambda tmp: (tmp / "home").mkdir(exist_ok=True) or "home",
+    "symlink outside": lambda tmp: _linked(tmp / "away", _outside(tmp)),
+    "corral's home": lambda tmp: _made(tmp / "home"),
     "root": lambda tmp: "/",
     "user's home": lambda tmp: "~",
 }

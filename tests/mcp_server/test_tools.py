@@ -16,10 +16,10 @@ pytestmark = pytest.mark.anyio
 async def test_a_fanout_answers_at_once_and_its_results_are_read_page_by_page(
     tmp_path: Path,
 ) -> None:
-    progress: list[tuple[float, float | None]] = []
+    seen: list[tuple[float, float | None]] = []
 
-    async def note(done: float, total: float | None, message: str | None) -> None:
-        progress.append((done, total))
+    async def note(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
 
     async with open_served(tmp_path, reporter) as served:
         started = answer(await served.client.call_tool("corral_fanout", fanout_args(5)))
@@ -44,7 +44,7 @@ async def test_a_fanout_answers_at_once_and_its_results_are_read_page_by_page(
         )
     assert started["links"]["results"] == f"corral://runs/{run_id}/results"
     assert status["status"] == "done" and status["items"] == {"done": 5}
-    assert progress[-1] == (5, 5)
+    assert seen[-1] == (5, 5)
     assert [r["result"] for r in first["results"] + second["results"]] == [
         {"n": n * 10} for n in range(5)
     ]

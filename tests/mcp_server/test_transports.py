@@ -31,10 +31,10 @@ COUNT = 50
 
 async def delegate_fanout(client: Client) -> tuple[list[float], list[dict[str, object]], str]:
     """Start a `COUNT`-item fan-out, wait for it with progress, read every result."""
-    progress: list[float] = []
+    seen: list[float] = []
 
-    async def note(done: float, total: float | None, message: str | None) -> None:
-        progress.append(done)
+    async def note(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
     args = fanout_args(COUNT, concurrency=8, wait_seconds=WAIT)
     with anyio.fail_after(WAIT + 10):
@@ -43,7 +43,7 @@ async def delegate_fanout(client: Client) -> tuple[list[float], list[dict[str, o
     read = await client.read_resource(f"corral://runs/{run_id}/results")
     (contents,) = read.contents
     assert isinstance(contents, types.TextResourceContents)
-    return progress, json.loads(contents.text)["results"], run_id
+    return seen, json.loads(contents.text)["results"], run_id
 
 
 async def test_a_stdio_client_delegates_a_50_item_fanout_and_reads_every_result(
