@@ -60,9 +60,11 @@ async def open_served(
     service: ServiceConfig | None = None,
     limits: ServiceLimits | None = None,
     sandbox_mode: SandboxMode = SandboxMode.WORKSPACE_WRITE,
+    client: dict[str, Any] | None = None,
 ) -> AsyncIterator[Served]:
     """The server as `corral mcp-server` makes it in `tmp_path`, with the server's own config
-    saying `sandbox_mode` and `service` (default: folders under `tmp_path` allowed)."""
+    saying `sandbox_mode` and `service` (default: folders under `tmp_path` allowed); `client`
+    holds the official client's options (its protocol `mode`, a `message_handler`)."""
     home = tmp_path / "home"
     async with serve_model_server(policy) as model:
         own = CorralConfig(
@@ -77,5 +79,5 @@ async def open_served(
             env={"CORRAL_HOME": str(home), "CORRAL_BASE_URL": model.base_url},
             policy=server_policy(own, tmp_path),
         )
-        async with open_mcp_server(options) as server, Client(server) as client:
-            yield Served(client, model.base_url, home, tmp_path)
+        async with open_mcp_server(options) as server, Client(server, **(client or {})) as mcp:
+            yield Served(mcp, model.base_url, home, tmp_path)
