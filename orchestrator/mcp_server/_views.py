@@ -48,7 +48,11 @@ class RunViews:
         if entry is not None and entry.error is not None:
             shown["error"] = entry.error
         if record is not None:
-            totals = (await read_status(self.store, run_id)).totals()
+            status_now = await read_status(self.store, run_id)
+            totals = status_now.totals()
+            roots = [agent for agent in status_now.agents if agent.parent_id is None]
+            if record.kind == "exec" and roots:  # one agent: its answer is the run's result
+                shown["answer"] = roots[0].final_message
             shown["items"] = totals["items"]
             shown["agents"] = totals["agents"]
             shown["tokens"] = {k: v for k, v in totals.items() if k.endswith("_tokens")}
