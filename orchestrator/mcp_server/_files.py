@@ -2,14 +2,16 @@
 
 A client names `items_file` relative to the server's working folder (an absolute path is taken
 only if it lies there too). The path is resolved (`..` and every symlink followed) and must stay
-inside that folder and outside corral's home; the file is then opened component by component
-without following a symlink (`corral.tools._safe_fs`), so a link swapped in after the check
-cannot redirect the read. Only a regular file of at most `MAX_ITEMS_BYTES` is read.
+inside that folder and the `[service]` allowed roots, and outside corral's home; the file is
+then opened component by component without following a symlink (`corral.tools._safe_fs`), so
+a link swapped in after the check cannot redirect the read. Only a regular file of at most
+`MAX_ITEMS_BYTES` is read.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,10 +25,18 @@ MAX_ITEMS_BYTES: Final = 16 << 20
 """The largest items file read (16 MiB): a client cannot make the server hold more."""
 
 
-def read_items_file(name: str, *, workdir: Path, home: Path) -> list[dict[str, Any]]:
+def read_items_file(
+    name: str, *, workdir: Path, home: Path, roots: Sequence[Path]
+) -> list[dict[str, Any]]:
     """The items (JSON Lines objects) of `name` under `workdir`; `ItemsFileRefused` if the
-    path leaves `workdir`, lies in corral's `home`, or is not a readable items file."""
+    path leaves `workdir` or the allowed `roots`, lies in corral's `home`, or is not a readable
+    items file."""
     path = _checked_path(name, workdir, home)
+    if not is_within(path, roots):  # a server in `/` or `~` has none: it reads no file
+        raise ItemsFileRefused(
+            f"items_file {name!r} is not in [service] allowed_roots; set allowed_roots, or "
+            "pass the items inline"
+        )
     try:
         with open_regular(path) as handle:
             data = handle.read(MAX_ITEMS_BYTES + 1)

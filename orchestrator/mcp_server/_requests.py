@@ -30,7 +30,9 @@ def service_request(args: StartArgs, policy: ServicePolicy) -> ServiceRequest:
     if isinstance(args, FanoutArgs):
         items = args.items
         if args.items_file is not None:
-            items = read_items_file(args.items_file, workdir=policy.workdir, home=policy.home)
+            items = read_items_file(
+                args.items_file, workdir=policy.workdir, home=policy.home, roots=policy.roots
+            )
         fields |= {
             "kind": "fanout",
             "items": items,

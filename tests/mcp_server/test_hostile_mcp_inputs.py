@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
@@ -18,6 +19,7 @@ from corral.orchestrator.model_server import serve_model_server
 from corral.tools import SandboxMode
 
 from ..service._harness import reporter
+from ..service.test_pipelines import git
 from ._harness import fanout_args, open_served, refusal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
@@ -218,3 +220,35 @@ async def test_a_resource_uri_that_is_no_run_is_an_error(tmp_path: Path, uri: st
     async with open_served(tmp_path, reporter) as served:
         with pytest.raises(MCPError, match="unknown resource"):
             await served.client.read_resource(uri)
+
+
+async def test_a_server_without_allowed_roots_reads_no_items_file(tmp_path: Path) -> None:
+    (tmp_path / "items.jsonl").write_text(ITEM)
+    args = fanout_args(1, items_file="items.jsonl")
+    del args["items"]
+    roots_elsewhere = ServiceConfig(allowed_roots=(_outside(tmp_path),))
+    async with open_served(tmp_path, reporter, service=roots_elsewhere) as served:
+        result = await served.client.call_tool("corral_fanout", args)
+    assert "is not in [service] allowed_roots" in refusal(result)
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"repo": "..", "range": "HEAD~1..HEAD"}, "repo "),
+        ({"repo": "/", "range": "HEAD~1..HEAD"}, "repo "),
+        ({"repo": "repo", "range": "--output=/tmp/pwned..HEAD"}, "--output"),
+        ({"repo": "repo", "range": "HEAD..--upload-pack=touch /tmp/pwned"}, "--upload-pack"),
+    ],
+)
+async def test_a_review_outside_the_roots_or_with_git_options_is_refused(
+    tmp_path: Path, extra: dict[str, Any], said: str
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "base")
+    async with open_served(tmp_path, reporter) as served:
+        result = await served.client.call_tool("corral_review", extra)
+    assert said in refusal(result)
+    assert not await anyio.Path("/tmp/pwned").exists()
