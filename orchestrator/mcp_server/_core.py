@@ -37,6 +37,7 @@ class McpRuns:
         self.views = RunViews(manager)
         self.subscriptions = subscriptions
         self._tg = tg
+        self._watched: set[str] = set()
 
     @property
     def policy(self) -> ServicePolicy:
@@ -46,7 +47,10 @@ class McpRuns:
     async def start(self, args: StartArgs) -> str:
         """Admit the run `args` ask for and return its id; `InvalidInput` if refused."""
         request = await anyio.to_thread.run_sync(service_request, args, self.policy)
-        run_id = await self.manager.submit(request, None)
+        run_id = await self.manager.submit(request, args.idempotency_key)
+        if run_id in self._watched:  # a repeated call: the first one's watcher is on it
+            return run_id
+        self._watched.add(run_id)
         entry = self.manager.get(run_id)
         if entry is not None:
             self._tg.start_soon(watch_run, entry, self.subscriptions, name=f"watch {run_id}")

@@ -50,6 +50,13 @@ class _StartArgs(_Args):
         description="wait this long for the run to end before answering, sending progress "
         "notifications if the call carries a progressToken (0: answer at once)",
     )
+    idempotency_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=255,
+        description="a call repeated with the same key (and arguments) answers with the run "
+        "the first one started, so a retried call never starts a run twice",
+    )
 
     def common(self) -> dict[str, Any]:
         """The request fields every run kind shares."""

@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from ..service._harness import reporter
-from ._harness import WAIT, answer, fanout_args, open_served
+from ._harness import WAIT, answer, fanout_args, open_served, refusal
 
 pytestmark = pytest.mark.anyio
 
@@ -49,3 +49,17 @@ async def test_a_fanout_answers_at_once_and_its_results_are_read_page_by_page(
         {"n": n * 10} for n in range(5)
     ]
     assert second["next_offset"] is None
+
+
+async def test_a_start_repeated_with_its_idempotency_key_starts_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    args = fanout_args(2, idempotency_key="retry-1")
+    async with open_served(tmp_path, reporter) as served:
+        first = answer(await served.client.call_tool("corral_fanout", args))
+        again = answer(await served.client.call_tool("corral_fanout", args))
+        other = await served.client.call_tool("corral_fanout", {**args, "concurrency": 1})
+        runs = answer(await served.client.call_tool("corral_runs", {}))
+    assert again["run_id"] == first["run_id"]
+    assert [run["run_id"] for run in runs["runs"]] == [first["run_id"]]
+    assert "was used for a different request" in refusal(other)
