@@ -64,12 +64,13 @@ class McpRuns:
         last: tuple[int, int | None] | None = None
         with anyio.move_on_after(seconds):
             while True:
-                count = len(entry.log.events)
+                # Looked at before the journal, so the last change is reported before returning.
+                ended, count = entry.done.is_set(), len(entry.log.events)
                 now = await self.views.progress(run_id)
                 if now != last:
                     last = now
                     await report(now[0], now[1], _said(*now))
-                if entry.done.is_set():
+                if ended:
                     return
                 await entry.log.wait_beyond(count, PROGRESS_POLL)
 
