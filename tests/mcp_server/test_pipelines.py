@@ -8,6 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from corral.agents import open_sqlite_store
+
 from ..e2e import test_review as review_e2e
 from ..e2e import test_triage as triage_e2e
 from ..service._harness import Gate
@@ -72,3 +74,21 @@ async def test_cancel_stops_a_run_its_client_started(tmp_path: Path) -> None:
     assert cancelled["status"] == "cancelled" and status["status"] == "cancelled"
     assert [run["run_id"] for run in runs["runs"]] == [run_id]
     assert status["items"].get("done", 0) == 0
+
+
+async def test_a_run_left_unfinished_when_the_server_stops_is_interrupted_in_the_journal(
+    tmp_path: Path,
+) -> None:
+    gate = Gate()
+    try:
+        async with open_served(tmp_path, gate) as served:
+            run_id = answer(await served.client.call_tool("corral_fanout", fanout_args(1)))[
+                "run_id"
+            ]
+            with anyio.fail_after(WAIT):
+                await gate.reached.wait()
+    finally:
+        gate.release()
+    async with open_sqlite_store(tmp_path / "home" / "journal.sqlite") as store:
+        record = await store.get_run(run_id)
+    assert record is not None and record.status == "interrupted"
