@@ -29,7 +29,7 @@ from ..service._policy import ServicePolicy
 from ..service._runs import RunManager, ServiceLimits
 from ..service._submissions import open_submission_book
 from ._core import McpRuns
-from ._resources import TEMPLATES, list_resources, read_resource
+from ._resources import TEMPLATES, list_resources, parse_uri, read_resource
 from ._subscriptions import Subscriptions
 from ._tools import TOOLS, call_tool
 
@@ -83,61 +83,66 @@ async def open_mcp_server(options: McpServerOptions) -> AsyncIterator[Server[Any
 
 def build_server(runs: McpRuns) -> Server[Any]:
     """The lowlevel server whose handlers call `runs`."""
-    subscriptions = runs.subscriptions
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool.spec() for tool in TOOLS])
-
-    async def call(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        async def report(progress: float, total: float | None, message: str) -> None:
-            await ctx.session.report_progress(progress, total, message)
-
-        return await call_tool(runs, params.name, params.arguments, report)
-
-    async def resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return await list_resources(runs.views)
-
-    async def templates(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=list(TEMPLATES))
-
-    async def read(
-        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        return await read_resource(runs.views, params.uri)
-
-    async def subscribe(
-        ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        subscriptions.subscribe(params.uri, ctx.session)
-        return types.EmptyResult()
-
-    async def unsubscribe(
-        ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        subscriptions.unsubscribe(params.uri, ctx.session)
-        return types.EmptyResult()
-
+    handlers = _Handlers(runs)
     return Server(
         SERVER_NAME,
         version=corral_version(),
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call,
-        on_list_resources=resources,
-        on_list_resource_templates=templates,
-        on_read_resource=read,
-        on_subscribe_resource=subscribe,
-        on_unsubscribe_resource=unsubscribe,
-        on_subscriptions_listen=subscriptions.listen,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+        on_list_resources=handlers.list_resources,
+        on_list_resource_templates=handlers.list_templates,
+        on_read_resource=handlers.read_resource,
+        on_subscribe_resource=handlers.subscribe,
+        on_unsubscribe_resource=handlers.unsubscribe,
+        on_subscriptions_listen=runs.subscriptions.listen,
     )
+
+
+Context = ServerRequestContext[Any]
+Page = types.PaginatedRequestParams | None
+
+
+class _Handlers:
+    """The protocol's requests, each handed on to `McpRuns` or the resource views."""
+
+    def __init__(self, runs: McpRuns) -> None:
+        self._runs = runs
+
+    async def list_tools(self, ctx: Context, params: Page) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool.spec() for tool in TOOLS])
+
+    async def call_tool(
+        self, ctx: Context, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        async def report(progress: float, total: float | None, message: str) -> None:
+            await ctx.session.report_progress(progress, total, message)  # no token: no-op
+
+        return await call_tool(self._runs, params.name, params.arguments, report)
+
+    async def list_resources(self, ctx: Context, params: Page) -> types.ListResourcesResult:
+        return await list_resources(self._runs.views)
+
+    async def list_templates(self, ctx: Context, params: Page) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=list(TEMPLATES))
+
+    async def read_resource(
+        self, ctx: Context, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await read_resource(self._runs.views, params.uri)
+
+    async def subscribe(
+        self, ctx: Context, params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        parse_uri(params.uri)  # only corral's run URIs can be subscribed to
+        self._runs.subscriptions.subscribe(params.uri, ctx.session)
+        return types.EmptyResult()
+
+    async def unsubscribe(
+        self, ctx: Context, params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        self._runs.subscriptions.unsubscribe(params.uri, ctx.session)
+        return types.EmptyResult()
 
 
 _WIDTH = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.FULL_ACCESS)

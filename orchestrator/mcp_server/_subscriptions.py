@@ -15,6 +15,8 @@ from typing import Final
 import anyio
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
 
 from ..service._runs import RunEntry
 from ._views import run_uri
@@ -24,6 +26,8 @@ logger = logging.getLogger(__name__)
 UPDATE_INTERVAL: Final = 0.5
 """Seconds between two updates of one run: a 1,000-item run sends no 1,000 notices a second."""
 SEND_TIMEOUT: Final = 5.0
+MAX_SUBSCRIPTIONS: Final = 10_000
+"""Handshake-era subscriptions held at once, over all connections: a client cannot fill memory."""
 
 
 class Subscriptions:
@@ -36,6 +40,9 @@ class Subscriptions:
         """URI -> the subscribed connections (by identity), each with a session to send on."""
 
     def subscribe(self, uri: str, session: ServerSession) -> None:
+        """Send `session`'s connection a notice when `uri` changes; `MCPError` past the cap."""
+        if sum(map(len, self._legacy.values())) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(INTERNAL_ERROR, f"the server holds {MAX_SUBSCRIPTIONS} subscriptions")
         self._legacy.setdefault(uri, {})[_connection_of(session)] = session
 
     def unsubscribe(self, uri: str, session: ServerSession) -> None:

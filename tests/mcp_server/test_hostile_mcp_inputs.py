@@ -6,6 +6,7 @@ before any worker starts."""
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -252,3 +253,12 @@ async def test_a_review_outside_the_roots_or_with_git_options_is_refused(
         result = await served.client.call_tool("corral_review", extra)
     assert said in refusal(result)
     assert not await anyio.Path("/tmp/pwned").exists()
+
+
+@pytest.mark.parametrize("uri", ["file:///etc/passwd", "corral://runs/x/../../y", "corral://x"])
+async def test_only_run_uris_can_be_subscribed_to(tmp_path: Path, uri: str) -> None:
+    async with open_served(tmp_path, reporter, client={"mode": "legacy"}) as served:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # resources/subscribe is deprecated in 2026-07-28
+            with pytest.raises(MCPError, match="unknown resource"):
+                await served.client.subscribe_resource(uri)
