@@ -16,12 +16,12 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ..service._policy import ServicePolicy
-from ..service._runs import RunManager
+from ..service._runs import RunEntry, RunManager
 from ._errors import ToolInputRefused
 from ._inputs import RunsArgs
 from ._requests import StartArgs, service_request
 from ._subscriptions import Subscriptions, watch_run
-from ._views import RunViews
+from ._views import OPEN_RUNS, RunViews
 
 Progress = Callable[[float, float | None, str], Awaitable[None]]
 """`(progress, total, message)`: where a waiting call reports how far the run is."""
@@ -57,22 +57,35 @@ class McpRuns:
         return run_id
 
     async def wait(self, run_id: str, seconds: float, report: Progress) -> None:
-        """Wait up to `seconds` for the run to end, reporting each change of its progress."""
-        entry = self.manager.get(run_id)
-        if entry is None or seconds <= 0:
+        """Wait up to `seconds` for the run to end, reporting each change of its progress.
+
+        A run this server executes wakes the wait as its journal moves; one another process
+        executes (`corral serve`, `corral fanout` on the same journal) is looked at every
+        `PROGRESS_POLL` seconds."""
+        if seconds <= 0:
             return
-        last: tuple[int, int | None] | None = None
+        entry = self.manager.get(run_id)
+        last: list[tuple[int, int | None]] = []
         with anyio.move_on_after(seconds):
             while True:
                 # Looked at before the journal, so the last change is reported before returning.
-                ended, count = entry.done.is_set(), len(entry.log.events)
+                ended, count = await self._ended(run_id, entry)
                 now = await self.views.progress(run_id)
-                if now != last:
-                    last = now
+                if now not in last[-1:]:
+                    last.append(now)
                     await report(now[0], now[1], _said(*now))
                 if ended:
                     return
-                await entry.log.wait_beyond(count, PROGRESS_POLL)
+                if entry is None:
+                    await anyio.sleep(PROGRESS_POLL)  # nothing here can tell of its progress
+                else:
+                    await entry.log.wait_beyond(count, PROGRESS_POLL)
+
+    async def _ended(self, run_id: str, entry: RunEntry | None) -> tuple[bool, int]:
+        if entry is not None:
+            return entry.done.is_set(), len(entry.log.events)
+        record = await self.manager.store.get_run(run_id)
+        return record is None or record.status not in OPEN_RUNS, 0
 
     async def cancel(self, run_id: str) -> dict[str, Any]:
         entry = await self.manager.cancel(run_id)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import anyio
 import pytest
 
+from corral.agents import RunRecord, open_sqlite_store
+
 from ..service._harness import reporter
-from ._harness import WAIT, answer, fanout_args, open_served, refusal
+from ._harness import WAIT, Served, answer, fanout_args, open_served, refusal
 
 pytestmark = pytest.mark.anyio
 
@@ -63,3 +66,40 @@ async def test_a_start_repeated_with_its_idempotency_key_starts_nothing_twice(
     assert again["run_id"] == first["run_id"]
     assert [run["run_id"] for run in runs["runs"]] == [first["run_id"]]
     assert "was used for a different request" in refusal(other)
+
+
+async def test_status_waits_for_a_run_another_process_executes_on_the_same_journal(
+    tmp_path: Path,
+) -> None:
+    reported = anyio.Event()
+    answers: list[dict[str, object]] = []
+
+    async def note(progress: float, total: float | None, message: str | None) -> None:
+        reported.set()
+
+    async def wait(served: Served) -> None:
+        args = {"run_id": "elsewhere", "wait_seconds": WAIT}
+        answers.append(
+            answer(await served.client.call_tool("corral_status", args, progress_callback=note))
+        )
+
+    now = time.time()
+    record = RunRecord(
+        run_id="elsewhere",
+        kind="fanout",
+        status="running",
+        created_at=now,
+        updated_at=now,
+        config={},
+    )
+    async with (
+        open_served(tmp_path, reporter) as served,
+        open_sqlite_store(served.home / "journal.sqlite") as store,
+    ):
+        await store.create_run(record)
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(wait, served)
+                await reported.wait()
+                await store.update_run("elsewhere", status="done", updated_at=time.time())
+    assert answers[0]["status"] == "done"
