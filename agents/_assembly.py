@@ -217,7 +217,12 @@ def build_turn_context(
     developer = spec.developer_instructions
     return TurnContext(
         environment=capture_environment(
-            spec.cwd, now=now, network=spec.profile.network, subagents=subagents
+            spec.cwd,
+            now=now,
+            network=spec.profile.network,
+            subagents=subagents,
+            allowed_domains=spec.profile.allowed_domains if spec.profile.network else None,
+            denied_domains=spec.profile.denied_domains if spec.profile.network else (),
         ),
         permissions=render_permissions(spec.profile),
         developer_instructions=DEVELOPER_INSTRUCTIONS.render(f"\n{developer}\n")

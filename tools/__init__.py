@@ -15,6 +15,8 @@ from ._approval import DenyAllApprover as DenyAllApprover
 from ._approval import request_approval as request_approval
 from ._core_tools import build_core_registry as build_core_registry
 from ._core_tools import core_tool_names as core_tool_names
+from ._domains import DomainPolicy as DomainPolicy
+from ._domains import check_domain_patterns as check_domain_patterns
 from ._errors import CorralError as CorralError
 from ._errors import InvalidInput as InvalidInput
 from ._errors import OperationFailed as OperationFailed
@@ -79,6 +81,7 @@ __all__ = [
     "CommandResult",
     "CorralError",
     "DenyAllApprover",
+    "DomainPolicy",
     "FileToolError",
     "HeadTailBuffer",
     "InvalidInput",
@@ -108,6 +111,7 @@ __all__ = [
     "apply_patch_text",
     "apply_patch_tool",
     "build_core_registry",
+    "check_domain_patterns",
     "core_tool_names",
     "file_tools",
     "format_command_output",

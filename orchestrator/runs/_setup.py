@@ -100,6 +100,8 @@ def profile_from_config(config: CorralConfig, cwd: Path) -> PermissionProfile:
         sandbox=mode,
         writable_roots=roots,
         network=config.network_access,
+        allowed_domains=config.network.allowed_domains,
+        denied_domains=config.network.denied_domains,
         approval=config.approval_policy,
         hidden_roots=(config.home,),
     )

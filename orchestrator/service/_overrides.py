@@ -48,6 +48,8 @@ GUARDED: Final[Mapping[Key, Guard]] = {
     ("agents", "roles", ANY, "sandbox_mode"): "sandbox",
     ("approval_policy",): "approval",
     ("network_access",): "network",
+    ("network", "allowed_domains"): "network",
+    ("network", "denied_domains"): "network",
     ("writable_roots",): "writable_roots",
     ("mcp_servers", BELOW): "mcp",
     ("base_url",): "base_url",
