@@ -31,6 +31,8 @@ logger = logging.getLogger("corral.netproxy")
 
 HEAD_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
+# Once the command is gone its connections end by themselves; past this they are cut.
+DRAIN_TIMEOUT = 2.0
 SOCKET_NAME = "proxy.sock"
 
 Resolver = Callable[[str, int], Awaitable[Sequence[IpAddress]]]
@@ -53,9 +55,26 @@ class NetworkProxy:
     policy: DomainPolicy
     resolver: Resolver = system_resolver
     denials: list[str] = field(default_factory=list)
+    _active: int = 0
+    _idle: anyio.Event | None = None
+
+    async def wait_idle(self) -> None:
+        """Return once no connection is being served."""
+        while self._active:
+            self._idle = anyio.Event()
+            await self._idle.wait()
 
     async def handle(self, client: anyio.abc.ByteStream) -> None:
         """Serve one client connection; every failure ends in an answer, never an exception."""
+        self._active += 1
+        try:
+            await self._serve(client)
+        finally:
+            self._active -= 1
+            if not self._active and self._idle is not None:
+                self._idle.set()
+
+    async def _serve(self, client: anyio.abc.ByteStream) -> None:
         async with client:
             try:
                 request, early = await self._read_request(client)
@@ -171,6 +190,10 @@ async def serve_proxy(proxy: NetworkProxy) -> AsyncIterator[Path]:
             async with anyio.create_task_group() as group:
                 group.start_soon(listener.serve, _contained(proxy), group)
                 yield folder
+                # Cancelling a receive on a unix socket that just became readable trips anyio
+                # (a set_result on a cancelled future): let finished clients' relays end first.
+                with anyio.move_on_after(DRAIN_TIMEOUT, shield=True):
+                    await proxy.wait_idle()
                 group.cancel_scope.cancel()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
