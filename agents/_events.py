@@ -90,6 +90,8 @@ class ToolResult(_Event):
     success: bool = True
     total_bytes: int | None = None
     sha256: str | None = None
+    network_denials: tuple[str, ...] = ()
+    """Connections corral's proxy refused during the call (`host: reason`)."""
 
 
 class CompactionDone(_Event):

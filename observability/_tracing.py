@@ -307,6 +307,9 @@ class TracingHooks(RunnerHooks):
             metric[sc.ERROR_TYPE] = sc.ERROR_TOOL
             span.set_attribute(sc.ERROR_TYPE, sc.ERROR_TOOL)
             span.set_status(Status(StatusCode.ERROR, f"tool {call.name} reported a failure"))
+        if output.network_denials:
+            span.set_attribute(sc.CORRAL_NETWORK_DENIED, list(output.network_denials))
+            span.set_attribute(sc.CORRAL_NETWORK_DENIED_COUNT, len(output.network_denials))
         if self._metrics is not None:
             self._metrics.tool_call(time.monotonic() - started, metric)
         span.end()

@@ -29,10 +29,15 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a tool call answers the model: text, and whether the call succeeded."""
+    """What a tool call answers the model: text, and whether the call succeeded.
+
+    `network_denials` lists the connections corral's proxy refused during the call (`host:
+    reason`), for the journal, `corral status` and the traces; the text tells the model.
+    """
 
     text: str
     success: bool = True
+    network_denials: tuple[str, ...] = ()
 
     @classmethod
     def error(cls, message: str) -> ToolOutput:

@@ -208,7 +208,11 @@ class _ShellRun:
 
     def _answer(self, result: CommandResult) -> ToolOutput:
         text = self._render(result)
-        return ToolOutput(text=text, success=result.exit_code == 0 and not result.timed_out)
+        return ToolOutput(
+            text=text,
+            success=result.exit_code == 0 and not result.timed_out,
+            network_denials=result.network_denials,
+        )
 
     def _render(self, result: CommandResult) -> str:
         return format_command_output(result, timeout=self.timeout)
@@ -222,6 +226,11 @@ def format_command_output(result: CommandResult, *, timeout: float) -> str:
     lines = [f"Exit code: {result.exit_code}", f"Wall time: {result.duration:.1f} seconds"]
     if result.truncated_bytes:
         lines.append(f"Total output lines: {result.line_count}")
+    if result.network_denials:
+        refused = "; ".join(dict.fromkeys(result.network_denials))
+        lines.append(
+            f"Network policy refused {len(result.network_denials)} connection(s): {refused}"
+        )
     lines += ["Output:", body]
     return "\n".join(lines)
 

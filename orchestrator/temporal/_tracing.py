@@ -133,6 +133,9 @@ class ToolSpans:
         if not output.success:
             span.set_attribute(sc.ERROR_TYPE, sc.ERROR_TOOL)
             span.set_status(Status(StatusCode.ERROR, f"tool {call.name} reported a failure"))
+        if output.network_denials:
+            span.set_attribute(sc.CORRAL_NETWORK_DENIED, list(output.network_denials))
+            span.set_attribute(sc.CORRAL_NETWORK_DENIED_COUNT, len(output.network_denials))
         span.end()
 
     def close(self) -> None:
