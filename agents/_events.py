@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from corral.tools import HookRun
+
 from ._compaction import DroppedItems
 from ._environment import EnvironmentContext
 from ._items import FunctionCall, Item, Usage
@@ -92,6 +94,8 @@ class ToolResult(_Event):
     sha256: str | None = None
     network_denials: tuple[str, ...] = ()
     """Connections corral's proxy refused during the call (`host: reason`)."""
+    hook_runs: tuple[HookRun, ...] = ()
+    """The user's hooks that ran around the call."""
 
 
 class CompactionDone(_Event):

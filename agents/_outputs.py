@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
+from corral.tools import HookRun
 from corral.tools._truncate import APPROX_BYTES_PER_TOKEN, truncate_middle
 
 from ._events import ToolResult
@@ -32,6 +33,7 @@ def visible_result(
     token_limit: int,
     max_bytes: int,
     network_denials: tuple[str, ...] = (),
+    hook_runs: tuple[HookRun, ...] = (),
 ) -> ToolResult:
     """The `ToolResult` to journal for a call that answered `text`: cut as the model sees it."""
     data = text.encode("utf-8", errors="surrogatepass")
@@ -43,6 +45,7 @@ def visible_result(
         total_bytes=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
         network_denials=network_denials,
+        hook_runs=hook_runs,
     )
 
 

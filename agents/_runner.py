@@ -268,6 +268,7 @@ class AgentRunner:
             token_limit=config.tool_output_token_limit,
             max_bytes=config.max_tool_output_bytes,
             network_denials=output.network_denials,
+            hook_runs=output.hook_runs,
         )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):

@@ -27,6 +27,7 @@ from corral.tools import ToolOutput
 
 from . import _semconv as sc
 from ._metrics import RunMetrics
+from ._tool_extras import record_tool_extras
 
 CostFn = Callable[[str, Usage], float]
 Redact = Callable[[str], str]
@@ -307,9 +308,7 @@ class TracingHooks(RunnerHooks):
             metric[sc.ERROR_TYPE] = sc.ERROR_TOOL
             span.set_attribute(sc.ERROR_TYPE, sc.ERROR_TOOL)
             span.set_status(Status(StatusCode.ERROR, f"tool {call.name} reported a failure"))
-        if output.network_denials:
-            span.set_attribute(sc.CORRAL_NETWORK_DENIED, list(output.network_denials))
-            span.set_attribute(sc.CORRAL_NETWORK_DENIED_COUNT, len(output.network_denials))
+        record_tool_extras(self._tracer, span, output)
         if self._metrics is not None:
             self._metrics.tool_call(time.monotonic() - started, metric)
         span.end()

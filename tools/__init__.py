@@ -29,6 +29,9 @@ from ._fs_common import FileToolError as FileToolError
 from ._fs_common import SearchTimedOut as SearchTimedOut
 from ._function_tool import function_tool as function_tool
 from ._grep import grep_tool as grep_tool
+from ._hook_model import HookEvent as HookEvent
+from ._hook_model import HookRun as HookRun
+from ._hook_model import HooksConfig as HooksConfig
 from ._parallel import run_tool_calls as run_tool_calls
 from ._patch import PatchConflict as PatchConflict
 from ._patch import PatchError as PatchError
@@ -66,6 +69,7 @@ from ._shell import shell_tool as shell_tool
 from ._truncate import HeadTailBuffer as HeadTailBuffer
 from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
+from ._user_hooks import HookRunner as HookRunner
 
 __all__ = [
     "APPROVAL_TIMEOUT",
@@ -84,6 +88,10 @@ __all__ = [
     "DomainPolicy",
     "FileToolError",
     "HeadTailBuffer",
+    "HookEvent",
+    "HookRun",
+    "HookRunner",
+    "HooksConfig",
     "InvalidInput",
     "OperationFailed",
     "PatchConflict",

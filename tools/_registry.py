@@ -18,6 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ._errors import CorralError
+from ._hook_model import HookRun
 from ._permissions import PermissionProfile
 from ._schema import strict_json_schema
 from ._services import ToolServices
@@ -38,6 +39,8 @@ class ToolOutput:
     text: str
     success: bool = True
     network_denials: tuple[str, ...] = ()
+    hook_runs: tuple[HookRun, ...] = ()
+    """The user's hooks that ran around the call (see `_user_hooks`)."""
 
     @classmethod
     def error(cls, message: str) -> ToolOutput:

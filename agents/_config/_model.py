@@ -20,7 +20,13 @@ from pydantic import (
     model_validator,
 )
 
-from corral.tools import APPROVAL_TIMEOUT, ApprovalPolicy, SandboxMode, check_domain_patterns
+from corral.tools import (
+    APPROVAL_TIMEOUT,
+    ApprovalPolicy,
+    HooksConfig,
+    SandboxMode,
+    check_domain_patterns,
+)
 
 from ._errors import ConfigError
 
@@ -337,6 +343,8 @@ class CorralConfig(_Section):
     """Where runs execute: in this process, or on corral workers of the `[temporal]` server."""
     temporal: TemporalConfig = TemporalConfig()
     journal: JournalConfig = JournalConfig()
+    hooks: HooksConfig = HooksConfig()
+    """Commands to run on lifecycle events (Codex's names: `PreToolUse`, `Stop`, ...)."""
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")
     projects: dict[str, ProjectTrust] = {}

@@ -92,6 +92,8 @@ WIDENING_KEYS = frozenset(
         "budgets",
         "prices",
         "agents.roles.*.sandbox_mode",
+        # Hooks run commands, some of them outside the sandbox.
+        "hooks",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

@@ -69,6 +69,7 @@ NEVER: Final[Mapping[Key, str]] = {
     ("home",): "it is the server's own setting",
     ("projects", BELOW): "it says which projects the server trusts",
     ("project_root_markers",): "it moves where project config is looked for",
+    ("hooks", BELOW): "hooks run commands on the server",
 }
 """Keys no request may change, with the reason the refusal gives."""
 
