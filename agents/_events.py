@@ -211,6 +211,7 @@ NOTE_KINDS = frozenset(
         "item_finished",
         "approval_requested",
         "approval_answered",
+        "hook_ran",
     }
 )
 """Journal kinds that record what happened around an agent (for streams and audits) but are not

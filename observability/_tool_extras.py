@@ -8,6 +8,7 @@ trace shows which hook ran, for how long, and what it decided.
 from __future__ import annotations
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.trace import Span, Status, StatusCode, Tracer
 
 from corral.tools import HookRun, ToolOutput
@@ -21,12 +22,11 @@ def record_tool_extras(tracer: Tracer, span: Span, output: ToolOutput) -> None:
         span.set_attribute(sc.CORRAL_NETWORK_DENIED, list(output.network_denials))
         span.set_attribute(sc.CORRAL_NETWORK_DENIED_COUNT, len(output.network_denials))
     for run in output.hook_runs:
-        record_hook_span(tracer, span, run)
+        record_hook_span(tracer, trace.set_span_in_context(span), run)
 
 
-def record_hook_span(tracer: Tracer, parent: Span | None, run: HookRun) -> None:
-    """One finished hook run as a span (under `parent`, or the current span)."""
-    context = trace.set_span_in_context(parent) if parent is not None else None
+def record_hook_span(tracer: Tracer, context: Context | None, run: HookRun) -> None:
+    """One finished hook run as a span (in `context`, or the current one)."""
     start = int(run.started_at * 1e9)
     hook = tracer.start_span(
         f"{sc.SPAN_HOOK} {run.event.value}",
