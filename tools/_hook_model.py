@@ -55,6 +55,9 @@ class HookCommand(_Strict):
     command: str = Field(min_length=1)
     timeout: float = Field(default=DEFAULT_HOOK_TIMEOUT, gt=0, le=MAX_HOOK_TIMEOUT)
     sandbox: Literal["agent", "none"] = "agent"
+    env_vars: tuple[str, ...] = ()
+    """Variables of corral's own environment the command is given (a webhook URL, a token);
+    otherwise it gets the sandbox's short allow-list only."""
 
 
 class HookMatcher(_Strict):

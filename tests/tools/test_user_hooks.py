@@ -156,6 +156,17 @@ async def test_a_permission_request_hook_denies_before_anyone_is_asked(layout: L
     assert [r.event for r in output.hook_runs] == ["PermissionRequest"]
 
 
+async def test_a_hook_gets_only_the_variables_it_names(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOOK_TOKEN", "t-123")
+    monkeypatch.setenv("OTHER_SECRET", "s-456")
+    show = "echo token=$HOOK_TOKEN other=$OTHER_SECRET; exit 2"
+    runner = hooks(PreToolUse=[group(show, env_vars=["HOOK_TOKEN"])])
+    output = await run_shell(layout, runner, "true")
+    assert output.text.endswith("token=t-123 other=")
+
+
 def test_a_matcher_that_is_no_regular_expression_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a regular expression"):
         HooksConfig.model_validate({"Stop": [{"matcher": "(", "hooks": []}]})

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -104,7 +105,8 @@ async def _run_one(event: HookEvent, hook: HookCommand, scope: HookScope, text: 
     profile = scope.profile
     if hook.sandbox == "none":
         profile = profile.model_copy(update={"sandbox": SandboxMode.FULL_ACCESS})
-    env = {"CORRAL_HOOK_INPUT": text, "CORRAL_HOOK_COMMAND": hook.command}
+    passed = {name: os.environ[name] for name in hook.env_vars if name in os.environ}
+    env = {**passed, "CORRAL_HOOK_INPUT": text, "CORRAL_HOOK_COMMAND": hook.command}
     started, began = time.time(), time.monotonic()
     try:
         with anyio.fail_after(hook.timeout + _SETUP_GRACE):
