@@ -87,9 +87,10 @@ async def test_a_request_for_a_host_outside_the_policy_is_refused_and_reaches_no
     attack: str,
 ) -> None:
     async with serve_loopback() as server:
-        answer, _ = await ask(attack.format(port=server.port))
+        answer, proxy = await ask(attack.format(port=server.port))
     assert first_line(answer).split(" ")[1] in ("400", "403"), answer
     assert server.heads == []
+    assert len(proxy.denials) == 1
 
 
 ALLOWED = {

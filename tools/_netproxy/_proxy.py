@@ -80,6 +80,8 @@ class NetworkProxy:
                 request, early = await self._read_request(client)
                 upstream = await self._open_upstream(request)
             except Refused as refusal:
+                if refusal.status in (400, 403) and not refusal.counted:
+                    self.denials.append(f"a malformed request: {refusal}")
                 await _answer(client, refusal.status, str(refusal))
                 return
             except (anyio.EndOfStream, anyio.BrokenResourceError, TimeoutError, OSError):
@@ -115,8 +117,9 @@ class NetworkProxy:
     def _deny(self, host: Host, reason: str) -> Refused:
         self.denials.append(f"{host.name}: {reason}")
         logger.info("network policy refused %s: %s", host.name, reason)
-        message = f"corral network policy: {host.name} refused: {reason}"
-        return Refused(403, message)
+        refusal = Refused(403, f"corral network policy: {host.name} refused: {reason}")
+        refusal.counted = True
+        return refusal
 
     async def _relay(
         self,

@@ -25,6 +25,7 @@ class Refused(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+        self.counted = False  # already among the proxy's denials
 
 
 @dataclass(frozen=True)
