@@ -33,6 +33,9 @@ HEAD_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 # Once the command is gone its connections end by themselves; past this they are cut.
 DRAIN_TIMEOUT = 2.0
+# One command's open connections: past this, new ones are refused (corral's file descriptors
+# are not the sandbox's to spend).
+MAX_CONNECTIONS = 256
 SOCKET_NAME = "proxy.sock"
 
 Resolver = Callable[[str, int], Awaitable[Sequence[IpAddress]]]
@@ -68,6 +71,10 @@ class NetworkProxy:
         """Serve one client connection; every failure ends in an answer, never an exception."""
         self._active += 1
         try:
+            if self._active > MAX_CONNECTIONS:
+                async with client:
+                    await _answer(client, 503, f"more than {MAX_CONNECTIONS} open connections")
+                return
             await self._serve(client)
         finally:
             self._active -= 1
@@ -171,7 +178,13 @@ async def _pump(source: anyio.abc.ByteStream, sink: anyio.abc.ByteStream) -> Non
 
 async def _answer(client: anyio.abc.ByteStream, status: int, message: str) -> None:
     body = (message + "\n").encode()
-    reason = {400: "Bad Request", 403: "Forbidden", 431: "Too Large", 502: "Bad Gateway"}
+    reason = {
+        400: "Bad Request",
+        403: "Forbidden",
+        431: "Too Large",
+        502: "Bad Gateway",
+        503: "Service Unavailable",
+    }
     head = (
         f"HTTP/1.1 {status} {reason.get(status, 'Refused')}\r\n"
         "Content-Type: text/plain; charset=utf-8\r\n"
