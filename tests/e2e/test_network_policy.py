@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from corral.orchestrator.model_server import serve_model_server
+from tests._scripted import Supervise, texts
 from tests.tools.netproxy_support import BODY, serve_loopback
 
 from ._cli import corral_env, run_corral
@@ -81,3 +82,31 @@ async def test_a_restricted_run_reaches_the_allowed_host_only_and_status_counts_
     assert [a["network_denials"] for a in report["agents"]] == [1]
     human = await run_corral(["status", "run-net"], env=env, cwd=work)
     assert "1 network denials" in human.stdout
+
+
+async def test_a_worker_asking_for_wider_domains_is_shown_the_intersection(
+    tmp_path: Path,
+) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    (work / ".git").mkdir(parents=True)
+    (home / "config.toml").write_text(
+        'network_access = true\n[network]\nallowed_domains = ["pypi.org", "**.pythonhosted.org"]\n'
+        "[agents]\nmax_depth = 1\n"
+    )
+    wider = {"message": "install", "allowed_domains": ["*", "files.pythonhosted.org", "evil.test"]}
+    supervise = Supervise({"spawn-w": wider}, last="worker done")
+    async with serve_model_server(supervise) as model:
+        env = corral_env(home, model.base_url)
+        done = await run_corral(["exec", "--role", "supervisor", "go"], env=env, cwd=work)
+        assert done.code == 0, done.stderr
+        requests = [r["normalised"] for r in model.requests]
+    worker = next(r for r in requests if any("<subagent_context>" in t for _, t in texts(r)))
+    context = next(t for _, t in texts(worker) if t.startswith("<environment_context>"))
+    assert (
+        '  <network enabled="true">\n'
+        "    <allowed>**.pythonhosted.org</allowed>\n"
+        "    <allowed>files.pythonhosted.org</allowed>\n"
+        "    <allowed>pypi.org</allowed>\n"
+        "  </network>\n"
+    ) in context
