@@ -102,7 +102,7 @@ def format_status(status: RunStatus) -> str:
             lines.append(
                 f"{indent}{agent.nickname} ({agent.agent_id}) {agent.role}: {agent.status}, "
                 f"{tokens} tokens, ${agent.cost_usd:.4f}"
-                + (f", {refused} network denials" if refused else "")
+                + (f", network denials: {refused}" if refused else "")
                 + (f" - {agent.error}" if agent.error else "")
             )
     if status.items:

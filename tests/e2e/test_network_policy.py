@@ -81,7 +81,7 @@ async def test_a_restricted_run_reaches_the_allowed_host_only_and_status_counts_
     report = json.loads(status.stdout)
     assert [a["network_denials"] for a in report["agents"]] == [1]
     human = await run_corral(["status", "run-net"], env=env, cwd=work)
-    assert "1 network denials" in human.stdout
+    assert "network denials: 1" in human.stdout
 
 
 async def test_a_worker_asking_for_wider_domains_is_shown_the_intersection(
