@@ -102,6 +102,9 @@ from ._items import Message as Message
 from ._items import Reasoning as Reasoning
 from ._items import Usage as Usage
 from ._items import item_from_wire as item_from_wire
+from ._lifecycle_hooks import HOOK_NOTE as HOOK_NOTE
+from ._lifecycle_hooks import AgentHooks as AgentHooks
+from ._lifecycle_hooks import hook_context_fragments as hook_context_fragments
 from ._permissions_fragment import render_permissions as render_permissions
 from ._preparations import CompactionGate as CompactionGate
 from ._resume import continue_agent as continue_agent
@@ -138,6 +141,7 @@ __all__ = [
     "COMPACTION_SUMMARY",
     "DEVELOPER_INSTRUCTIONS",
     "ENVIRONMENT_CONTEXT",
+    "HOOK_NOTE",
     "NOTE_KINDS",
     "PERMISSIONS",
     "PERSONALITIES",
@@ -151,6 +155,7 @@ __all__ = [
     "USER_INSTRUCTIONS",
     "Action",
     "AgentCore",
+    "AgentHooks",
     "AgentRecord",
     "AgentRunner",
     "AgentSpec",
@@ -247,6 +252,7 @@ __all__ = [
     "event_to_payload",
     "export_jsonl",
     "fragment_kind_of",
+    "hook_context_fragments",
     "is_contextual",
     "item_from_wire",
     "list_trust",

@@ -215,9 +215,17 @@ def build_turn_context(
         root_markers=settings.root_markers,
     )
     developer = spec.developer_instructions
+    profile = spec.profile
+    # Full access runs commands unconfined, so no proxy stands between them and the network.
+    enforced = profile.network_mode == "restricted" and profile.sandbox != "full-access"
     return TurnContext(
         environment=capture_environment(
-            spec.cwd, now=now, network=spec.profile.network, subagents=subagents
+            spec.cwd,
+            now=now,
+            network=profile.network,
+            subagents=subagents,
+            allowed_domains=profile.allowed_domains if enforced else None,
+            denied_domains=profile.denied_domains if enforced else (),
         ),
         permissions=render_permissions(spec.profile),
         developer_instructions=DEVELOPER_INSTRUCTIONS.render(f"\n{developer}\n")

@@ -31,13 +31,16 @@ class EnvironmentContext:
     current_date: str
     timezone: str
     network: bool | None = None
+    allowed_domains: tuple[str, ...] | None = None
+    """With `network` on: the domain policy the proxy enforces (None: no list)."""
+    denied_domains: tuple[str, ...] = ()
     subagents: tuple[tuple[str, str], ...] = ()
 
     def render(self) -> str:
         """The full fragment, as sent in the initial context."""
         lines = [f"<cwd>{self.cwd}</cwd>", *self._common_lines()]
         if self.network is not None:
-            lines.append(_network_line(self.network))
+            lines.extend(self._network_lines())
         if self.subagents:
             lines.append("<subagents>")
             lines.extend(f"  - {agent}: {nickname}" for agent, nickname in self.subagents)
@@ -53,8 +56,8 @@ class EnvironmentContext:
             return None
         lines = [f"<cwd>{self.cwd}</cwd>"] if self.cwd != previous.cwd else []
         lines.extend(self._common_lines())
-        if self.network != previous.network and self.network is not None:
-            lines.append(_network_line(self.network))
+        if self._network_facts() != previous._network_facts() and self.network is not None:
+            lines.extend(self._network_lines())
         return _wrap(lines)
 
     def _common_lines(self) -> list[str]:
@@ -65,11 +68,19 @@ class EnvironmentContext:
         ]
 
     def _comparable(self) -> tuple[object, ...]:
-        return (self.cwd, self.current_date, self.timezone, self.network)
+        return (self.cwd, self.current_date, self.timezone, *self._network_facts())
 
+    def _network_facts(self) -> tuple[object, ...]:
+        return (self.network, self.allowed_domains, self.denied_domains)
 
-def _network_line(enabled: bool) -> str:
-    return f'<network enabled="{str(enabled).lower()}"/>'
+    def _network_lines(self) -> list[str]:
+        """Codex's layout: a `<network>` block listing the domains when there is a policy."""
+        enabled = str(bool(self.network)).lower()
+        if not self.network or (self.allowed_domains is None and not self.denied_domains):
+            return [f'<network enabled="{enabled}"/>']
+        allowed = [f"  <allowed>{d}</allowed>" for d in self.allowed_domains or ()]
+        denied = [f"  <denied>{d}</denied>" for d in self.denied_domains]
+        return [f'<network enabled="{enabled}">', *allowed, *denied, "</network>"]
 
 
 def _wrap(lines: list[str]) -> str:
@@ -83,6 +94,8 @@ def capture_environment(
     now: datetime,
     network: bool | None,
     subagents: tuple[tuple[str, str], ...] = (),
+    allowed_domains: tuple[str, ...] | None = None,
+    denied_domains: tuple[str, ...] = (),
 ) -> EnvironmentContext:
     """Read the shell and local time zone of this machine; `now` gives the date.
 
@@ -97,6 +110,8 @@ def capture_environment(
         current_date=now.date().isoformat(),
         timezone=zone,
         network=network,
+        allowed_domains=allowed_domains,
+        denied_domains=denied_domains,
         subagents=tuple(subagents),
     )
 

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from corral.tools import HookRun
+
 from ._compaction import DroppedItems
 from ._environment import EnvironmentContext
 from ._items import FunctionCall, Item, Usage
@@ -90,6 +92,10 @@ class ToolResult(_Event):
     success: bool = True
     total_bytes: int | None = None
     sha256: str | None = None
+    network_denials: tuple[str, ...] = ()
+    """Connections corral's proxy refused during the call (`host: reason`)."""
+    hook_runs: tuple[HookRun, ...] = ()
+    """The user's hooks that ran around the call."""
 
 
 class CompactionDone(_Event):
@@ -205,6 +211,7 @@ NOTE_KINDS = frozenset(
         "item_finished",
         "approval_requested",
         "approval_answered",
+        "hook_ran",
     }
 )
 """Journal kinds that record what happened around an agent (for streams and audits) but are not

@@ -65,6 +65,8 @@ SKILLS_INSTRUCTIONS = _tagged("skills_instructions", "developer", "skills_instru
 TURN_ABORTED = _tagged("turn_aborted", "user", "turn_aborted")
 TOOL_CALL_INTERRUPTED = _tagged("tool_call_interrupted", "user", "tool_call_interrupted")
 COMPACTION_SUMMARY = _tagged("compaction_summary", "user", "compaction_summary")
+HOOK_CONTEXT = _tagged("hook_context", "user", "hook_context")
+"""Context a user's hook added (SessionStart, UserPromptSubmit), for the turn it came with."""
 
 ALL_KINDS: tuple[FragmentKind, ...] = (
     PERMISSIONS,
@@ -78,6 +80,7 @@ ALL_KINDS: tuple[FragmentKind, ...] = (
     TURN_ABORTED,
     TOOL_CALL_INTERRUPTED,
     COMPACTION_SUMMARY,
+    HOOK_CONTEXT,
 )
 
 SUMMARIZATION_PROMPT: str = read_prompt("fragments", "summarization_prompt.md")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
+from corral.tools import HookRun
 from corral.tools._truncate import APPROX_BYTES_PER_TOKEN, truncate_middle
 
 from ._events import ToolResult
@@ -25,7 +26,14 @@ LEDGER_ELIDED = "[corral: output kept once, in the journal's tool_result event: 
 
 
 def visible_result(
-    call_id: str, text: str, success: bool, *, token_limit: int, max_bytes: int
+    call_id: str,
+    text: str,
+    success: bool,
+    *,
+    token_limit: int,
+    max_bytes: int,
+    network_denials: tuple[str, ...] = (),
+    hook_runs: tuple[HookRun, ...] = (),
 ) -> ToolResult:
     """The `ToolResult` to journal for a call that answered `text`: cut as the model sees it."""
     data = text.encode("utf-8", errors="surrogatepass")
@@ -36,6 +44,8 @@ def visible_result(
         success=success,
         total_bytes=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
+        network_denials=network_denials,
+        hook_runs=hook_runs,
     )
 
 

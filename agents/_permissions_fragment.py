@@ -33,6 +33,7 @@ def render_permissions(profile: PermissionProfile) -> str:
         _sandbox_section(profile),
         read_prompt("permissions", "approval", _APPROVAL_FILES[profile.approval]),
         *_roots_sections(profile),
+        *_network_sections(profile),
     ]
     return PERMISSIONS.render("\n" + "\n\n".join(sections) + "\n")
 
@@ -52,6 +53,25 @@ def _roots_sections(profile: PermissionProfile) -> list[str]:
         readable = (*profile.readable_roots, *profile.writable_roots)
         sections.append(f"The file tools read only inside {_join(readable)}.")
     return sections
+
+
+def _network_sections(profile: PermissionProfile) -> list[str]:
+    """How a network restricted by domain works, so the model neither fights nor bypasses it."""
+    if profile.network_mode != "restricted" or profile.sandbox is SandboxMode.FULL_ACCESS:
+        return []
+    allowed = profile.allowed_domains
+    reach = "any host" if allowed is None else ", ".join(f"`{d}`" for d in allowed) or "no host"
+    text = (
+        "Network access goes only through corral's HTTP(S) proxy, which decides by host name:"
+        f" commands may reach {reach}"
+    )
+    if profile.denied_domains:
+        text += ", except " + ", ".join(f"`{d}`" for d in profile.denied_domains)
+    return [
+        text + ". The proxy is set in HTTP_PROXY, HTTPS_PROXY and ALL_PROXY; there is no direct"
+        " route out, and a refused host answers 403. Other hosts need the user's configuration"
+        " (`[network] allowed_domains`)."
+    ]
 
 
 def writable_roots_sentence(roots: tuple[Path, ...], git_writable: bool = True) -> str:

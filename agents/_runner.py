@@ -8,7 +8,7 @@ call is written to the side-effect ledger before it runs, so a replay knows what
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -58,6 +58,9 @@ SharedBudget = Callable[[Usage, float, int], str | None]
 several agents share; answers why that budget is exhausted, or None."""
 
 
+CompactionHook = Callable[[bool, str, str | None], Awaitable[None]]
+
+
 @dataclass(frozen=True)
 class RunnerLimits:
     """Budgets kept outside the agent, shared with others (the core keeps its own: turns,
@@ -83,6 +86,9 @@ class AgentRunner:
     limits: RunnerLimits = field(default_factory=RunnerLimits)
     clock: Callable[[], float] = time.time
     compaction_gate: CompactionGate | None = None
+    on_compaction: CompactionHook | None = None
+    """Told before (False) and after (True) each summary, with its trigger and any error: the
+    user's PreCompact and PostCompact hooks."""
 
     def __post_init__(self) -> None:
         self._hooks = SafeHooks(self.hooks)
@@ -267,6 +273,8 @@ class AgentRunner:
             output.success,
             token_limit=config.tool_output_token_limit,
             max_bytes=config.max_tool_output_bytes,
+            network_denials=output.network_denials,
+            hook_runs=output.hook_runs,
         )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):
@@ -291,14 +299,21 @@ class AgentRunner:
 
     async def _summarise(self, action: Compact) -> CompactionDone:
         self._hooks.compaction_started(self.agent_id, action.dropped_items)
+        await self._compaction_hook(False, "auto")
         try:
             response = await self._gated_summary(action.request, background=False)
         except ModelError as exc:
             self._hooks.compaction_ended(self.agent_id, str(exc))
+            await self._compaction_hook(True, "auto", str(exc))
             raise
         self._hooks.compaction_ended(self.agent_id, None)
+        await self._compaction_hook(True, "auto")
         summary = _last_assistant_text(response.items)
         return CompactionDone(summary=summary, usage=response.usage, dropped=action.dropped)
+
+    async def _compaction_hook(self, ended: bool, trigger: str, error: str | None = None) -> None:
+        if self.on_compaction is not None:
+            await self.on_compaction(ended, trigger, error)
 
     async def _summarise_in_background(self, action: PrepareCompaction) -> list[Action]:
         """A background summary, fed back whenever it is ready (the core takes it in any state)."""
@@ -308,12 +323,15 @@ class AgentRunner:
             dropped=action.dropped,
         )
         self._hooks.compaction_started(self.agent_id, action.dropped.count)
+        await self._compaction_hook(False, "early")
         try:
             response = await self._gated_summary(action.request, background=True)
         except ModelError as exc:
             self._hooks.compaction_ended(self.agent_id, str(exc))
+            await self._compaction_hook(True, "early", str(exc))
             return await self.feed(result.model_copy(update={"error": str(exc)}))
         self._hooks.compaction_ended(self.agent_id, None)
+        await self._compaction_hook(True, "early")
         summary = _last_assistant_text(response.items)
         return await self.feed(
             result.model_copy(update={"summary": summary, "usage": response.usage})

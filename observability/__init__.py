@@ -18,6 +18,8 @@ from ._setup import TelemetrySettings as TelemetrySettings
 from ._setup import build_telemetry as build_telemetry
 from ._setup import open_observability as open_observability
 from ._setup import telemetry_settings as telemetry_settings
+from ._tool_extras import record_hook_span as record_hook_span
+from ._tool_extras import record_tool_extras as record_tool_extras
 from ._trace_tree import TURN_KIND as TURN_KIND
 from ._trace_tree import TraceNode as TraceNode
 from ._trace_tree import build_trace_tree as build_trace_tree
@@ -55,8 +57,10 @@ __all__ = [
     "open_observability",
     "price_table",
     "record_approval_wait",
+    "record_hook_span",
     "record_queue_wait",
     "record_rate_limit_wait",
+    "record_tool_extras",
     "recording_waits",
     "telemetry_settings",
     "trace_ids_on_logs",

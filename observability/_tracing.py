@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -22,11 +23,20 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvid
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from opentelemetry.util.types import AttributeValue
 
-from corral.agents import AgentStatus, FunctionCall, ModelRequest, ModelResponse, RunnerHooks, Usage
-from corral.tools import ToolOutput
+from corral.agents import (
+    HOOK_NOTE,
+    AgentStatus,
+    FunctionCall,
+    ModelRequest,
+    ModelResponse,
+    RunnerHooks,
+    Usage,
+)
+from corral.tools import HookRun, ToolOutput
 
 from . import _semconv as sc
 from ._metrics import RunMetrics
+from ._tool_extras import record_hook_span, record_tool_extras
 
 CostFn = Callable[[str, Usage], float]
 Redact = Callable[[str], str]
@@ -307,6 +317,7 @@ class TracingHooks(RunnerHooks):
             metric[sc.ERROR_TYPE] = sc.ERROR_TOOL
             span.set_attribute(sc.ERROR_TYPE, sc.ERROR_TOOL)
             span.set_status(Status(StatusCode.ERROR, f"tool {call.name} reported a failure"))
+        record_tool_extras(self._tracer, span, output)
         if self._metrics is not None:
             self._metrics.tool_call(time.monotonic() - started, metric)
         span.end()
@@ -354,6 +365,12 @@ class TracingHooks(RunnerHooks):
         self.root.end()
 
     # -- helpers ----------------------------------------------------------------------------
+
+    def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
+        """A lifecycle hook's run (a `hook_ran` note) becomes a span in the agent's turn."""
+        if kind == HOOK_NOTE:
+            context = self._turn_context(self._agent(agent_id))
+            record_hook_span(self._tracer, context, HookRun.model_validate(payload))
 
     def _agent(self, agent_id: str) -> _Agent:
         """The agent's record; one the runtime never announced hangs from the root."""

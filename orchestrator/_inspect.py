@@ -21,6 +21,8 @@ class RunStatus:
     items: list[ItemRecord]
     leases: list[LeaseRecord] = field(default_factory=list)
     """Every process that carried the run on, oldest first; a live one has no `released_at`."""
+    network_denials: dict[str, int] = field(default_factory=dict)
+    """Per agent id: connections corral's network proxy refused for its commands."""
 
     @property
     def holder(self) -> LeaseRecord | None:
@@ -42,6 +44,7 @@ class RunStatus:
             "output_tokens": usage["output_tokens"],
             "cached_input_tokens": usage["cached_input_tokens"],
             "cost_usd": round(sum(a.cost_usd for a in self.agents), 6),
+            "network_denials": sum(self.network_denials.values()),
             "agents": dict(Counter(a.status for a in self.agents)),
             "items": dict(Counter(i.status for i in self.items)),
         }
@@ -50,7 +53,7 @@ class RunStatus:
         return {
             "run": self.run.model_dump(mode="json"),
             "totals": self.totals(),
-            "agents": [_agent_json(a) for a in self.agents],
+            "agents": [_agent_json(a, self.network_denials) for a in self.agents],
             "items": [i.model_dump(mode="json") for i in self.items],
             "leases": [lease.model_dump(mode="json") for lease in self.leases],
         }
@@ -61,12 +64,29 @@ async def read_status(store: Store, run_id: str) -> RunStatus:
     if run is None:
         raise UnknownRun(run_id, store.journal)
     agents, items = await store.list_agents(run_id), await store.items(run_id)
-    return RunStatus(run, agents, items, await store.leases(run_id))
+    denials = await _network_denials(store, run_id)
+    return RunStatus(run, agents, items, await store.leases(run_id), denials)
 
 
-def _agent_json(agent: AgentRecord) -> dict[str, Any]:
+async def _network_denials(store: Store, run_id: str) -> dict[str, int]:
+    """Refused connections per agent, from the journaled tool results (paged through)."""
+    counts: Counter[str] = Counter()
+    after = 0
+    while page := await store.run_events(run_id, after=after, limit=_PAGE):
+        for event in page:
+            if event.kind == "tool_result":
+                counts[event.agent_id] += len(event.payload.get("network_denials") or ())
+        after = page[-1].run_seq
+    return {agent: n for agent, n in counts.items() if n}
+
+
+_PAGE = 5_000
+
+
+def _agent_json(agent: AgentRecord, denials: dict[str, int]) -> dict[str, Any]:
     data = agent.model_dump(mode="json", exclude={"config", "base_instructions"})
     data["task"] = str(agent.config.get("task", ""))
+    data["network_denials"] = denials.get(agent.agent_id, 0)
     return data
 
 

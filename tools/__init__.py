@@ -15,6 +15,8 @@ from ._approval import DenyAllApprover as DenyAllApprover
 from ._approval import request_approval as request_approval
 from ._core_tools import build_core_registry as build_core_registry
 from ._core_tools import core_tool_names as core_tool_names
+from ._domains import DomainPolicy as DomainPolicy
+from ._domains import check_domain_patterns as check_domain_patterns
 from ._errors import CorralError as CorralError
 from ._errors import InvalidInput as InvalidInput
 from ._errors import OperationFailed as OperationFailed
@@ -27,6 +29,9 @@ from ._fs_common import FileToolError as FileToolError
 from ._fs_common import SearchTimedOut as SearchTimedOut
 from ._function_tool import function_tool as function_tool
 from ._grep import grep_tool as grep_tool
+from ._hook_model import HookEvent as HookEvent
+from ._hook_model import HookRun as HookRun
+from ._hook_model import HooksConfig as HooksConfig
 from ._parallel import run_tool_calls as run_tool_calls
 from ._patch import PatchConflict as PatchConflict
 from ._patch import PatchError as PatchError
@@ -64,6 +69,7 @@ from ._shell import shell_tool as shell_tool
 from ._truncate import HeadTailBuffer as HeadTailBuffer
 from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
+from ._user_hooks import HookRunner as HookRunner
 
 __all__ = [
     "APPROVAL_TIMEOUT",
@@ -79,8 +85,13 @@ __all__ = [
     "CommandResult",
     "CorralError",
     "DenyAllApprover",
+    "DomainPolicy",
     "FileToolError",
     "HeadTailBuffer",
+    "HookEvent",
+    "HookRun",
+    "HookRunner",
+    "HooksConfig",
     "InvalidInput",
     "OperationFailed",
     "PatchConflict",
@@ -108,6 +119,7 @@ __all__ = [
     "apply_patch_text",
     "apply_patch_tool",
     "build_core_registry",
+    "check_domain_patterns",
     "core_tool_names",
     "file_tools",
     "format_command_output",

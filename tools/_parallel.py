@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import anyio
 
 from ._registry import ToolCall, ToolContext, ToolOutput, ToolRegistry
+from ._user_hooks import dispatch_with_hooks
 
 CallStarted = Callable[[ToolCall], Awaitable[None]]
 CallEnded = Callable[[ToolCall, ToolOutput], Awaitable[None]]
@@ -33,7 +34,7 @@ async def run_tool_calls(
         call = calls[index]
         if on_start is not None:
             await on_start(call)
-        output = await registry.dispatch(call, ctx)
+        output = await dispatch_with_hooks(registry, call, ctx)
         results[index] = output
         if on_result is not None:
             await on_result(call, output)

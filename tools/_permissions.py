@@ -10,9 +10,11 @@ import os
 from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
+from ._domains import BadHost, DomainPolicy, intersect_allowed, normalize_pattern
 from ._errors import PermissionDenied
 
 HIDDEN_REASON = "it is inside corral's home (its journal, token and config), which agents never see"
@@ -65,6 +67,9 @@ class PermissionProfile(BaseModel):
     reads (None: anywhere). Folders named in `PROTECTED_NAMES` inside writable roots stay
     read-only (`.git` becomes writable with `git_writable`). `hidden_roots` (corral's own home)
     can be neither read nor written in any mode, and the sandbox masks them.
+
+    With `network` on, `allowed_domains` (None: no list) and `denied_domains` make the network
+    restricted: commands reach only allowed, not denied, hosts, through corral's proxy.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -73,6 +78,8 @@ class PermissionProfile(BaseModel):
     writable_roots: tuple[Path, ...] = ()
     readable_roots: tuple[Path, ...] | None = None
     network: bool = False
+    allowed_domains: tuple[str, ...] | None = None
+    denied_domains: tuple[str, ...] = ()
     approval: ApprovalPolicy = ApprovalPolicy.NEVER
     git_writable: bool = False
     hidden_roots: tuple[Path, ...] = ()
@@ -83,6 +90,34 @@ class PermissionProfile(BaseModel):
         if roots is None:
             return None
         return tuple(sorted({Path(os.path.realpath(r)) for r in roots}))
+
+    @field_validator("allowed_domains", "denied_domains")
+    @classmethod
+    def _canonical_domains(
+        cls, patterns: tuple[str, ...] | None, info: ValidationInfo
+    ) -> tuple[str, ...] | None:
+        if patterns is None:
+            return None
+        allow_any = info.field_name == "allowed_domains"
+        try:
+            return tuple(sorted({normalize_pattern(p, allow_any=allow_any) for p in patterns}))
+        except BadHost as exc:
+            raise ValueError(f"{info.field_name}: {exc}") from exc
+
+    @property
+    def network_mode(self) -> Literal["off", "on", "restricted"]:
+        """`restricted`: network only through the proxy, by host name."""
+        if not self.network:
+            return "off"
+        return "restricted" if self.domain_policy is not None else "on"
+
+    @property
+    def domain_policy(self) -> DomainPolicy | None:
+        """The host-name policy of a restricted network (None: no restriction by name)."""
+        if self.allowed_domains is None and not self.denied_domains:
+            return None
+        allowed = ("*",) if self.allowed_domains is None else self.allowed_domains
+        return DomainPolicy(allowed, self.denied_domains)
 
     @classmethod
     def for_workspace(
@@ -171,6 +206,8 @@ class PermissionProfile(BaseModel):
             writable_roots=self._narrow_writable(mode, requested),
             readable_roots=_narrow_roots(self.readable_roots, requested.readable_roots),
             network=self.network and requested.network,
+            allowed_domains=_narrow_domains(self.allowed_domains, requested.allowed_domains),
+            denied_domains=(*self.denied_domains, *requested.denied_domains),
             approval=max(self.approval, requested.approval, key=_APPROVAL_STRICTNESS.__getitem__),
             git_writable=self.git_writable and requested.git_writable,
             hidden_roots=(*self.hidden_roots, *requested.hidden_roots),
@@ -194,6 +231,16 @@ def _narrow_roots(
     if child is None:
         return parent
     return tuple(r for r in child if is_within(r, parent))
+
+
+def _narrow_domains(
+    parent: tuple[str, ...] | None, child: tuple[str, ...] | None
+) -> tuple[str, ...] | None:
+    if parent is None:
+        return child
+    if child is None:
+        return parent
+    return intersect_allowed(parent, child)
 
 
 def _parts_below_root(path: Path, roots: Iterable[Path]) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ._errors import CorralError
+from ._hook_model import HookRun
 from ._permissions import PermissionProfile
 from ._schema import strict_json_schema
 from ._services import ToolServices
@@ -29,10 +30,17 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a tool call answers the model: text, and whether the call succeeded."""
+    """What a tool call answers the model: text, and whether the call succeeded.
+
+    `network_denials` lists the connections corral's proxy refused during the call (`host:
+    reason`), for the journal, `corral status` and the traces; the text tells the model.
+    """
 
     text: str
     success: bool = True
+    network_denials: tuple[str, ...] = ()
+    hook_runs: tuple[HookRun, ...] = ()
+    """The user's hooks that ran around the call (see `_user_hooks`)."""
 
     @classmethod
     def error(cls, message: str) -> ToolOutput:

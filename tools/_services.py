@@ -7,9 +7,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ._approval import ApprovalObserver, Approver
 from ._sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from ._user_hooks import HookRunner
 
 
 @dataclass(frozen=True)
@@ -22,3 +26,5 @@ class ToolServices:
     """Who answers escalations and untrusted commands; None: nobody (every ask is denied)."""
     approval_observer: ApprovalObserver | None = None
     """Told of each approval asked and how long its answer took (tracing)."""
+    hooks: HookRunner | None = None
+    """The user's hooks (`[hooks]`); None: none run."""

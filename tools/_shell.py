@@ -28,6 +28,7 @@ from ._registry import Tool, ToolContext, ToolOutput
 from ._safe_commands import is_known_safe_command, looks_like_sandbox_denial
 from ._sandbox import BubblewrapSandbox, CommandResult, Sandbox
 from ._truncate import APPROX_BYTES_PER_TOKEN
+from ._user_hooks import hook_scope, permission_by_hooks
 
 SHELL_TOOL_NAME = "shell"
 DEFAULT_TIMEOUT_MS = 10_000
@@ -145,6 +146,8 @@ class _ShellRun:
         self.approver = services.approver or DenyAllApprover()
         self.on_wait = services.approval_observer
         self.agent_id = ctx.agent_id
+        self.hooks = services.hooks
+        self.hook_scope = hook_scope(ctx, self.sandbox)
 
     async def execute(self) -> ToolOutput:
         confined = self.profile.sandbox is not SandboxMode.FULL_ACCESS
@@ -192,6 +195,10 @@ class _ShellRun:
             kind=kind,
             agent_id=self.agent_id,
         )
+        if self.hooks is not None:
+            decided = await permission_by_hooks(self.hooks, self.hook_scope, req)
+            if decided is not None:
+                return decided
         limit = self.settings.approval_timeout
         return await request_approval(self.approver, req, answer_within=limit, on_wait=self.on_wait)
 
@@ -208,7 +215,11 @@ class _ShellRun:
 
     def _answer(self, result: CommandResult) -> ToolOutput:
         text = self._render(result)
-        return ToolOutput(text=text, success=result.exit_code == 0 and not result.timed_out)
+        return ToolOutput(
+            text=text,
+            success=result.exit_code == 0 and not result.timed_out,
+            network_denials=result.network_denials,
+        )
 
     def _render(self, result: CommandResult) -> str:
         return format_command_output(result, timeout=self.timeout)
@@ -222,6 +233,11 @@ def format_command_output(result: CommandResult, *, timeout: float) -> str:
     lines = [f"Exit code: {result.exit_code}", f"Wall time: {result.duration:.1f} seconds"]
     if result.truncated_bytes:
         lines.append(f"Total output lines: {result.line_count}")
+    if result.network_denials:
+        refused = "; ".join(dict.fromkeys(result.network_denials))
+        lines.append(
+            f"Network policy refused {len(result.network_denials)} connection(s): {refused}"
+        )
     lines += ["Output:", body]
     return "\n".join(lines)
 

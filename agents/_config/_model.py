@@ -10,9 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from corral.tools import APPROVAL_TIMEOUT, ApprovalPolicy, SandboxMode
+from corral.tools import (
+    APPROVAL_TIMEOUT,
+    ApprovalPolicy,
+    HooksConfig,
+    SandboxMode,
+    check_domain_patterns,
+)
 
 from ._errors import ConfigError
 
@@ -161,6 +175,25 @@ class McpServerConfig(_Section):
         return "stdio" if self.command is not None else "streamable_http"
 
 
+class NetworkConfig(_Section):
+    """`[network]`: with `network_access = true`, setting either list restricts the network to
+    host names: commands reach `allowed_domains` (Codex's patterns: `example.com`,
+    `*.example.com` for subdomains, `**.example.com` for both, `*` for any name) minus
+    `denied_domains`, only through corral's proxy. Unset lists: the network is not restricted."""
+
+    allowed_domains: tuple[str, ...] | None = None
+    denied_domains: tuple[str, ...] = ()
+
+    @field_validator("allowed_domains", "denied_domains")
+    @classmethod
+    def _valid_patterns(
+        cls, patterns: tuple[str, ...] | None, info: ValidationInfo
+    ) -> tuple[str, ...] | None:
+        if patterns is not None:
+            check_domain_patterns(patterns, allow_any=info.field_name == "allowed_domains")
+        return patterns
+
+
 class CompactionConfig(_Section):
     """`[compaction]`: when agents summarise their history, and how many at once."""
 
@@ -282,6 +315,7 @@ class CorralConfig(_Section):
     sandbox_mode: SandboxMode = SandboxMode.WORKSPACE_WRITE
     approval_policy: ApprovalPolicy = ApprovalPolicy.NEVER
     network_access: bool = False
+    network: NetworkConfig = NetworkConfig()
     writable_roots: tuple[Path, ...] = ()
 
     personality: Literal["none", "friendly", "pragmatic"] = "pragmatic"
@@ -309,6 +343,8 @@ class CorralConfig(_Section):
     """Where runs execute: in this process, or on corral workers of the `[temporal]` server."""
     temporal: TemporalConfig = TemporalConfig()
     journal: JournalConfig = JournalConfig()
+    hooks: HooksConfig = HooksConfig()
+    """Commands to run on lifecycle events (Codex's names: `PreToolUse`, `Stop`, ...)."""
 
     home: Path = Field(default_factory=lambda: Path.home() / ".corral")
     projects: dict[str, ProjectTrust] = {}

@@ -74,6 +74,9 @@ WIDENING_KEYS = frozenset(
         "sandbox_mode",
         "approval_policy",
         "network_access",
+        # Denied domains guard the user as much as allowed ones widen: a project may not touch
+        # either list.
+        "network",
         "writable_roots",
         "project_root_markers",
         "mcp_servers",
@@ -89,6 +92,8 @@ WIDENING_KEYS = frozenset(
         "budgets",
         "prices",
         "agents.roles.*.sandbox_mode",
+        # Hooks run commands, some of them outside the sandbox.
+        "hooks",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

@@ -11,6 +11,7 @@ and the one journal.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -22,6 +23,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from corral.agents import (
+    HOOK_NOTE,
+    AgentHooks,
     AgentRunner,
     AgentSpec,
     AgentStatus,
@@ -40,12 +43,14 @@ from corral.agents import (
     replay_core,
 )
 from corral.tools import (
+    HookRun,
     InvalidInput,
     ToolRegistry,
     ToolServices,
 )
 
 from ..services._skills_service import SkillsService
+from . import _lifecycle as lifecycle
 from ._admission import Capacity, capacity_of, ready_to_start
 from ._assemble import (
     AgentServices,
@@ -105,6 +110,8 @@ class RunRuntime:
         self._agents: dict[str, AgentHandle] = {}
         self._names = 0
         self._changed = anyio.Event()
+        services = options.services
+        self.user_hooks = AgentHooks(services.hooks, self._record_hook, services.sandbox)
 
     # -- lookup -----------------------------------------------------------------------------
 
@@ -168,6 +175,9 @@ class RunRuntime:
         """Journal a note (one of `NOTE_KINDS`): shown to event streams, skipped by replay."""
         record = await self.store.append_event(agent_id, kind, payload, at=self.options.clock())
         SafeHooks(self.options.hooks).event(agent_id, record.seq, kind, record.payload)
+
+    async def _record_hook(self, agent_id: str, run: HookRun) -> None:
+        await self.note(agent_id, HOOK_NOTE, run.model_dump(mode="json"))
 
     async def _first_input(
         self, spec: AgentSpec, task: str, subagent_context: str | None
@@ -296,6 +306,7 @@ class RunRuntime:
             ),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
+            on_compaction=functools.partial(lifecycle.on_compaction, self.user_hooks, spec),
         )
 
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
@@ -337,8 +348,11 @@ class RunRuntime:
                     return
                 if admitted and not await self._begin_admitted(handle):
                     return
+                opening: UserInput | str | None = first
+                if first is not None:
+                    opening = await lifecycle.on_start(self.user_hooks, handle.spec, first)
                 if first is not None or resume:
-                    await self._turn(handle, first)
+                    await self._turn(handle, opening)
                 while await self._more_to_do(handle):
                     text = "\n\n".join(handle.inbox)
                     handle.inbox.clear()
@@ -348,7 +362,9 @@ class RunRuntime:
                     skills = self.options.skills
                     attachments = skills.mentioned(text) if skills is not None else ()
                     message = UserInput(text=text, context=context, attachments=attachments)
-                    await self._turn(handle, message)
+                    await self._turn(
+                        handle, await lifecycle.on_prompt(self.user_hooks, handle.spec, message)
+                    )
         except Exception as exc:  # the boundary of one agent's driver: a bug ends it, not the run
             logger.exception("agent %s stopped on an internal error", handle.agent_id)
             await self._crashed(handle, exc)
@@ -396,7 +412,11 @@ class RunRuntime:
             await handle.wait_for_wake()
         return not handle.closed
 
-    async def _turn(self, handle: AgentHandle, first: UserInput | None) -> None:
+    async def _turn(self, handle: AgentHandle, first: UserInput | str | None) -> None:
+        if isinstance(first, str):  # a hook blocked the prompt: the turn ends before it starts
+            await self._record_end(handle, blocked := Finish(AgentStatus.FAILED, error=first))
+            await self._finished(handle, blocked)
+            return
         self._set_status(handle, AgentStatus.RUNNING)
         finish: Finish | None = None
         with anyio.CancelScope() as scope:
@@ -415,6 +435,7 @@ class RunRuntime:
             return  # interrupted to take new input: still working, nothing to report
         handle.final_message = finish.message
         handle.error = finish.error
+        await lifecycle.on_finish(self.user_hooks, handle.spec, finish)
         handle.ending = True
         try:
             await self._announce(handle, finish)

@@ -98,9 +98,11 @@ def format_status(status: RunStatus) -> str:
         for agent in status.agents:
             indent = "  " * (depth[agent.agent_id] + 1)
             tokens = agent.usage.get("input_tokens", 0) + agent.usage.get("output_tokens", 0)
+            refused = status.network_denials.get(agent.agent_id, 0)
             lines.append(
                 f"{indent}{agent.nickname} ({agent.agent_id}) {agent.role}: {agent.status}, "
                 f"{tokens} tokens, ${agent.cost_usd:.4f}"
+                + (f", network denials: {refused}" if refused else "")
                 + (f" - {agent.error}" if agent.error else "")
             )
     if status.items:

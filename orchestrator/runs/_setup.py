@@ -23,7 +23,13 @@ from corral.agents import (
     resolve_base_instructions,
     spec_from_config,
 )
-from corral.tools import PermissionProfile, SandboxMode, ToolServices, core_tool_names
+from corral.tools import (
+    HookRunner,
+    PermissionProfile,
+    SandboxMode,
+    ToolServices,
+    core_tool_names,
+)
 
 from .._lease import hold_run_lease
 from .._ratelimit import RateLimiterRegistry
@@ -100,6 +106,8 @@ def profile_from_config(config: CorralConfig, cwd: Path) -> PermissionProfile:
         sandbox=mode,
         writable_roots=roots,
         network=config.network_access,
+        allowed_domains=config.network.allowed_domains,
+        denied_domains=config.network.denied_domains,
         approval=config.approval_policy,
         hidden_roots=(config.home,),
     )
@@ -158,6 +166,13 @@ def _wait_observers(services: ToolServices, limiters: RateLimiterRegistry) -> To
     return replace(services, approval_observer=services.approval_observer or record_approval_wait)
 
 
+def _with_user_hooks(services: ToolServices, config: CorralConfig) -> ToolServices:
+    """`services` running the `[hooks]` of `config`, unless the caller brought its own."""
+    if services.hooks is not None or config.hooks.empty:
+        return services
+    return replace(services, hooks=HookRunner(config.hooks))
+
+
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
     """The journal, the run's lease (one process per run), the shared model clients and a
@@ -177,7 +192,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
                 run_id=run_id,
                 clients=clients,
                 hooks=hooks,
-                services=_wait_observers(setup.services, limiters),
+                services=_with_user_hooks(_wait_observers(setup.services, limiters), config),
                 tool_providers=setup.tool_providers,
                 skills=setup.skills,
                 equip=mcp.equip if mcp is not None else None,

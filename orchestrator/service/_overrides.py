@@ -48,6 +48,8 @@ GUARDED: Final[Mapping[Key, Guard]] = {
     ("agents", "roles", ANY, "sandbox_mode"): "sandbox",
     ("approval_policy",): "approval",
     ("network_access",): "network",
+    ("network", "allowed_domains"): "network",
+    ("network", "denied_domains"): "network",
     ("writable_roots",): "writable_roots",
     ("mcp_servers", BELOW): "mcp",
     ("base_url",): "base_url",
@@ -67,6 +69,7 @@ NEVER: Final[Mapping[Key, str]] = {
     ("home",): "it is the server's own setting",
     ("projects", BELOW): "it says which projects the server trusts",
     ("project_root_markers",): "it moves where project config is looked for",
+    ("hooks", BELOW): "hooks run commands on the server",
 }
 """Keys no request may change, with the reason the refusal gives."""
 

@@ -111,8 +111,14 @@ class ServicePolicy:
         if verdict == "sandbox":
             if value is not None:  # a role without a sandbox of its own
                 self._check_sandbox(SandboxMode(value), name)
-        elif verdict == "network" and value and not self.allow_network:
-            raise RequestRefused("network_access = true is refused: [service] allow_network is off")
+        elif verdict == "network" and not self.allow_network:
+            # Any change of a domain list may widen (dropping a denied domain does): refused.
+            if key != ("network_access",):
+                raise RequestRefused(f"{name} is refused: [service] allow_network is off")
+            if value:
+                raise RequestRefused(
+                    "network_access = true is refused: [service] allow_network is off"
+                )
         elif verdict == "writable_roots":
             for root in config.writable_roots:
                 if root not in baseline.writable_roots:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from corral.tools import PermissionProfile, SandboxMode, resolve_path
+from corral.tools import PermissionProfile, SandboxMode, check_domain_patterns, resolve_path
 
 from .._run import SpawnRefused
 
@@ -24,6 +24,7 @@ def child_profile(
     cwd: Path,
     sandbox: SandboxMode | None = None,
     write_set: Sequence[str] = (),
+    allowed_domains: Sequence[str] | None = None,
 ) -> PermissionProfile:
     """The profile of a worker that asked for `sandbox` (default: the parent's) and `write_set`.
 
@@ -41,10 +42,21 @@ def child_profile(
         writable_roots=paths or _default_roots(parent, mode, cwd),
         readable_roots=parent.readable_roots,
         network=parent.network,
+        allowed_domains=_domains(allowed_domains),
         approval=parent.approval,
         git_writable=parent.git_writable,
     )
     return parent.intersect(requested)
+
+
+def _domains(patterns: Sequence[str] | None) -> tuple[str, ...] | None:
+    if patterns is None:
+        return None
+    try:
+        check_domain_patterns(tuple(patterns), allow_any=True)
+    except ValueError as exc:
+        raise SpawnRefused(f"allowed_domains: {exc}") from exc
+    return tuple(patterns)
 
 
 def write_set_of(profile: PermissionProfile) -> tuple[Path, ...]:

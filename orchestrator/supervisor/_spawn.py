@@ -35,6 +35,7 @@ class SpawnRequest:
     model: str | None = None
     sandbox: SandboxMode | None = None
     write_set: tuple[str, ...] = ()
+    allowed_domains: tuple[str, ...] | None = None
 
 
 async def spawn_child(
@@ -94,6 +95,7 @@ def child_spec(terms: SpawnTerms, parent: AgentSpec, request: SpawnRequest) -> A
         cwd=parent.cwd,
         sandbox=request.sandbox,
         write_set=request.write_set,
+        allowed_domains=request.allowed_domains,
     )
     instructions = resolve_base_instructions(
         override=None,

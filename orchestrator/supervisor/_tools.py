@@ -60,6 +60,10 @@ class SpawnAgentArgs(_Args):
     write_set: list[str] | None = Field(
         default=None, description="Files or folders the worker alone may change."
     )
+    allowed_domains: list[str] | None = Field(
+        default=None,
+        description="Hosts the worker's commands may reach (default: yours; never wider).",
+    )
 
 
 class SendInputArgs(_Args):
@@ -103,6 +107,7 @@ def spawn_agent_tool(scope: ToolScope) -> Tool[SpawnAgentArgs]:
             model=args.model,
             sandbox=args.sandbox,
             write_set=tuple(args.write_set or ()),
+            allowed_domains=None if args.allowed_domains is None else tuple(args.allowed_domains),
         )
         parent = caller_of(runtime, agent_id)
         child = await spawn_child(runtime, parent, request)

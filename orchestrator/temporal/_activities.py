@@ -33,7 +33,14 @@ from corral.agents import (
     build_tool_context,
     event_to_payload,
 )
-from corral.tools import ToolCall, ToolOutput, ToolRegistry, ToolServices, run_tool_calls
+from corral.tools import (
+    HookRunner,
+    ToolCall,
+    ToolOutput,
+    ToolRegistry,
+    ToolServices,
+    run_tool_calls,
+)
 
 from .._run import assemble_agent, cost_of, first_input, price_for
 from ..fanout import FanoutItem, Template
@@ -191,7 +198,15 @@ class CorralActivities:
             ran = await self._run_fresh(spec, fresh, registry, approver, rerun)
         outputs.update(ran)
         results = tuple(
-            event_to_payload(ToolResult(call_id=c.call_id, output=o.text, success=o.success))
+            event_to_payload(
+                ToolResult(
+                    call_id=c.call_id,
+                    output=o.text,
+                    success=o.success,
+                    network_denials=o.network_denials,
+                    hook_runs=o.hook_runs,
+                )
+            )
             for c in calls
             if c.call_id not in approver.asks
             for o in (outputs[c.call_id],)
@@ -236,7 +251,9 @@ class CorralActivities:
                 )
 
         tool_calls = [ToolCall(c.call_id, c.name, c.arguments) for c in calls]
-        context = build_tool_context(spec, ToolServices(approver=approver))
+        hooks = self.services.config.hooks
+        runner = None if hooks.empty else HookRunner(hooks)
+        context = build_tool_context(spec, ToolServices(approver=approver, hooks=runner))
         try:
             results = await run_tool_calls(
                 registry, tool_calls, context, on_start=started, on_result=ended

@@ -128,6 +128,9 @@ class AgentActivities:
                 model=args.model,
                 sandbox=SandboxMode(args.sandbox) if args.sandbox else None,
                 write_set=tuple(args.write_set or ()),
+                allowed_domains=None
+                if args.allowed_domains is None
+                else tuple(args.allowed_domains),
             )
             spec = child_spec(_spawn_terms(spawn), parent, request)
         except InvalidInput as exc:

@@ -24,7 +24,7 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput
 
 from corral.agents import ModelRequest, ModelResponse
 from corral.observability import _semconv as sc
-from corral.observability import chat_response_attributes
+from corral.observability import chat_response_attributes, record_tool_extras
 from corral.tools import ToolCall, ToolOutput
 
 _ACTIVITY_TRACER: ContextVar[Tracer | None] = ContextVar("corral_activity_tracer", default=None)
@@ -133,6 +133,7 @@ class ToolSpans:
         if not output.success:
             span.set_attribute(sc.ERROR_TYPE, sc.ERROR_TOOL)
             span.set_status(Status(StatusCode.ERROR, f"tool {call.name} reported a failure"))
+        record_tool_extras(_tracer(), span, output)
         span.end()
 
     def close(self) -> None:

@@ -75,3 +75,32 @@ async def test_an_agent_whose_history_outgrows_its_context_compacts_on_temporal(
     async with open_sqlite_store(home / "journal.sqlite") as store:
         kinds = [e.kind for e in await store.events(outcome.agent_id)]
     assert {"compaction_done", "compaction_prepared"} & set(kinds), kinds
+
+
+def push_then_answer(request: dict[str, Any]) -> Any:
+    if "push" in outputs(request):
+        return "done"
+    return [call("push", "shell", {"command": "touch pushed; git push"})]
+
+
+async def test_a_pre_tool_use_hook_blocks_a_call_on_temporal_too(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    hook = {"hooks": [{"command": "echo 'no pushing'; exit 2"}], "matcher": "shell"}
+    async with serve_model_server(push_then_answer) as model, time_skipping() as env:
+        config = CorralConfig.model_validate(
+            {"home": home, "base_url": model.base_url, "hooks": {"PreToolUse": [hook]}}
+        )
+        async with in_process_worker(env.client, config):
+            ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
+            with anyio.fail_after(WAIT):
+                outcome = await ex.run_single(
+                    config,
+                    ExecJob(task="push", cwd=workspace, run_id="run-hook"),
+                    RunSetup(env={}),
+                )
+        answers = [outputs(r["normalised"]) for r in model.requests]
+    assert outcome.finish.message == "done"
+    assert answers[-1]["push"] == "A PreToolUse hook blocked this call: no pushing"
+    assert not (workspace / "pushed").exists()

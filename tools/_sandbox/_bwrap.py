@@ -11,17 +11,21 @@ profile raises `SandboxUnavailable`: a command never runs unconfined by accident
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import re
 import shutil
 import signal
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
+from .._domains import DomainPolicy
 from .._errors import InvalidInput, SandboxUnavailable
+from .._netproxy import PROXY_ENV, Resolver, open_proxy_gate, system_resolver
 from .._permissions import PermissionProfile, SandboxMode
 from ._bwrap_args import bwrap_options
 from ._env import command_environment
@@ -41,7 +45,8 @@ class BubblewrapSandbox:
 
     `host_env` is where allow-listed variables such as PATH and HOME come from (default: this
     process's environment, read at each run). `max_processes` caps the processes and threads of
-    one command (None: no cap).
+    one command (None: no cap). `resolver` is what corral's proxy looks host names up with, for a
+    profile whose network is restricted by domain (tests map names to loopback with it).
     """
 
     def __init__(
@@ -50,11 +55,13 @@ class BubblewrapSandbox:
         *,
         host_env: Mapping[str, str] | None = None,
         max_processes: int | None = DEFAULT_MAX_PROCESSES,
+        resolver: Resolver = system_resolver,
     ) -> None:
         self._requested = os.fspath(bwrap)
         self._bwrap = shutil.which(self._requested)
         self._host_env = host_env
         self._max_processes = max_processes
+        self._resolver = resolver
 
     @property
     def available(self) -> bool:
@@ -96,12 +103,32 @@ class BubblewrapSandbox:
     ) -> CommandResult:
         bwrap = self._require_bwrap(profile)
         check_workdir(profile, cwd)
-        setup = functools.partial(prepare, profile, environment, self._max_processes)
+        policy = profile.domain_policy if profile.network else None
+        run = _Confined(bwrap, cwd, profile, time_limit, output_budget, proxy_dir=None)
+        if policy is None:
+            return await self._prepared(run, argv, environment)
+        return await self._behind_proxy(policy, run, argv, environment)
+
+    async def _behind_proxy(
+        self,
+        policy: DomainPolicy,
+        run: _Confined,
+        argv: Sequence[str],
+        environment: Mapping[str, str],
+    ) -> CommandResult:
+        """Run with no route out but corral's proxy, which decides by host name."""
+        async with open_proxy_gate(policy, self._resolver) as gate:
+            run = dataclasses.replace(run, proxy_dir=gate.folder)
+            result = await self._prepared(run, gate.wrap(argv), {**environment, **PROXY_ENV})
+        return dataclasses.replace(result, network_denials=gate.denials)
+
+    async def _prepared(
+        self, run: _Confined, argv: Sequence[str], environment: Mapping[str, str]
+    ) -> CommandResult:
+        setup = functools.partial(prepare, run.profile, environment, self._max_processes)
         prepared = await anyio.to_thread.run_sync(setup)
         try:
-            return await _run_bwrap(
-                bwrap, argv, cwd, profile, environment, prepared, time_limit, output_budget
-            )
+            return await _run_bwrap(run, argv, environment, prepared)
         finally:
             with anyio.move_on_after(_RELEASE_TIMEOUT, shield=True):
                 await anyio.to_thread.run_sync(prepared.release)
@@ -115,28 +142,38 @@ class BubblewrapSandbox:
         return self._bwrap
 
 
+@dataclass(frozen=True)
+class _Confined:
+    """What one confined run is, besides its command and environment."""
+
+    bwrap: str
+    cwd: Path
+    profile: PermissionProfile
+    time_limit: float
+    output_budget: int
+    proxy_dir: Path | None
+
+
 async def _run_bwrap(
-    bwrap: str,
-    argv: Sequence[str],
-    cwd: Path,
-    profile: PermissionProfile,
-    environment: Mapping[str, str],
-    prepared: Preparation,
-    time_limit: float,
-    output_budget: int,
+    run: _Confined, argv: Sequence[str], environment: Mapping[str, str], prepared: Preparation
 ) -> CommandResult:
     status = _StatusPipe()
     try:
         options = bwrap_options(
-            profile, cwd, environment, status_fd=status.write_fd, facts=prepared.facts
+            run.profile,
+            run.cwd,
+            environment,
+            status_fd=status.write_fd,
+            facts=prepared.facts,
+            proxy_dir=run.proxy_dir,
         )
         limit = prepared.limit
         outcome = await run_process(
-            [*limit.outer, bwrap, *options, "--", *limit.inner, *argv],
-            cwd=cwd,
+            [*limit.outer, run.bwrap, *options, "--", *limit.inner, *argv],
+            cwd=run.cwd,
             env=environment,
-            time_limit=time_limit,
-            output_budget=output_budget,
+            time_limit=run.time_limit,
+            output_budget=run.output_budget,
             pass_fds=(status.write_fd, *prepared.pass_fds),
             stop=status.stop_sandbox,
         )

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._netproxy import PROXY_MOUNT
 from .._permissions import PermissionProfile, SandboxMode, is_within
 from ._host import SYSTEM_ROOTS
 
@@ -40,8 +41,12 @@ def bwrap_options(
     *,
     status_fd: int,
     facts: HostFacts,
+    proxy_dir: Path | None = None,
 ) -> list[str]:
-    """The bubblewrap options that confine a command to `profile`, in mount order."""
+    """The bubblewrap options that confine a command to `profile`, in mount order.
+
+    `proxy_dir` (a network restricted by domain) is bound at `PROXY_MOUNT`: the proxy's socket.
+    """
     private = _private_dirs(profile)
     writable = _writable_roots(profile)
     visible = _visible_roots(profile, facts)
@@ -54,7 +59,9 @@ def bwrap_options(
         options += ["--ro-bind", str(path), str(path)]
     for root in writable:
         options += ["--bind", str(root), str(root)]
-    if not profile.network:
+    if proxy_dir is not None:
+        options += ["--ro-bind", str(proxy_dir), str(PROXY_MOUNT)]
+    if not direct_network(profile):
         shown = [*(visible or [Path("/")]), *writable]
         for socket in facts.sockets:
             if is_within(socket, shown) and not _hidden_by(socket, private, [*kept, *writable]):
@@ -74,7 +81,7 @@ def _process_options(
     status_fd: int,
     seccomp_fd: int | None,
 ) -> list[str]:
-    options = [] if profile.network else ["--unshare-net"]
+    options = [] if direct_network(profile) else ["--unshare-net"]
     options += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
     # Run as root, bwrap would leave the command every capability, and CAP_SYS_ADMIN can remount
     # the read-only binds writable: drop them all.
@@ -86,6 +93,11 @@ def _process_options(
         options += ["--setenv", name, value]
     options += ["--json-status-fd", str(status_fd), "--chdir", str(cwd)]
     return options
+
+
+def direct_network(profile: PermissionProfile) -> bool:
+    """Whether commands reach the network directly (not off, and not restricted to a proxy)."""
+    return profile.network_mode == "on"
 
 
 def _visible_roots(profile: PermissionProfile, facts: HostFacts) -> list[Path] | None:
@@ -114,7 +126,7 @@ def _root_view(visible: Sequence[Path] | None) -> list[str]:
 def _private_dirs(profile: PermissionProfile) -> list[Path]:
     """/tmp always; /run too without network, hiding the host's unix sockets (docker, dbus)."""
     private = [_TMP]
-    if not profile.network and _RUN.is_dir() and not _RUN.is_symlink():
+    if not direct_network(profile) and _RUN.is_dir() and not _RUN.is_symlink():
         private.append(_RUN)
     return private
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._errors import PermissionDenied, SandboxUnavailable
 from .._permissions import HIDDEN_REASON, PermissionProfile, is_within
-from ._bwrap_args import HostFacts
+from ._bwrap_args import HostFacts, direct_network
 from ._host import listening_sockets, toolchain_roots
 from ._limits import ProcessLimit, process_limit
 from ._placeholders import Placeholders
@@ -68,7 +68,7 @@ def prepare(
     try:
         facts = HostFacts(
             protected=list(dict.fromkeys([*survey.read_only, *survey.placeholders])),
-            sockets=[] if profile.network else listening_sockets(),
+            sockets=[] if direct_network(profile) else listening_sockets(),
             toolchains=toolchain_roots(environment) if profile.readable_roots is not None else [],
             seccomp_fd=_seccomp_pipe(),
         )

@@ -32,6 +32,9 @@ class CommandResult:
     timed_out: bool = False
     truncated_bytes: int = 0
     total_lines: int | None = None
+    network_denials: tuple[str, ...] = ()
+    """Hosts corral's proxy refused during the command (`host: reason`), when the network is
+    restricted by domain."""
 
     @property
     def line_count(self) -> int:

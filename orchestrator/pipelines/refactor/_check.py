@@ -63,12 +63,15 @@ class CheckRunner:
         *,
         repo_git_dir: Path,
         network: bool = False,
+        allowed_domains: tuple[str, ...] | None = None,
+        denied_domains: tuple[str, ...] = (),
         timeout: float = CHECK_TIMEOUT_S,
     ) -> None:
         self.command = command
         self._sandbox = sandbox
         self._git_dir = repo_git_dir
         self._network = network
+        self._domains = (allowed_domains, denied_domains)
         self._timeout = timeout
 
     async def run(self, worktree: Path) -> CheckResult:
@@ -78,6 +81,8 @@ class CheckRunner:
             sandbox=SandboxMode.READ_ONLY,
             readable_roots=(worktree, self._git_dir),
             network=self._network,
+            allowed_domains=self._domains[0],
+            denied_domains=self._domains[1],
         )
         done = await self._sandbox.run(
             ["bash", "-c", self.command],

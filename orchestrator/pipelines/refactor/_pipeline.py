@@ -108,7 +108,12 @@ async def run_refactor(
     await check_new_branches(git, repo, branch, [worker_branch(run_id, s.index) for s in sets])
     await ensure_identity(git, repo.root)
     checker = CheckRunner(
-        request.check, _sandbox(setup), repo_git_dir=repo.common_dir, network=config.network_access
+        request.check,
+        _sandbox(setup),
+        repo_git_dir=repo.common_dir,
+        network=config.network_access,
+        allowed_domains=config.network.allowed_domains,
+        denied_domains=config.network.denied_domains,
     )
     async with open_worktrees(git, repo, run_id, request.worktrees_dir) as trees:
         result = await trees.add_detached("result")

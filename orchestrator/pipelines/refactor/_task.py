@@ -107,6 +107,8 @@ def worker_spec(
         writable_roots=tuple(worktree / path for path in files),
         readable_roots=(worktree, git_dir),
         network=prototype.profile.network,
+        allowed_domains=prototype.profile.allowed_domains,
+        denied_domains=prototype.profile.denied_domains,
         approval=ApprovalPolicy.NEVER,
         hidden_roots=prototype.profile.hidden_roots,
     )
