@@ -32,7 +32,9 @@ from ._events import OPEN_STATUSES, EventLog
 from ._models import RUN_REQUEST
 from ._openapi import openapi_document
 from ._runs import RunManager
+from ._sessions import SessionBook
 from ._sse import event_stream, is_over, parse_cursor
+from .dashboard import RunList, dashboard_routes
 
 MAX_BODY_BYTES = 1 << 20
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -42,7 +44,8 @@ class _BodyTooLarge(Exception):
     pass
 
 
-def build_app(manager: RunManager, token: str) -> Starlette:
+def build_app(manager: RunManager, token: str, sessions: SessionBook | None = None) -> Starlette:
+    sessions = sessions or SessionBook()
     api = _Api(manager)
     routes = [
         Route("/healthz", api.healthz),
@@ -58,8 +61,11 @@ def build_app(manager: RunManager, token: str) -> Starlette:
         Route("/v1/runs/{run_id}/cancel", api.cancel, methods=["POST"]),
         Route("/v1/runs/{run_id}/retry", api.retry, methods=["POST"]),
         *approval_routes(manager),
+        Route("/v1/dashboard/runs", RunList(manager).list_runs),
+        *dashboard_routes(token, sessions),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(BearerAuth, token=token)])
+    auth = Middleware(BearerAuth, token=token, sessions=sessions)
+    return Starlette(routes=routes, middleware=[auth])
 
 
 def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
