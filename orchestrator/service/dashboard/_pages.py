@@ -36,7 +36,8 @@ SECURITY_HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # not no-referrer: with it a browser sends `Origin: null` on its own same-origin form posts
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 

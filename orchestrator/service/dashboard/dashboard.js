@@ -219,7 +219,7 @@
     const list = state.approvals;
     $("approvals").hidden = list.length === 0;
     $("approval-list").replaceChildren(...list.map((approval) => el("li",
-      { "data-approval": approval.approval_id },
+      { "data-approval": approval.id },
       el("code", {}, clip(approval.command || approval.kind, 400)), " ",
       el("span", { class: "muted" }, clip(approval.reason || "", 400)), " ",
       el("button", { type: "button", class: "approve", onclick: () => answer(approval, "approve") }, "Approve"),
@@ -229,7 +229,7 @@
 
   async function answer(approval, decision) {
     try {
-      await api(`/v1/approvals/${encodeURIComponent(approval.approval_id)}`,
+      await api(`/v1/approvals/${encodeURIComponent(approval.id)}`,
         { method: "POST", body: JSON.stringify({ decision }) });
     } catch (error) {
       notice(`Could not ${decision}: ${error.message}`);
