@@ -18,7 +18,16 @@ import pytest
 from corral.agents import ServiceConfig
 from corral.tools import SandboxMode
 from tests.e2e._cli import corral_env, run_corral
-from tests.service._harness import TOKEN, WAIT, Gate, Harness, item_of, open_service, outputs
+from tests.service._harness import (
+    TOKEN,
+    WAIT,
+    Gate,
+    Harness,
+    item_of,
+    open_service,
+    outputs,
+    reporter,
+)
 
 from ._cdp import Page, open_page
 
@@ -142,3 +151,20 @@ async def test_a_workers_approval_is_approved_from_the_page_and_the_worker_goes_
     assert [a["state"] for a in approvals] == ["approved"]
     assert "ran-outside-the-sandbox" in model.told[0]
     assert [i["status"] for i in items] == ["done"]
+
+
+async def test_a_plain_event_source_stops_after_a_finished_runs_end(tmp_path: Path) -> None:
+    """No client-side help: the browser's own EventSource reconnects once, gets 204, stops."""
+    async with open_service(tmp_path, reporter) as service, open_page(tmp_path / "p") as page:
+        await sign_in(page, service)
+        run_id = (await service.http.post("/v1/runs", json=service.fanout(2))).json()["id"]
+        await page.evaluate(
+            f"""window.probe = {{opens: 0, ends: 0}};
+            const source = new EventSource('/v1/runs/{run_id}/events');
+            source.onopen = () => {{ probe.opens += 1; }};
+            source.addEventListener('end', () => {{ probe.ends += 1; }});
+            window.probe.source = source; true"""
+        )
+        await page.wait_for("probe.source.readyState === 2 || probe.opens > 1", LIVE_DEADLINE)
+        probe = await page.evaluate("({opens: probe.opens, ends: probe.ends})")
+    assert probe == {"opens": 1, "ends": 1}

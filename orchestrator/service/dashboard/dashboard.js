@@ -372,17 +372,24 @@
     $("timeline").replaceChildren(...ids.slice(first, first + LANES).map((id) =>
       el("div", { class: "lane", "data-lane": id },
         el("div", { class: "label", title: id }, names.get(id) || id),
-        el("div", { class: "track" }, ...state.lanes.get(id).spans.map((s) => spanBar(s, span))))));
+        el("div", { class: "track" }, ...laneSpans(state.lanes.get(id)).map((s) => spanBar(s, span))))));
     pager($("timeline-pager"), state.lanePage, ids.length, LANES, (page) => {
       state.lanePage = page;
       renderTimeline();
     });
   }
 
+  function laneSpans(lane) {
+    // calls still running (or waiting for an approval) are drawn up to the latest event
+    const open = [...lane.open.values()].map((call) => ({ ...call, end: state.t1, running: true }));
+    return [...lane.spans, ...open];
+  }
+
   function spanBar(span, width) {
     const left = ((span.start - state.t0) / width) * 100;
     const size = ((span.end - span.start) / width) * 100;
-    const kind = span.type === "tool" ? (span.ok ? "span-tool" : "span-failed") : `span-${span.type}`;
+    let kind = span.type === "tool" ? (span.ok ? "span-tool" : "span-failed") : `span-${span.type}`;
+    if (span.running) kind += " span-running";
     const bar = el("span", { class: kind, title: `${span.name} · ${seconds(span.end - span.start)}` });
     bar.style.left = `${left}%`;
     bar.style.width = `${Math.max(size, 0.2)}%`;
@@ -395,10 +402,12 @@
 
   function inspect(call) {
     $("inspector").hidden = false;
-    $("inspector-title").textContent = `${call.name} (${call.ok ? "ok" : "failed"})`;
+    const outcome = call.running ? "running" : call.ok ? "ok" : "failed";
+    $("inspector-title").textContent = `${call.name} (${outcome})`;
     $("inspector-args").textContent = clip(call.args || "");
-    $("inspector-result").textContent = call.result === undefined
-      ? `${call.bytes ?? 0} bytes` : clip(call.result);
+    let result = call.result === undefined ? `${call.bytes ?? 0} bytes` : clip(call.result);
+    if (call.running) result = "(still running, or waiting for an approval)";
+    $("inspector-result").textContent = result;
   }
 
   // -- the fan-out item table --------------------------------------------------------------
