@@ -106,8 +106,11 @@ class Page:
         with anyio.fail_after(deadline):
             return await self.evaluate(script)
 
-    async def screenshot(self, path: Path) -> Path:
-        shot = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    async def screenshot(self, path: Path, *, whole_page: bool = False) -> Path:
+        """A PNG of the window, or of the whole page however long it is."""
+        shot = await self.send(
+            "Page.captureScreenshot", format="png", captureBeyondViewport=whole_page
+        )
         image = base64.b64decode(shot["data"])
         await anyio.Path(path.parent).mkdir(parents=True, exist_ok=True)
         await anyio.Path(path).write_bytes(image)

@@ -86,6 +86,7 @@ async def test_a_browser_signs_in_and_follows_a_live_fanout_to_the_end(tmp_path:
         )
         rows = await page.evaluate("document.querySelectorAll('#items tbody tr').length")
         await page.screenshot(kept / "run-view.png")
+        await page.screenshot(kept / "run-view-whole.png", whole_page=True)
         await page.evaluate("location.hash = '#/'; true")
         await page.wait_for(f"document.querySelector('[data-run=\"{run_id}\"] .status-done')")
         await page.screenshot(kept / "run-list.png")
