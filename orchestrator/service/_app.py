@@ -232,7 +232,8 @@ class _Api:
         log = await self._log_of(run_id)
         if log is None:
             return _error(404, f"no run {run_id}")
-        if is_over(log, after):  # the SSE spec's way of saying "do not reconnect"
+        resumed = request.headers.get("last-event-id") is not None
+        if is_over(log, after, resumed=resumed):  # the SSE spec's way to say "do not reconnect"
             return Response(status_code=204, headers=SSE_HEADERS)
         refresh: Callable[[], Awaitable[None]] | None = None
         if self._manager.get(run_id) is None and not log.ended:
