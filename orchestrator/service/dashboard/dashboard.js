@@ -21,7 +21,7 @@
   const state = {
     csrf: null, view: null, runId: null, source: null, listTimer: null, refreshTimer: null,
     listPage: 0, itemPage: 0, lanePage: 0, run: null, agents: [], items: [], approvals: [],
-    lanes: new Map(), lastSeq: 0, t0: null, t1: null, shown: new Map(),
+    lanes: new Map(), lastSeq: 0, t0: null, t1: null, shown: new Map(), spawnedBy: new Map(),
     stream: { opens: 0, events: 0, ended: false, final: false },
   };
   window.corralDashboard = state; // read by the browser tests and handy in the console
@@ -142,7 +142,7 @@
     Object.assign(state, {
       view: "run", runId: id, run: null, agents: [], items: [], approvals: [], lanes: new Map(),
       lastSeq: 0, t0: null, t1: null, itemPage: 0, lanePage: 0, shown: new Map(),
-      stream: { opens: 0, events: 0, ended: false, final: false },
+      spawnedBy: new Map(), stream: { opens: 0, events: 0, ended: false, final: false },
     });
     $("run-title").textContent = id;
     $("inspector").hidden = true;
@@ -316,8 +316,35 @@
       el("span", { class: "muted" }, agent.role || ""), el("span", { class: "figures" }, figures),
       ...badges);
     const item = el("li", {}, row);
-    if (node.children.length) item.append(el("ul", {}, ...treeList(agent.agent_id, node.children)));
+    if (node.children.length) item.append(el("ul", {}, ...childList(agent.agent_id, node.children)));
     return item;
+  }
+
+  // Children sit under the spawn_agent call that started them, when the stream showed it.
+  function childList(parentId, children) {
+    const byCall = new Map();
+    const direct = [];
+    for (const child of children) {
+      const call = state.spawnedBy.get(child.agent.agent_id);
+      if (!call) direct.push(child);
+      else if (byCall.has(call)) byCall.get(call).push(child);
+      else byCall.set(call, [child]);
+    }
+    const groups = [...byCall.entries()].map(([call, nodes]) => el("li", { class: "call" },
+      el("button", { type: "button", class: "link", "data-spawn-call": call.callId,
+        onclick: () => inspect(call) }, `${call.name} ${call.callId}`),
+      el("ul", {}, ...treeList(`${parentId}/${call.callId}`, nodes))));
+    return [...groups, ...treeList(parentId, direct)];
+  }
+
+  function noteSpawn(call) {
+    if (!call.ok || typeof call.result !== "string") return;
+    try {
+      const answer = JSON.parse(call.result);
+      if (answer && typeof answer.agent_id === "string") state.spawnedBy.set(answer.agent_id, call);
+    } catch (error) {
+      // not a spawn answer: nothing to link
+    }
   }
 
   // -- the timeline, built from the event stream -------------------------------------------
@@ -356,6 +383,7 @@
       Object.assign(call, { end: at, ok: payload.success !== false, result: payload.output,
         bytes: payload.total_bytes ?? (payload.output || "").length });
       if (!call.ok) lane.failed += 1;
+      if (call.name === "spawn_agent") noteSpawn(call);
       lane.spans.push(call);
       lane.mark = Math.max(lane.mark, at);
     } else if (["user_input", "resume", "agent_started", "notify"].includes(event.kind)) {
