@@ -26,6 +26,8 @@ PAGE_LIMIT = 200
 class RunList:
     def __init__(self, manager: RunManager) -> None:
         self._manager = manager
+        self._finished: dict[str, tuple[float, dict[str, Any]]] = {}
+        """Rows of finished runs by `updated_at`: the list polls, and their totals never move."""
 
     async def list_runs(self, request: Request) -> Response:
         query = request.query_params
@@ -62,6 +64,15 @@ class RunList:
         return list(rows.values())
 
     async def _row(self, record: RunRecord) -> dict[str, Any]:
+        kept = self._finished.get(record.run_id)
+        if kept is not None and kept[0] == record.updated_at:
+            return dict(kept[1])
+        row = await self._read_row(record)
+        if record.status not in OPEN_STATUSES:
+            self._finished[record.run_id] = (record.updated_at, row)
+        return dict(row)
+
+    async def _read_row(self, record: RunRecord) -> dict[str, Any]:
         totals = (await read_status(self._manager.store, record.run_id)).totals()
         ended = record.updated_at if record.status not in OPEN_STATUSES else time.time()
         return {
