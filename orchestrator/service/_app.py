@@ -44,7 +44,13 @@ class _BodyTooLarge(Exception):
     pass
 
 
-def build_app(manager: RunManager, token: str, sessions: SessionBook | None = None) -> Starlette:
+def build_app(
+    manager: RunManager,
+    token: str,
+    sessions: SessionBook | None = None,
+    hosts: frozenset[str] | None = None,
+) -> Starlette:
+    """The app; `hosts` are the only `Host` values it answers (any when None)."""
     sessions = sessions or SessionBook()
     api = _Api(manager)
     routes = [
@@ -64,7 +70,7 @@ def build_app(manager: RunManager, token: str, sessions: SessionBook | None = No
         Route("/v1/dashboard/runs", RunList(manager).list_runs),
         *dashboard_routes(token, sessions),
     ]
-    auth = Middleware(BearerAuth, token=token, sessions=sessions)
+    auth = Middleware(BearerAuth, token=token, sessions=sessions, hosts=hosts)
     return Starlette(routes=routes, middleware=[auth])
 
 

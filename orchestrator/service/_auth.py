@@ -9,7 +9,9 @@ request must also carry the session's CSRF token. A state-changing request from 
 origin gets 403 whatever it carries; one without the token or a live session gets 401 with
 `WWW-Authenticate: Bearer` (a browser asking for the dashboard is sent to the sign-in page
 instead). Tokens are never read from a query string. Only `/healthz`, the sign-in page and the
-dashboard's static files are open.
+dashboard's static files are open. A server on loopback also refuses (421) any `Host` but its
+own loopback names, so a page whose name an attacker points at 127.0.0.1 (DNS rebinding) reaches
+nothing.
 """
 
 from __future__ import annotations
@@ -105,13 +107,30 @@ def check_bind(host: str, token: ApiToken) -> None:
         )
 
 
+def loopback_hosts(host: str, port: int) -> frozenset[str] | None:
+    """The `Host` values a server listening on `host:port` answers: its loopback names when it
+    listens on loopback only, else any (None)."""
+    if not is_loopback(host):
+        return None
+    names = {"127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host}
+    bare = names if port == 80 else set()  # browsers leave out the default port
+    return frozenset({f"{name}:{port}" for name in names} | bare)
+
+
 class BearerAuth:
     """ASGI middleware: who may make this request (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, token: str, sessions: SessionBook | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        sessions: SessionBook | None = None,
+        hosts: frozenset[str] | None = None,
+    ) -> None:
         self._app = app
         self._expected = f"Bearer {token}".encode()
         self._sessions = sessions or SessionBook()
+        self._hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -126,6 +145,8 @@ class BearerAuth:
     def _refusal(self, scope: Scope) -> Response | None:
         """None to let the request in, else the response that refuses it."""
         headers = _headers(scope)
+        if self._hosts is not None and headers.get("host", "").lower() not in self._hosts:
+            return _refuse(421, "this server answers only to its own loopback address")
         unsafe = scope["method"] not in SAFE_METHODS
         if unsafe and is_cross_site(headers, scope.get("scheme", "http")):
             return _refuse(403, "cross-site requests are refused; use the dashboard's own page")
@@ -150,7 +171,7 @@ class BearerAuth:
 
 
 def _refuse(status: int, detail: str) -> Response:
-    error = "unauthorized" if status == 401 else "forbidden"
+    error = {401: "unauthorized", 421: "misdirected"}.get(status, "forbidden")
     headers = {"WWW-Authenticate": 'Bearer realm="corral"'} if status == 401 else None
     return JSONResponse({"error": error, "detail": detail}, status_code=status, headers=headers)
 

@@ -19,6 +19,7 @@ from corral.agents import open_sqlite_store
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ..runs import JOURNAL_NAME, Executor
 from ._app import build_app
+from ._auth import loopback_hosts
 from ._policy import ServicePolicy
 from ._runs import RunManager, ServiceLimits
 from ._submissions import open_submission_book
@@ -68,12 +69,14 @@ class CorralService:
                     policy=options.policy,
                 )
                 await tg.start(manager.run)
-                app = build_app(manager, options.token)
+                port = sock.getsockname()[1]
+                hosts = loopback_hosts(options.host, port)
+                app = build_app(manager, options.token, hosts=hosts)
                 try:
                     async with serving(
                         app, sock, name="API server", graceful_shutdown=GRACEFUL_SHUTDOWN
                     ):
-                        task_status.started(base_url(options.host, sock.getsockname()[1]))
+                        task_status.started(base_url(options.host, port))
                         await anyio.sleep_forever()
                 finally:
                     tg.cancel_scope.cancel()

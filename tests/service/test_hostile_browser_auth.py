@@ -152,6 +152,34 @@ async def test_host_and_fetch_metadata_tricks_are_refused(extra: dict[str, str])
     assert answer.status_code == 403
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example:{port}",
+        "127.0.0.1.evil.example:{port}",
+        "localhost.:{port}",
+        "127.0.0.1:{port}@evil.example",
+        "127.0.0.1",
+        "",
+    ],
+)
+async def test_a_loopback_server_answers_no_other_host_name_even_with_the_token(
+    host: str, tmp_path: Path
+) -> None:
+    """DNS rebinding: a page at the attacker's name, pointed at 127.0.0.1, reaches nothing."""
+    async with open_service(tmp_path, reporter) as service:
+        port = service.url.rsplit(":", 1)[1]
+        foreign = {"Host": host.format(port=port)}
+        answers = [
+            await service.http.get("/v1/runs", headers=foreign),
+            await service.http.get("/signin", headers=foreign),
+            await service.http.post("/signin", content=f"token={TOKEN}", headers=foreign),
+        ]
+        local = await service.http.get("/v1/runs", headers={"Host": f"localhost:{port}"})
+    assert [a.status_code for a in answers] == [421, 421, 421]
+    assert local.status_code == 200
+
+
 async def test_a_second_origin_header_cannot_smuggle_a_foreign_one() -> None:
     async with guarded(SessionBook()) as http:
         cookie, csrf = await sign_in(http)
