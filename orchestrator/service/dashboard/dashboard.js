@@ -83,10 +83,10 @@
   function route() {
     closeStream();
     clearInterval(state.listTimer);
-    const match = location.hash.match(/^#\/runs\/([^/?]+)$/);
+    const match = location.hash.match(/^#\/runs\/([A-Za-z0-9_-][A-Za-z0-9._-]*)$/);
     $("list-view").hidden = Boolean(match);
     $("run-view").hidden = !match;
-    if (match) showRun(decodeURIComponent(match[1]));
+    if (match) showRun(match[1]);
     else showList();
   }
 
