@@ -49,8 +49,10 @@ def build_app(
     token: str,
     sessions: SessionBook | None = None,
     hosts: frozenset[str] | None = None,
+    content: bool = False,
 ) -> Starlette:
-    """The app; `hosts` are the only `Host` values it answers (any when None)."""
+    """The app; `hosts` are the only `Host` values it answers (any when None); `content` lets
+    the dashboard show tool arguments and results, not only their sizes."""
     sessions = sessions or SessionBook()
     api = _Api(manager)
     routes = [
@@ -68,7 +70,7 @@ def build_app(
         Route("/v1/runs/{run_id}/retry", api.retry, methods=["POST"]),
         *approval_routes(manager),
         Route("/v1/dashboard/runs", RunList(manager).list_runs),
-        *dashboard_routes(token, sessions),
+        *dashboard_routes(token, sessions, content=content),
     ]
     auth = Middleware(BearerAuth, token=token, sessions=sessions, hosts=hosts)
     return Starlette(routes=routes, middleware=[auth])

@@ -7,6 +7,7 @@ socket (`orchestrator._uvicorn`), reports the base URL, and serves until cancell
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from corral.agents import open_sqlite_store
+from corral.observability import capture_enabled
 
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ..runs import JOURNAL_NAME, Executor
@@ -71,7 +73,9 @@ class CorralService:
                 await tg.start(manager.run)
                 port = sock.getsockname()[1]
                 hosts = loopback_hosts(options.host, port)
-                app = build_app(manager, options.token, hosts=hosts)
+                env = os.environ if options.env is None else options.env
+                content = capture_enabled(env)
+                app = build_app(manager, options.token, hosts=hosts, content=content)
                 try:
                     async with serving(
                         app, sock, name="API server", graceful_shutdown=GRACEFUL_SHUTDOWN

@@ -18,6 +18,7 @@ from .test_dashboard import artifacts, open_run, sign_in
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
 COUNT = "document.querySelectorAll"
+GET = "document.getElementById"
 
 
 class SpawnTwo:
@@ -67,6 +68,8 @@ async def test_workers_sit_under_their_spawning_call_with_figures_rolled_up_once
         )
         failed = await page.evaluate(f"{COUNT}('#agent-tree .badge.bad').length")
         failed_spans = await page.evaluate(f"{COUNT}('#timeline .span-failed').length")
+        await page.evaluate("document.querySelector('#timeline .span-tool').click(); true")
+        inspected = await page.evaluate(f"{GET}('inspector-args').textContent")
         run = (await service.http.get(f"/v1/runs/{run_id}")).json()
         await page.screenshot(artifacts(tmp_path) / "supervisor-tree.png")
     assert sorted(groups, key=lambda g: g["call"]) == [
@@ -76,3 +79,4 @@ async def test_workers_sit_under_their_spawning_call_with_figures_rolled_up_once
     total = run["tokens"]["input_tokens"] + run["tokens"]["output_tokens"]
     assert figures.startswith(f"{total} tok · ${run['cost_usd']:.4f}")
     assert failed == 2 and failed_spans == 2
+    assert inspected.endswith("characters (content capture is off on the server)")

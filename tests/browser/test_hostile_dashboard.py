@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from corral.agents import ServiceConfig
+from corral.observability import CAPTURE_ENV
 from corral.tools import SandboxMode
 from tests.service._harness import WAIT, item_of, open_service, outputs
 
@@ -28,6 +29,8 @@ PAYLOADS = [
     '"><script>window.pwned=3</script>',
     "<iframe srcdoc='<script>parent.pwned=4</script>'></iframe>",
 ]
+CAPTURE = {CAPTURE_ENV: "true"}
+"""The inspector shows the calls' content, so the markup reaches the page."""
 MARKUP = "#run-view img, #run-view svg, #run-view script, #run-view iframe"
 
 
@@ -60,7 +63,7 @@ async def test_markup_from_the_model_is_shown_as_text_and_never_runs(
     escalating = ServiceConfig(allowed_roots=(tmp_path,), max_sandbox=SandboxMode.FULL_ACCESS)
     config = ['approval_policy="on-request"', f"shell.approval_timeout_sec={WAIT}"]
     async with (
-        open_service(tmp_path, MarkupWriter(payload), service=escalating) as service,
+        open_service(tmp_path, MarkupWriter(payload), env=CAPTURE, service=escalating) as service,
         open_page(tmp_path / "profile") as page,
     ):
         await sign_in(page, service)

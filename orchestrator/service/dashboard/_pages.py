@@ -46,8 +46,10 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def dashboard_routes(token: str, sessions: SessionBook) -> list[Route]:
-    pages = _Pages(token, sessions)
+def dashboard_routes(token: str, sessions: SessionBook, *, content: bool = False) -> list[Route]:
+    """The pages; `content` says whether the inspector may show tool arguments and results
+    (the server's OpenTelemetry content-capture setting) or only their sizes."""
+    pages = _Pages(token, sessions, content)
     return [
         Route("/", pages.index),
         Route("/signin", pages.signin_page, methods=["GET"]),
@@ -59,9 +61,10 @@ def dashboard_routes(token: str, sessions: SessionBook) -> list[Route]:
 
 
 class _Pages:
-    def __init__(self, token: str, sessions: SessionBook) -> None:
+    def __init__(self, token: str, sessions: SessionBook, content: bool) -> None:
         self._token = token.encode()
         self._sessions = sessions
+        self._content = content
 
     async def index(self, request: Request) -> Response:
         return HTMLResponse(_asset("index.html"), headers=SECURITY_HEADERS)
@@ -93,9 +96,15 @@ class _Pages:
         return response
 
     async def session(self, request: Request) -> Response:
-        """The CSRF token of the caller's session (null for a bearer-token caller)."""
+        """The CSRF token of the caller's session (null for a bearer-token caller), and whether
+        the dashboard shows tool content."""
         session = self._sessions.get(cookie_value(request.headers.get("cookie")))
-        shown: dict[str, object] = {"csrf": None, "expires_at": None, "cookie": COOKIE_NAME}
+        shown: dict[str, object] = {
+            "csrf": None,
+            "expires_at": None,
+            "cookie": COOKIE_NAME,
+            "content": self._content,
+        }
         if session is not None:
             shown.update(csrf=session.csrf, expires_at=session.expires_at)
         return JSONResponse(shown, headers=SECURITY_HEADERS)

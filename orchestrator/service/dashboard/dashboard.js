@@ -19,7 +19,7 @@
   ];
 
   const state = {
-    csrf: null, view: null, runId: null, source: null, listTimer: null, refreshTimer: null,
+    csrf: null, content: false, view: null, runId: null, source: null, listTimer: null, refreshTimer: null,
     listPage: 0, itemPage: 0, lanePage: 0, run: null, agents: [], items: [], approvals: [],
     lanes: new Map(), lastSeq: 0, t0: null, t1: null, shown: new Map(), spawnedBy: new Map(),
     stream: { opens: 0, events: 0, ended: false, final: false },
@@ -432,8 +432,11 @@
     $("inspector").hidden = false;
     const outcome = call.running ? "running" : call.ok ? "ok" : "failed";
     $("inspector-title").textContent = `${call.name} (${outcome})`;
-    $("inspector-args").textContent = clip(call.args || "");
-    let result = call.result === undefined ? `${call.bytes ?? 0} bytes` : clip(call.result);
+    const off = "content capture is off on the server";
+    const args = call.args || "";
+    $("inspector-args").textContent = state.content ? clip(args) : `${args.length} characters (${off})`;
+    let result = call.result === undefined || !state.content
+      ? `${call.bytes ?? 0} bytes${state.content ? "" : ` (${off})`}` : clip(call.result);
     if (call.running) result = "(still running, or waiting for an approval)";
     $("inspector-result").textContent = result;
   }
@@ -517,7 +520,9 @@
   }
 
   async function start() {
-    state.csrf = (await api("/v1/session")).csrf;
+    const session = await api("/v1/session");
+    state.csrf = session.csrf;
+    state.content = session.content === true;
     $("signout").addEventListener("click", signOut);
     $("cancel-run").addEventListener("click", cancelRun);
     $("filters").addEventListener("submit", (event) => event.preventDefault());
