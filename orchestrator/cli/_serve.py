@@ -80,5 +80,6 @@ async def run(args: argparse.Namespace) -> int:
     async with anyio.create_task_group() as tg:
         url = await tg.start(CorralService(options).run)
         print(f"corral serve: listening on {url}", file=sys.stderr)
+        print(f"corral serve: dashboard at {url}/ (sign in with the API token)", file=sys.stderr)
         sys.stderr.flush()
     return 0

@@ -32,7 +32,9 @@ from ._events import OPEN_STATUSES, EventLog
 from ._models import RUN_REQUEST
 from ._openapi import openapi_document
 from ._runs import RunManager
+from ._sessions import SessionBook
 from ._sse import event_stream, is_over, parse_cursor
+from .dashboard import RunList, dashboard_routes
 
 MAX_BODY_BYTES = 1 << 20
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -42,7 +44,16 @@ class _BodyTooLarge(Exception):
     pass
 
 
-def build_app(manager: RunManager, token: str) -> Starlette:
+def build_app(
+    manager: RunManager,
+    token: str,
+    sessions: SessionBook | None = None,
+    hosts: frozenset[str] | None = None,
+    content: bool = False,
+) -> Starlette:
+    """The app; `hosts` are the only `Host` values it answers (any when None); `content` lets
+    the dashboard show tool arguments and results, not only their sizes."""
+    sessions = sessions or SessionBook()
     api = _Api(manager)
     routes = [
         Route("/healthz", api.healthz),
@@ -58,8 +69,11 @@ def build_app(manager: RunManager, token: str) -> Starlette:
         Route("/v1/runs/{run_id}/cancel", api.cancel, methods=["POST"]),
         Route("/v1/runs/{run_id}/retry", api.retry, methods=["POST"]),
         *approval_routes(manager),
+        Route("/v1/dashboard/runs", RunList(manager).list_runs),
+        *dashboard_routes(token, sessions, content=content),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(BearerAuth, token=token)])
+    auth = Middleware(BearerAuth, token=token, sessions=sessions, hosts=hosts)
+    return Starlette(routes=routes, middleware=[auth])
 
 
 def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
@@ -226,7 +240,8 @@ class _Api:
         log = await self._log_of(run_id)
         if log is None:
             return _error(404, f"no run {run_id}")
-        if is_over(log, after):  # the SSE spec's way of saying "do not reconnect"
+        resumed = request.headers.get("last-event-id") is not None
+        if is_over(log, after, resumed=resumed):  # the SSE spec's way to say "do not reconnect"
             return Response(status_code=204, headers=SSE_HEADERS)
         refresh: Callable[[], Awaitable[None]] | None = None
         if self._manager.get(run_id) is None and not log.ended:

@@ -3,8 +3,15 @@
 The token is `CORRAL_API_TOKEN`, else the one in `$CORRAL_HOME/api-token`, generated there
 (mode 0600) at the first start on a loopback address; a start beyond loopback with neither is
 refused before anything is written, so a refused start never leaves a token for the next one.
-Tokens are compared in constant time; a request without the right token gets 401 with
-`WWW-Authenticate: Bearer`. Only `/healthz` is open.
+Tokens are compared in constant time. A request is let in with the right bearer header, or with
+the session cookie a browser got by signing in (`_sessions.py`); with the cookie, a state-changing
+request must also carry the session's CSRF token. A state-changing request from a page of another
+origin gets 403 whatever it carries; one without the token or a live session gets 401 with
+`WWW-Authenticate: Bearer` (a browser asking for the dashboard is sent to the sign-in page
+instead). Tokens are never read from a query string. Only `/healthz`, the sign-in page and the
+dashboard's static files are open. A server on loopback also refuses (421) any `Host` but its
+own loopback names, so a page whose name an attacker points at 127.0.0.1 (DNS rebinding) reaches
+nothing.
 """
 
 from __future__ import annotations
@@ -18,14 +25,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ._errors import ServiceOptionsError
+from ._sessions import (
+    CSRF_HEADER,
+    SAFE_METHODS,
+    SessionBook,
+    cookie_value,
+    csrf_matches,
+    is_cross_site,
+)
 
 TOKEN_ENV = "CORRAL_API_TOKEN"
 TOKEN_FILE = "api-token"
-OPEN_PATHS = frozenset({"/healthz"})
+OPEN_PATHS = frozenset({"/healthz", "/signin"})
+OPEN_PREFIXES = ("/static/",)
+PAGE_PATHS = frozenset({"/"})
+"""Pages a browser opens by hand: without a session it is sent to sign in, not shown a 401."""
+_CHECKED_HEADERS = frozenset({b"origin", b"host", b"sec-fetch-site", b"cookie", b"x-csrf-token"})
 
 
 @dataclass(frozen=True)
@@ -88,27 +107,84 @@ def check_bind(host: str, token: ApiToken) -> None:
         )
 
 
-class BearerAuth:
-    """ASGI middleware: 401 for any request but the open paths without the right token."""
+def loopback_hosts(host: str, port: int) -> frozenset[str] | None:
+    """The `Host` values a server listening on `host:port` answers: its loopback names when it
+    listens on loopback only, else any (None)."""
+    if not is_loopback(host):
+        return None
+    names = {"127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host}
+    bare = names if port == 80 else set()  # browsers leave out the default port
+    return frozenset({f"{name}:{port}" for name in names} | bare)
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+
+class BearerAuth:
+    """ASGI middleware: who may make this request (see the module docstring)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        sessions: SessionBook | None = None,
+        hosts: frozenset[str] | None = None,
+    ) -> None:
         self._app = app
         self._expected = f"Bearer {token}".encode()
+        self._sessions = sessions or SessionBook()
+        self._hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or self._allowed(scope):
+        if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
-        response = JSONResponse(
-            {"error": "unauthorized", "detail": "send Authorization: Bearer <token>"},
-            status_code=401,
-            headers={"WWW-Authenticate": 'Bearer realm="corral"'},
-        )
-        await response(scope, receive, send)
+        refusal = self._refusal(scope)
+        if refusal is None:
+            await self._app(scope, receive, send)
+        else:
+            await refusal(scope, receive, send)
 
-    def _allowed(self, scope: Scope) -> bool:
+    def _refusal(self, scope: Scope) -> Response | None:
+        """None to let the request in, else the response that refuses it."""
+        headers = _headers(scope)
+        if self._hosts is not None and headers.get("host", "").lower() not in self._hosts:
+            return _refuse(421, "this server answers only to its own loopback address")
+        unsafe = scope["method"] not in SAFE_METHODS
+        if unsafe and is_cross_site(headers, scope.get("scheme", "http")):
+            return _refuse(403, "cross-site requests are refused; use the dashboard's own page")
+        path: str = scope["path"]
+        if path in OPEN_PATHS or path.startswith(OPEN_PREFIXES) or self._has_bearer(scope):
+            return None
+        session = self._sessions.get(cookie_value(headers.get("cookie")))
+        if session is not None:
+            if unsafe and not csrf_matches(session, headers.get(CSRF_HEADER)):
+                return _refuse(403, f"send the session's CSRF token in {CSRF_HEADER}")
+            return None
+        if path in PAGE_PATHS and scope["method"] == "GET":
+            return RedirectResponse("/signin", status_code=303)
+        return _refuse(401, "send Authorization: Bearer <token>, or sign in at /signin")
+
+    def _has_bearer(self, scope: Scope) -> bool:
         given = b""
         for name, value in scope["headers"]:
             if name == b"authorization":
                 given = value
         return hmac.compare_digest(given, self._expected)
+
+
+def _refuse(status: int, detail: str) -> Response:
+    error = {401: "unauthorized", 421: "misdirected"}.get(status, "forbidden")
+    headers = {"WWW-Authenticate": 'Bearer realm="corral"'} if status == 401 else None
+    return JSONResponse({"error": error, "detail": detail}, status_code=status, headers=headers)
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """The headers the checks read; one given twice reads as a value no check accepts."""
+    seen: dict[str, str] = {}
+    for raw_name, raw_value in scope["headers"]:
+        if raw_name not in _CHECKED_HEADERS:
+            continue
+        name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
+        if name == "cookie" and name in seen:  # joined, so a second session cookie is seen
+            seen[name] = f"{seen[name]}; {value}"
+        else:
+            seen[name] = "\x00twice" if name in seen else value
+    return seen

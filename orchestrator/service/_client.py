@@ -134,7 +134,9 @@ class CorralClient:
                 raise ServiceUnreachable(f"the event stream of run {run_id} closed without an end")
 
     async def _stream_once(self, run_id: str, after: int) -> AsyncIterator[ServerEvent]:
-        headers = {"Last-Event-ID": str(after)}
+        # No Last-Event-ID before the first event: the header alone marks a reconnect, which a
+        # run that ended without any event answers with 204.
+        headers = {"Last-Event-ID": str(after)} if after else {}
         url = f"/v1/runs/{run_id}/events"
         async with self._http.stream("GET", url, headers=headers, timeout=None) as response:
             if response.status_code == 204:

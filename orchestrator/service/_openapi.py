@@ -12,6 +12,7 @@ from pydantic.json_schema import models_json_schema
 
 from ._approval_routes import ApprovalAnswer
 from ._models import ExecRequest, FanoutRequest, RefactorRequest, ReviewRequest, TriageRequest
+from .dashboard import dashboard_paths
 
 VERSION = "0.1.0"
 REQUEST_MODELS = (ExecRequest, FanoutRequest, ReviewRequest, RefactorRequest, TriageRequest)
@@ -31,9 +32,12 @@ def openapi_document() -> dict[str, Any]:
         "info": {"title": "corral", "version": VERSION},
         "components": {
             "schemas": schema.get("$defs", {}),
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "corral_session"},
+            },
         },
-        "security": [{"bearer": []}],
+        "security": [{"bearer": []}, {"session": []}],
         "paths": _paths(request),
     }
 
@@ -79,6 +83,7 @@ def _paths(request: dict[str, Any]) -> dict[str, Any]:
         f"{run}/retry": {"post": _retry()},
         f"{run}/approvals": {"get": answer("the run's approvals, filtered by ?state=")},
         "/v1/approvals/{approval_id}": {"post": _answer_approval()},
+        **dashboard_paths(),
     }
 
 

@@ -7,6 +7,7 @@ socket (`orchestrator._uvicorn`), reports the base URL, and serves until cancell
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,10 +16,12 @@ import anyio
 from anyio.abc import TaskStatus
 
 from corral.agents import open_sqlite_store
+from corral.observability import capture_enabled
 
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ..runs import JOURNAL_NAME, Executor
 from ._app import build_app
+from ._auth import loopback_hosts
 from ._policy import ServicePolicy
 from ._runs import RunManager, ServiceLimits
 from ._submissions import open_submission_book
@@ -68,12 +71,16 @@ class CorralService:
                     policy=options.policy,
                 )
                 await tg.start(manager.run)
-                app = build_app(manager, options.token)
+                port = sock.getsockname()[1]
+                hosts = loopback_hosts(options.host, port)
+                env = os.environ if options.env is None else options.env
+                content = capture_enabled(env)
+                app = build_app(manager, options.token, hosts=hosts, content=content)
                 try:
                     async with serving(
                         app, sock, name="API server", graceful_shutdown=GRACEFUL_SHUTDOWN
                     ):
-                        task_status.started(base_url(options.host, sock.getsockname()[1]))
+                        task_status.started(base_url(options.host, port))
                         await anyio.sleep_forever()
                 finally:
                     tg.cancel_scope.cancel()

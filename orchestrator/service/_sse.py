@@ -3,9 +3,11 @@
 Each stream is its own cursor over the log, so a slow client only falls behind itself. A stream
 opens with `retry:` and a `metadata` event, sends every event after the cursor with its per-run
 `id:`, a `: ping` comment when nothing happened for a while, and closes with `end` (or `error`
-when the run crashed). Reconnecting with `Last-Event-ID: N` or `?starting_after=N` resumes after N;
-once the stream has ended, a reconnect after its last event gets 204 (`is_over`), which tells
-browsers to stop reconnecting. A run no tailer follows is polled through `refresh`.
+when the run crashed); a run without any event first gets a bare `id: 0` (no event), so a
+browser has an id to reconnect with. Reconnecting with `Last-Event-ID: N` or
+`?starting_after=N` resumes after N; once the stream has ended, a reconnect after its last event
+gets 204 (`is_over`), which tells browsers to stop reconnecting. A run no tailer follows is
+polled through `refresh`.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ def parse_cursor(last_event_id: str | None, starting_after: str | None) -> int:
     return value
 
 
-def is_over(log: EventLog, after: int) -> bool:
-    """Whether a client that saw up to event `after` (> 0) has seen all a finished run has."""
-    return log.ended and after > 0 and after >= len(log.events)
+def is_over(log: EventLog, after: int, *, resumed: bool = False) -> bool:
+    """Whether a client that saw up to event `after` has seen all a finished run has: `after`
+    > 0, or a reconnect (`resumed`, it sent `Last-Event-ID`) to a run that journaled nothing."""
+    return log.ended and (after > 0 or resumed) and after >= len(log.events)
 
 
 async def event_stream(
@@ -61,6 +64,8 @@ async def event_stream(
             sent, quiet = event.id, 0.0
         if log.ending is not None and sent >= len(log.events):
             name = "error" if "error" in log.ending else "end"
+            if sent == 0:  # sets the browser's last event id without dispatching an event
+                yield b"id: 0\n\n"
             yield frame(name, {"run_id": run_id, **log.ending})
             return
         if await log.wait_beyond(sent, wait):

@@ -36,6 +36,10 @@ PACKAGE_DATA = (
     "corral/agents/prompts/base/default/general.md",
     "corral/orchestrator/demo/data/issues.json",
     "corral/orchestrator/pipelines/triage/triage.schema.json",
+    "corral/orchestrator/service/dashboard/index.html",
+    "corral/orchestrator/service/dashboard/signin.html",
+    "corral/orchestrator/service/dashboard/dashboard.js",
+    "corral/orchestrator/service/dashboard/dashboard.css",
 )
 SUM_AGENT = Path(__file__).with_name("_sum_agent.py")
 

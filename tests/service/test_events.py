@@ -11,7 +11,7 @@ import pytest
 
 from corral.orchestrator.service import CorralClient, ServerEvent
 from corral.orchestrator.service._events import EventLog
-from corral.orchestrator.service._sse import event_stream
+from corral.orchestrator.service._sse import event_stream, is_over
 
 from ._harness import TOKEN, WAIT, Gate, Harness, open_service
 
@@ -135,4 +135,8 @@ async def test_an_idle_stream_sends_heartbeat_comments_until_the_run_ends() -> N
     assert frames[0] == b"retry: 3000\n\n"
     assert frames[1].startswith(b"event: metadata\n")
     assert frames[2] == b": ping\n\n"
-    assert rest[-1] == b'event: end\ndata: {"run_id":"run-idle","status":"done"}\n\n'
+    assert rest[-2:] == [
+        b"id: 0\n\n",
+        b'event: end\ndata: {"run_id":"run-idle","status":"done"}\n\n',
+    ]
+    assert is_over(log, 0, resumed=True) and not is_over(log, 0)
