@@ -13,13 +13,24 @@ from ._approval import Approver as Approver
 from ._approval import CallbackApprover as CallbackApprover
 from ._approval import DenyAllApprover as DenyAllApprover
 from ._approval import request_approval as request_approval
+from ._core_tools import SESSION_TOOL_NAMES as SESSION_TOOL_NAMES
 from ._core_tools import build_core_registry as build_core_registry
 from ._core_tools import core_tool_names as core_tool_names
+from ._core_tools import known_tool_names as known_tool_names
+from ._core_tools import with_session_tools as with_session_tools
 from ._errors import CorralError as CorralError
 from ._errors import InvalidInput as InvalidInput
 from ._errors import OperationFailed as OperationFailed
 from ._errors import PermissionDenied as PermissionDenied
 from ._errors import SandboxUnavailable as SandboxUnavailable
+from ._exec_sessions import MAX_SESSIONS as MAX_SESSIONS
+from ._exec_sessions import MAX_SESSIONS_PER_AGENT as MAX_SESSIONS_PER_AGENT
+from ._exec_sessions import ExecSession as ExecSession
+from ._exec_sessions import ExecSessions as ExecSessions
+from ._exec_tools import ExecCommandArgs as ExecCommandArgs
+from ._exec_tools import WriteStdinArgs as WriteStdinArgs
+from ._exec_tools import exec_command_tool as exec_command_tool
+from ._exec_tools import write_stdin_tool as write_stdin_tool
 from ._file_tools import file_tools as file_tools
 from ._file_tools import list_dir_tool as list_dir_tool
 from ._file_tools import read_file_tool as read_file_tool
@@ -27,6 +38,9 @@ from ._fs_common import FileToolError as FileToolError
 from ._fs_common import SearchTimedOut as SearchTimedOut
 from ._function_tool import function_tool as function_tool
 from ._grep import grep_tool as grep_tool
+from ._offered import HostAbilities as HostAbilities
+from ._offered import offered_tool_names as offered_tool_names
+from ._offered import withheld_tools as withheld_tools
 from ._parallel import run_tool_calls as run_tool_calls
 from ._patch import PatchConflict as PatchConflict
 from ._patch import PatchError as PatchError
@@ -53,6 +67,7 @@ from ._safe_commands import looks_like_sandbox_denial as looks_like_sandbox_deni
 from ._sandbox import TIMEOUT_EXIT_CODE as TIMEOUT_EXIT_CODE
 from ._sandbox import BubblewrapSandbox as BubblewrapSandbox
 from ._sandbox import CommandResult as CommandResult
+from ._sandbox import InteractiveProcess as InteractiveProcess
 from ._sandbox import RecordingSandbox as RecordingSandbox
 from ._sandbox import Sandbox as Sandbox
 from ._sandbox import SandboxCall as SandboxCall
@@ -67,7 +82,10 @@ from ._truncate import truncate_middle as truncate_middle
 
 __all__ = [
     "APPROVAL_TIMEOUT",
+    "MAX_SESSIONS",
+    "MAX_SESSIONS_PER_AGENT",
     "PROTECTED_NAMES",
+    "SESSION_TOOL_NAMES",
     "TIMEOUT_EXIT_CODE",
     "ApprovalDecision",
     "ApprovalKind",
@@ -79,8 +97,13 @@ __all__ = [
     "CommandResult",
     "CorralError",
     "DenyAllApprover",
+    "ExecCommandArgs",
+    "ExecSession",
+    "ExecSessions",
     "FileToolError",
     "HeadTailBuffer",
+    "HostAbilities",
+    "InteractiveProcess",
     "InvalidInput",
     "OperationFailed",
     "PatchConflict",
@@ -104,11 +127,13 @@ __all__ = [
     "ToolOutput",
     "ToolRegistry",
     "ToolServices",
+    "WriteStdinArgs",
     "apply_patch",
     "apply_patch_text",
     "apply_patch_tool",
     "build_core_registry",
     "core_tool_names",
+    "exec_command_tool",
     "file_tools",
     "format_command_output",
     "format_truncated_output",
@@ -116,8 +141,10 @@ __all__ = [
     "grep_tool",
     "is_known_safe_command",
     "is_within",
+    "known_tool_names",
     "list_dir_tool",
     "looks_like_sandbox_denial",
+    "offered_tool_names",
     "read_file_tool",
     "request_approval",
     "resolve_path",
@@ -126,4 +153,7 @@ __all__ = [
     "strict_json_schema",
     "truncate_middle",
     "update_plan_tool",
+    "with_session_tools",
+    "withheld_tools",
+    "write_stdin_tool",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._approval import ApprovalObserver, Approver
+from ._exec_sessions import ExecSessions
 from ._sandbox import Sandbox
 
 
@@ -22,3 +23,5 @@ class ToolServices:
     """Who answers escalations and untrusted commands; None: nobody (every ask is denied)."""
     approval_observer: ApprovalObserver | None = None
     """Told of each approval asked and how long its answer took (tracing)."""
+    exec_sessions: ExecSessions | None = None
+    """The run's interactive command sessions (`exec_command`); None: not offered here."""

@@ -34,6 +34,9 @@ class ShellConfig(_Section):
     """What one command's output may take in the tool answer (head and tail are kept)."""
     approval_timeout_sec: float = Field(default=APPROVAL_TIMEOUT, gt=0)
     """How long a command waits for an approval; silence past it counts as a denial."""
+    unified_exec: bool = False
+    """Also offer `exec_command` and `write_stdin` (commands that keep running between calls,
+    in the same sandbox); Codex's `unified_exec`. Off by default."""
 
     @model_validator(mode="after")
     def _default_within_max(self) -> ShellConfig:

@@ -89,6 +89,9 @@ WIDENING_KEYS = frozenset(
         "budgets",
         "prices",
         "agents.roles.*.sandbox_mode",
+        # Commands that outlive their call: a project file an agent may have written must not
+        # turn them on.
+        "shell.unified_exec",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

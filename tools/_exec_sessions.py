@@ -1,0 +1,121 @@
+"""Interactive command sessions: who owns which running command, and the caps on how many.
+
+A run holds one `ExecSessions`; `exec_command` adds a session for the calling agent and
+`write_stdin` finds it again, by id and owner only (another agent's session is as unknown as one
+that never existed). The runtime stops an agent's sessions when the agent ends and every session
+when the run stops (`aclose`). Sessions live in this process only: after a resume their ids are
+unknown, and the model is told the session is gone rather than attached to something else.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+import anyio
+
+from ._errors import InvalidInput, OperationFailed
+from ._sandbox import InteractiveProcess
+
+MAX_SESSIONS = 64
+"""Live sessions in one run (Codex's `MAX_UNIFIED_EXEC_PROCESSES`)."""
+MAX_SESSIONS_PER_AGENT = 8
+"""Live sessions one agent may hold: a loop of `exec_command` calls cannot take them all."""
+# How long stopping every session of an ending agent or run may take.
+STOP_TIMEOUT = 10.0
+
+
+@dataclass
+class ExecSession:
+    """One running command, its owner and its id (what the model passes to `write_stdin`)."""
+
+    session_id: int
+    agent_id: str
+    command: str
+    process: InteractiveProcess
+
+
+class ExecSessions:
+    """The run's live sessions, capped per agent and in all."""
+
+    def __init__(
+        self, *, max_sessions: int = MAX_SESSIONS, max_per_agent: int = MAX_SESSIONS_PER_AGENT
+    ) -> None:
+        self._sessions: dict[int, ExecSession] = {}
+        self._max = max_sessions
+        self._max_per_agent = max_per_agent
+        self._closed = False
+        self._lock = anyio.Lock()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def owned_by(self, agent_id: str) -> list[ExecSession]:
+        return [s for s in self._sessions.values() if s.agent_id == agent_id]
+
+    def check_room(self, agent_id: str) -> None:
+        """Refuse a new session for `agent_id` when a cap is reached (before anything starts)."""
+        if self._closed:
+            raise OperationFailed("the run is stopping: no new command sessions start")
+        mine = len(self.owned_by(agent_id))
+        if mine >= self._max_per_agent:
+            raise InvalidInput(
+                f"you already have {mine} running command sessions (the limit); end one"
+                " (write_stdin with Ctrl-C, \\u0003) or wait for one to exit, then try again"
+            )
+        if len(self._sessions) >= self._max:
+            raise OperationFailed(
+                f"the run has {len(self._sessions)} running command sessions (the limit);"
+                " wait for one to exit, then try again"
+            )
+
+    async def add(self, agent_id: str, command: str, process: InteractiveProcess) -> ExecSession:
+        """Own `process` for `agent_id`; stops it and raises if a cap was reached meanwhile."""
+        async with self._lock:
+            try:
+                self.check_room(agent_id)
+            except BaseException:
+                await process.stop()
+                raise
+            session = ExecSession(self._new_id(), agent_id, command, process)
+            self._sessions[session.session_id] = session
+            return session
+
+    def get(self, agent_id: str, session_id: int) -> ExecSession:
+        """The caller's own live session `session_id`; a clear refusal for anything else."""
+        session = self._sessions.get(session_id)
+        if session is None or session.agent_id != agent_id:
+            raise InvalidInput(
+                f"session {session_id} is not running: it exited, or it belonged to an earlier"
+                " process of this run (sessions end when a run stops and are never resumed)."
+                " Start the command again with exec_command if you still need it."
+            )
+        return session
+
+    async def release(self, session: ExecSession) -> None:
+        """Forget `session` and stop whatever is left of it (its command has exited)."""
+        self._sessions.pop(session.session_id, None)
+        await session.process.stop()
+
+    async def close_agent(self, agent_id: str) -> None:
+        """Stop every session `agent_id` owns (the agent ended)."""
+        await self._stop_all(self.owned_by(agent_id))
+
+    async def aclose(self) -> None:
+        """Stop every session; no session starts after this (the run stops)."""
+        self._closed = True
+        await self._stop_all(list(self._sessions.values()))
+
+    async def _stop_all(self, sessions: list[ExecSession]) -> None:
+        for session in sessions:
+            self._sessions.pop(session.session_id, None)
+        with anyio.move_on_after(STOP_TIMEOUT, shield=True):
+            for session in sessions:
+                await session.process.stop()
+
+    def _new_id(self) -> int:
+        # Random, not counted from 1: an id from before a resume must not name a new session.
+        while True:
+            candidate = 1000 + secrets.randbelow(9_000_000)
+            if candidate not in self._sessions:
+                return candidate
