@@ -356,12 +356,18 @@ class AgentCore:
 
     def _record_outputs(self) -> None:
         limit = self.config.tool_output_token_limit
+        images: list[str] = []
         for call in self._pending_calls:
             result = self._results.get(call.call_id)
             text, ok = (result.output, result.success) if result else (ABORTED_OUTPUT, False)
             cut = result is not None and result.total_bytes is not None
             output = text if cut else truncate_middle(text, limit)
             self.history.append(FunctionCallOutput(call_id=call.call_id, output=output, success=ok))
+            images += result.images if result else ()
+        if images:
+            # After every output of the batch: Chat Completions wants a call's tool messages
+            # together, and has no image form for a tool message.
+            self.history.append(Message(role="user", text="", images=tuple(images)))
         self._pending_calls = []
         self._results = {}
 

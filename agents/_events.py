@@ -90,6 +90,8 @@ class ToolResult(_Event):
     success: bool = True
     total_bytes: int | None = None
     sha256: str | None = None
+    images: tuple[str, ...] = ()
+    """Images the tool showed (data URLs): they follow the batch's outputs as user input."""
 
 
 class CompactionDone(_Event):

@@ -25,9 +25,16 @@ LEDGER_ELIDED = "[corral: output kept once, in the journal's tool_result event: 
 
 
 def visible_result(
-    call_id: str, text: str, success: bool, *, token_limit: int, max_bytes: int
+    call_id: str,
+    text: str,
+    success: bool,
+    *,
+    token_limit: int,
+    max_bytes: int,
+    images: tuple[str, ...] = (),
 ) -> ToolResult:
-    """The `ToolResult` to journal for a call that answered `text`: cut as the model sees it."""
+    """The `ToolResult` to journal for a call that answered `text`: cut as the model sees it.
+    `images` (data URLs, already capped by the tool) are kept whole."""
     data = text.encode("utf-8", errors="surrogatepass")
     tokens = min(token_limit, max(max_bytes - _MARKER_ROOM, 0) // APPROX_BYTES_PER_TOKEN)
     return ToolResult(
@@ -36,6 +43,7 @@ def visible_result(
         success=success,
         total_bytes=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
+        images=images,
     )
 
 

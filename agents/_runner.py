@@ -267,6 +267,7 @@ class AgentRunner:
             output.success,
             token_limit=config.tool_output_token_limit,
             max_bytes=config.max_tool_output_bytes,
+            images=output.images,
         )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):

@@ -79,9 +79,12 @@ from ._shell import shell_tool as shell_tool
 from ._truncate import HeadTailBuffer as HeadTailBuffer
 from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
+from ._view_image import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
+from ._view_image import view_image_tool as view_image_tool
 
 __all__ = [
     "APPROVAL_TIMEOUT",
+    "MAX_IMAGE_BYTES",
     "MAX_SESSIONS",
     "MAX_SESSIONS_PER_AGENT",
     "PROTECTED_NAMES",
@@ -153,6 +156,7 @@ __all__ = [
     "strict_json_schema",
     "truncate_middle",
     "update_plan_tool",
+    "view_image_tool",
     "with_session_tools",
     "withheld_tools",
     "write_stdin_tool",

@@ -26,6 +26,7 @@ from ._shell import (
     SHELL_TOOL_NAME,
     shell_tool,
 )
+from ._view_image import VIEW_IMAGE, view_image_tool
 
 SESSION_TOOL_NAMES = (EXEC_COMMAND, WRITE_STDIN)
 
@@ -90,4 +91,5 @@ def _factories(
         "grep": grep_tool,
         "apply_patch": apply_patch_tool,
         "update_plan": update_plan_tool,
+        VIEW_IMAGE: view_image_tool,
     }

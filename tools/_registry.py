@@ -29,10 +29,12 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a tool call answers the model: text, and whether the call succeeded."""
+    """What a tool call answers the model: text, whether the call succeeded, and images
+    (data URLs) to show the model after the text (`view_image`)."""
 
     text: str
     success: bool = True
+    images: tuple[str, ...] = ()
 
     @classmethod
     def error(cls, message: str) -> ToolOutput:

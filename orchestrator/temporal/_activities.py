@@ -191,7 +191,9 @@ class CorralActivities:
             ran = await self._run_fresh(spec, fresh, registry, approver, rerun)
         outputs.update(ran)
         results = tuple(
-            event_to_payload(ToolResult(call_id=c.call_id, output=o.text, success=o.success))
+            event_to_payload(
+                ToolResult(call_id=c.call_id, output=o.text, success=o.success, images=o.images)
+            )
             for c in calls
             if c.call_id not in approver.asks
             for o in (outputs[c.call_id],)
