@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict
 from corral.agents import CorralConfig, McpServerConfig
 from corral.tools import Tool, ToolContext, ToolOutput, ToolRegistry
 
-from ._connection import ProtocolMode
-from ._errors import McpConfigInvalid, McpStartupFailed
+from ._connection import McpConnection, ProtocolMode
+from ._errors import McpConfigInvalid, McpStartupFailed, McpUnavailable
 from ._names import NameBook
 from ._schema import sanitize_input_schema
 from ._server import RestartPolicy, ServerState, ServerSupervisor
@@ -266,6 +266,23 @@ class McpManager:
         supervisor = self._supervisors[entry.server]
         _describe_call(entry.server, entry.tool, supervisor.protocol_version)
         return await supervisor.call(entry.tool, exposed, arguments, self._trace_context())
+
+    # -- sessions (resources) ------------------------------------------------------------------
+
+    def server_names(self) -> list[str]:
+        """The enabled servers, by name."""
+        return [name for name, s in self._supervisors.items() if s.config.enabled]
+
+    def session(self, server: str) -> tuple[McpConnection, float]:
+        """The live session of `server` and its call timeout; a clear error otherwise."""
+        supervisor = self._supervisors.get(server)
+        if supervisor is None or not supervisor.config.enabled:
+            known = ", ".join(self.server_names()) or "none"
+            raise McpConfigInvalid(f"no MCP server is named {server!r}; servers: {known}")
+        conn = supervisor.live_connection()
+        if conn is None:
+            raise McpUnavailable(supervisor.unavailable_message())
+        return conn, supervisor.config.tool_timeout_sec
 
     # -- state -------------------------------------------------------------------------------
 
