@@ -20,7 +20,9 @@ from ._config import CompactionConfig as CompactionConfig
 from ._config import ConfigError as ConfigError
 from ._config import CorralConfig as CorralConfig
 from ._config import LoadedConfig as LoadedConfig
+from ._config import McpApprovalMode as McpApprovalMode
 from ._config import McpServerConfig as McpServerConfig
+from ._config import McpToolConfig as McpToolConfig
 from ._config import ModelPrice as ModelPrice
 from ._config import OtelConfig as OtelConfig
 from ._config import RateLimit as RateLimit
@@ -191,7 +193,9 @@ __all__ = [
     "JournalEvent",
     "LedgerEntry",
     "LoadedConfig",
+    "McpApprovalMode",
     "McpServerConfig",
+    "McpToolConfig",
     "MemoryStore",
     "Message",
     "ModelClient",

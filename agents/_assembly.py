@@ -194,6 +194,7 @@ def build_tool_context(spec: AgentSpec, services: ToolServices | None = None) ->
         profile=spec.profile,
         services=services or ToolServices(),
         agent_id=spec.agent_id,
+        approval_timeout=spec.shell.approval_timeout_sec,
     )
 
 

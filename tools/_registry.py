@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ._approval import APPROVAL_TIMEOUT
 from ._errors import CorralError
 from ._permissions import PermissionProfile
 from ._schema import strict_json_schema
@@ -72,6 +73,8 @@ class ToolContext:
     services: ToolServices = field(default_factory=ToolServices)
     agent_id: str = ""
     """The agent whose turn calls the tool ("" outside an agent, as in tests)."""
+    approval_timeout: float = APPROVAL_TIMEOUT
+    """How long a tool outside the core set (an MCP tool) waits for an approval."""
 
 
 Handler = Callable[[ArgsT, ToolContext], Awaitable[ToolOutput]]

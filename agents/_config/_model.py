@@ -123,6 +123,18 @@ class RateLimit(_Section):
     max_concurrency: int | None = Field(default=None, ge=1)
 
 
+McpApprovalMode = Literal["auto", "prompt", "approve"]
+"""Codex's approval modes for MCP tools: `auto` follows the tool's annotations and the approval
+policy, `prompt` always asks, `approve` never asks."""
+
+
+class McpToolConfig(_Section):
+    """`[mcp_servers.NAME.tools.TOOL]`: settings of one tool of a server."""
+
+    approval_mode: McpApprovalMode | None = None
+    """Overrides the server's `default_tools_approval_mode` for this tool."""
+
+
 class McpServerConfig(_Section):
     """`[mcp_servers.NAME]`, with Codex's keys: `command` for stdio, or `url` for streamable HTTP.
 
@@ -147,6 +159,15 @@ class McpServerConfig(_Section):
     disabled_tools: tuple[str, ...] = ()
     enabled: bool = True
     required: bool = False
+    default_tools_approval_mode: McpApprovalMode = "auto"
+    tools: dict[str, McpToolConfig] = {}
+
+    def approval_mode(self, tool: str) -> McpApprovalMode:
+        """The approval mode of `tool` (the server's own name for it)."""
+        own = self.tools.get(tool)
+        if own is not None and own.approval_mode is not None:
+            return own.approval_mode
+        return self.default_tools_approval_mode
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

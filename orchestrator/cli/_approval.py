@@ -23,6 +23,7 @@ _KIND_TEXT = {
     "escalate": "run outside the sandbox",
     "untrusted_command": "run a command that is not known to be read-only",
     "retry_unsandboxed": "run again outside the sandbox",
+    "mcp_tool": "call an MCP tool",
 }
 
 
