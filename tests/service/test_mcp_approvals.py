@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import pytest
@@ -63,7 +63,7 @@ def allowing(tmp_path: Path) -> ServiceConfig:
 
 
 async def run_answering(
-    tmp_path: Path, model: Caller, timeout_sec: float, decision: str | None
+    tmp_path: Path, model: Caller, timeout_sec: float, decision: Literal["approve"] | None
 ) -> list[ServerEvent]:
     seen: list[ServerEvent] = []
     async with (
