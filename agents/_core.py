@@ -291,7 +291,7 @@ class AgentCore:
             model=self.config.model,
             instructions=self.config.instructions,
             input=tuple(self.history),
-            tools=self.tools,
+            tools=(*self.tools, *self.config.hosted_tools),
             prompt_cache_key=self.config.agent_id,
             metadata=dict(self.config.metadata),
             parallel_tool_calls=self.config.parallel_tool_calls,

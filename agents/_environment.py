@@ -32,6 +32,8 @@ class EnvironmentContext:
     timezone: str
     network: bool | None = None
     subagents: tuple[tuple[str, str], ...] = ()
+    web_search: str | None = None
+    """Set when web search is on but cannot be offered (the note says why)."""
 
     def render(self) -> str:
         """The full fragment, as sent in the initial context."""
@@ -42,6 +44,8 @@ class EnvironmentContext:
             lines.append("<subagents>")
             lines.extend(f"  - {agent}: {nickname}" for agent, nickname in self.subagents)
             lines.append("</subagents>")
+        if self.web_search is not None:
+            lines.append(f"<web_search>{self.web_search}</web_search>")
         return _wrap(lines)
 
     def render_diff(self, previous: EnvironmentContext) -> str | None:
@@ -83,6 +87,7 @@ def capture_environment(
     now: datetime,
     network: bool | None,
     subagents: tuple[tuple[str, str], ...] = (),
+    web_search: str | None = None,
 ) -> EnvironmentContext:
     """Read the shell and local time zone of this machine; `now` gives the date.
 
@@ -98,6 +103,7 @@ def capture_environment(
         timezone=zone,
         network=network,
         subagents=tuple(subagents),
+        web_search=web_search,
     )
 
 

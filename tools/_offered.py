@@ -2,8 +2,9 @@
 
 A tool the agent could only be refused costs a model call and invites attempts around it, so it
 is not offered at all: no write tools for a read-only agent, no command tools where no sandbox can
-confine them, no web search without network. The answer depends only on the profile's sandbox
-mode and network flag and on the host, never on write sets or ids, so siblings with the same
+confine them, no session tools where the run cannot own sessions. (Web search, a provider-run
+tool, is offered only with network where the agent is assembled.) The answer depends only on the
+profile's sandbox mode and on the host, never on write sets or ids, so siblings with the same
 profile get the same tool list, in the same order (the prompt-cache rule).
 """
 
@@ -21,8 +22,6 @@ SESSION_TOOLS = frozenset({"exec_command", "write_stdin"})
 """Tools whose commands outlive the call: they need a run that owns and stops sessions."""
 COMMAND_TOOLS = frozenset({"shell", *SESSION_TOOLS})
 """Tools that run commands: they need a sandbox unless the profile is full access."""
-NETWORK_TOOLS = frozenset({"web_search"})
-"""Tools that reach the network: only offered when the profile allows it."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,4 @@ def withheld_tools(profile: PermissionProfile, host: HostAbilities) -> frozenset
         withheld |= COMMAND_TOOLS
     if not host.sessions:
         withheld |= SESSION_TOOLS
-    if not profile.network:
-        withheld |= NETWORK_TOOLS
     return frozenset(withheld)

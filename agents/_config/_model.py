@@ -307,6 +307,9 @@ class CorralConfig(_Section):
     approval_policy: ApprovalPolicy = ApprovalPolicy.NEVER
     network_access: bool = False
     writable_roots: tuple[Path, ...] = ()
+    web_search: Literal["disabled", "cached", "live"] = "disabled"
+    """Codex's setting: offer the Responses API's hosted web search (`live` pages, or the
+    provider's `cached` index) to agents whose profile has network. Off by default."""
 
     personality: Literal["none", "friendly", "pragmatic"] = "pragmatic"
     base_instructions: str | None = None

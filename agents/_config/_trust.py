@@ -92,6 +92,7 @@ WIDENING_KEYS = frozenset(
         # Commands that outlive their call: a project file an agent may have written must not
         # turn them on.
         "shell.unified_exec",
+        "web_search",  # reaches the web, like network_access
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

@@ -14,18 +14,18 @@ from corral.tools import (
 
 SANDBOXED = HostAbilities(sandbox=True)
 NO_SANDBOX = HostAbilities(sandbox=False)
-ALL = (*core_tool_names(), "web_search", "report_result")
+ALL = (*core_tool_names(), "report_result")
 
 
-def test_a_workspace_write_agent_with_network_on_a_sandboxed_host_is_offered_everything() -> None:
-    profile = PermissionProfile(sandbox=SandboxMode.WORKSPACE_WRITE, network=True)
+def test_a_workspace_write_agent_on_a_sandboxed_host_is_offered_everything() -> None:
+    profile = PermissionProfile(sandbox=SandboxMode.WORKSPACE_WRITE)
     assert offered_tool_names(ALL, profile, SANDBOXED) == ALL
 
 
 def test_a_read_only_agent_is_not_offered_apply_patch_and_keeps_the_order() -> None:
     offered = offered_tool_names(ALL, PermissionProfile(), SANDBOXED)
     assert "apply_patch" not in offered
-    assert offered == tuple(n for n in ALL if n not in {"apply_patch", "web_search"})
+    assert offered == tuple(n for n in ALL if n != "apply_patch")
 
 
 def test_command_tools_are_withheld_only_where_no_sandbox_could_confine_them() -> None:
