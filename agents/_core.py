@@ -231,7 +231,7 @@ class AgentCore:
         if self._waiting.busy:
             self._queued.append(event)
         else:
-            self.history.append(Message(role="user", text=event.text))
+            self.history.append(Message(role=event.role, text=event.text))
         return []
 
     def _append_input(self, event: UserInput) -> None:
@@ -244,7 +244,7 @@ class AgentCore:
             if isinstance(queued, UserInput):
                 self._append_input(queued)
             else:
-                self.history.append(Message(role="user", text=queued.text))
+                self.history.append(Message(role=queued.role, text=queued.text))
         self._queued.clear()
 
     def _next_request(self) -> list[Action]:

@@ -150,10 +150,12 @@ class Interrupt(_Event):
 
 
 class Notify(_Event):
-    """A marked fragment (e.g. a subagent notification) to show the model on its next request."""
+    """A marked fragment (e.g. a subagent notification) to show the model on its next request,
+    as a user message, or a developer one (`<model_switch>`)."""
 
     kind: Literal["notify"] = "notify"
     text: str
+    role: Literal["user", "developer"] = "user"
 
 
 class ToolsChanged(_Event):

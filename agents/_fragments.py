@@ -65,6 +65,7 @@ SKILLS_INSTRUCTIONS = _tagged("skills_instructions", "developer", "skills_instru
 TURN_ABORTED = _tagged("turn_aborted", "user", "turn_aborted")
 TOOL_CALL_INTERRUPTED = _tagged("tool_call_interrupted", "user", "tool_call_interrupted")
 COMPACTION_SUMMARY = _tagged("compaction_summary", "user", "compaction_summary")
+MODEL_SWITCH = _tagged("model_switch", "developer", "model_switch")
 
 ALL_KINDS: tuple[FragmentKind, ...] = (
     PERMISSIONS,
@@ -78,6 +79,7 @@ ALL_KINDS: tuple[FragmentKind, ...] = (
     TURN_ABORTED,
     TOOL_CALL_INTERRUPTED,
     COMPACTION_SUMMARY,
+    MODEL_SWITCH,
 )
 
 SUMMARIZATION_PROMPT: str = read_prompt("fragments", "summarization_prompt.md")
@@ -110,3 +112,12 @@ def compaction_summary_fragment(summary: str) -> str:
     prefix = read_prompt("fragments", "compaction_summary_prefix.md")
     body = summary.strip() or "(no summary available)"
     return COMPACTION_SUMMARY.render(f"\n{prefix}\n\n{body}\n")
+
+
+def model_switch_fragment(previous: str, model: str, instructions: str) -> str:
+    """Told to the model when its agent carries on with another model: what changed, then the
+    new model's full base instructions (the request's own `instructions` stay as they were, so
+    the cached prefix does)."""
+    text = read_prompt("fragments", "model_switch.md")
+    text = text.replace("{{previous}}", previous).replace("{{model}}", model)
+    return MODEL_SWITCH.render(f"\n{text.strip()}\n\n{instructions.strip()}\n")
