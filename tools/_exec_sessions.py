@@ -9,6 +9,7 @@ unknown, and the model is told the session is gone rather than attached to somet
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ import anyio
 
 from ._errors import InvalidInput, OperationFailed
 from ._sandbox import InteractiveProcess
+
+logger = logging.getLogger(__name__)
 
 MAX_SESSIONS = 64
 """Live sessions in one run (Codex's `MAX_UNIFIED_EXEC_PROCESSES`)."""
@@ -111,7 +114,10 @@ class ExecSessions:
             self._sessions.pop(session.session_id, None)
         with anyio.move_on_after(STOP_TIMEOUT, shield=True):
             for session in sessions:
-                await session.process.stop()
+                try:
+                    await session.process.stop()
+                except Exception:  # one session that cannot be stopped must not keep the others
+                    logger.exception("could not stop command session %s", session.session_id)
 
     def _new_id(self) -> int:
         # Random, not counted from 1: an id from before a resume must not name a new session.

@@ -99,7 +99,8 @@ class InteractiveProcess:
                     await self._process.wait()
             kill_process_group(self._process.pid)
             await self._process.aclose()
-        os.close(self._master)
+        with contextlib.suppress(OSError):
+            os.close(self._master)
         if self._status is not None:
             self._status.close()
         if self._preparation is not None:
