@@ -55,6 +55,7 @@ from ._events import (
     WallTimeUp,
 )
 from ._fragments import turn_aborted_fragment
+from ._images import retire_old_images
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
 from ._spend import AgentSpend, SpendBreaker
 from ._tokens import ByteEstimator, TokenCounter
@@ -368,6 +369,7 @@ class AgentCore:
             # After every output of the batch: Chat Completions wants a call's tool messages
             # together, and has no image form for a tool message.
             self.history.append(Message(role="user", text="", images=tuple(images)))
+            retire_old_images(self.history)
         self._pending_calls = []
         self._results = {}
 

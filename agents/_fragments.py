@@ -66,6 +66,7 @@ TURN_ABORTED = _tagged("turn_aborted", "user", "turn_aborted")
 TOOL_CALL_INTERRUPTED = _tagged("tool_call_interrupted", "user", "tool_call_interrupted")
 COMPACTION_SUMMARY = _tagged("compaction_summary", "user", "compaction_summary")
 MODEL_SWITCH = _tagged("model_switch", "developer", "model_switch")
+IMAGE_DROPPED = _tagged("image_dropped", "user", "image_dropped")
 
 ALL_KINDS: tuple[FragmentKind, ...] = (
     PERMISSIONS,
@@ -80,6 +81,7 @@ ALL_KINDS: tuple[FragmentKind, ...] = (
     TOOL_CALL_INTERRUPTED,
     COMPACTION_SUMMARY,
     MODEL_SWITCH,
+    IMAGE_DROPPED,
 )
 
 SUMMARIZATION_PROMPT: str = read_prompt("fragments", "summarization_prompt.md")

@@ -49,7 +49,7 @@ def _layout(tmp_path: Path) -> tuple[Path, PermissionProfile]:
     ("path", "says"),
     [
         ("notes.png", "is not a PNG, JPEG, GIF or WebP image"),
-        ("huge.png", "over the 5.0 MiB limit for images"),
+        ("huge.png", "over the 3.0 MiB limit for images"),
         ("env.png", "not allowed"),
         ("/proc/self/environ", "not allowed"),
         ("escape.png", "not allowed"),
