@@ -22,8 +22,8 @@ from ._registry import Tool, ToolContext, ToolOutput
 
 VIEW_IMAGE = "view_image"
 MAX_IMAGE_BYTES = 3 * 1024 * 1024
-"""The largest image file shown: as base64 it stays within the journal's default cap on one
-tool output (4 MiB), and eight of them (the most a conversation keeps) within a request."""
+"""The largest image file shown: about 4 MiB as base64, the journal's default cap on one tool
+output, and eight of them (the most a conversation keeps) stay well within a request."""
 # The signatures that tell each format apart (WebP: a RIFF container whose form is WEBP).
 _FORMATS: tuple[tuple[str, bytes, int], ...] = (
     ("image/png", b"\x89PNG\r\n\x1a\n", 0),
