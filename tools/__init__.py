@@ -27,6 +27,7 @@ from ._exec_sessions import MAX_SESSIONS as MAX_SESSIONS
 from ._exec_sessions import MAX_SESSIONS_PER_AGENT as MAX_SESSIONS_PER_AGENT
 from ._exec_sessions import ExecSession as ExecSession
 from ._exec_sessions import ExecSessions as ExecSessions
+from ._exec_sessions import SessionQuota as SessionQuota
 from ._exec_tools import ExecCommandArgs as ExecCommandArgs
 from ._exec_tools import WriteStdinArgs as WriteStdinArgs
 from ._exec_tools import exec_command_tool as exec_command_tool
@@ -122,6 +123,7 @@ __all__ = [
     "SandboxMode",
     "SandboxUnavailable",
     "SearchTimedOut",
+    "SessionQuota",
     "ShellArgs",
     "Tool",
     "ToolCall",

@@ -21,11 +21,24 @@ from ._sandbox import InteractiveProcess
 logger = logging.getLogger(__name__)
 
 MAX_SESSIONS = 64
-"""Live sessions in one run (Codex's `MAX_UNIFIED_EXEC_PROCESSES`)."""
+"""Live sessions in one corral process, all runs together (Codex's
+`MAX_UNIFIED_EXEC_PROCESSES`)."""
 MAX_SESSIONS_PER_AGENT = 8
 """Live sessions one agent may hold: a loop of `exec_command` calls cannot take them all."""
 # How long stopping every session of an ending agent or run may take.
 STOP_TIMEOUT = 10.0
+
+
+class SessionQuota:
+    """How many sessions may live at once across every `ExecSessions` that shares it."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self.live = 0
+
+
+PROCESS_QUOTA = SessionQuota()
+"""The process's own quota: every run's sessions count against it."""
 
 
 @dataclass
@@ -39,13 +52,16 @@ class ExecSession:
 
 
 class ExecSessions:
-    """The run's live sessions, capped per agent and in all."""
+    """The run's live sessions, capped per agent and by the process's `quota`."""
 
     def __init__(
-        self, *, max_sessions: int = MAX_SESSIONS, max_per_agent: int = MAX_SESSIONS_PER_AGENT
+        self,
+        *,
+        max_per_agent: int = MAX_SESSIONS_PER_AGENT,
+        quota: SessionQuota = PROCESS_QUOTA,
     ) -> None:
         self._sessions: dict[int, ExecSession] = {}
-        self._max = max_sessions
+        self._quota = quota
         self._max_per_agent = max_per_agent
         self._closed = False
         self._lock = anyio.Lock()
@@ -66,9 +82,10 @@ class ExecSessions:
                 f"you already have {mine} running command sessions (the limit); end one"
                 " (write_stdin with Ctrl-C, \\u0003) or wait for one to exit, then try again"
             )
-        if len(self._sessions) >= self._max:
+        quota = self._quota
+        if quota.live >= quota.limit:
             raise OperationFailed(
-                f"the run has {len(self._sessions)} running command sessions (the limit);"
+                f"this corral process has {quota.live} running command sessions (the limit);"
                 " wait for one to exit, then try again"
             )
 
@@ -82,6 +99,7 @@ class ExecSessions:
                 raise
             session = ExecSession(self._new_id(), agent_id, command, process)
             self._sessions[session.session_id] = session
+            self._quota.live += 1
             return session
 
     def get(self, agent_id: str, session_id: int) -> ExecSession:
@@ -97,7 +115,7 @@ class ExecSessions:
 
     async def release(self, session: ExecSession) -> None:
         """Forget `session` and stop whatever is left of it (its command has exited)."""
-        self._sessions.pop(session.session_id, None)
+        self._forget(session)
         await session.process.stop()
 
     async def close_agent(self, agent_id: str) -> None:
@@ -111,13 +129,17 @@ class ExecSessions:
 
     async def _stop_all(self, sessions: list[ExecSession]) -> None:
         for session in sessions:
-            self._sessions.pop(session.session_id, None)
+            self._forget(session)
         with anyio.move_on_after(STOP_TIMEOUT, shield=True):
             for session in sessions:
                 try:
                     await session.process.stop()
                 except Exception:  # one session that cannot be stopped must not keep the others
                     logger.exception("could not stop command session %s", session.session_id)
+
+    def _forget(self, session: ExecSession) -> None:
+        if self._sessions.pop(session.session_id, None) is not None:
+            self._quota.live -= 1
 
     def _new_id(self) -> int:
         # Random, not counted from 1: an id from before a resume must not name a new session.

@@ -10,7 +10,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from corral.tools import ApprovalPolicy, ExecSessions, PermissionProfile, SandboxMode
+from corral.tools import (
+    ApprovalPolicy,
+    ExecSessions,
+    PermissionProfile,
+    SandboxMode,
+    SessionQuota,
+)
 
 from .exec_support import answerer_command, call, context, processes_with_arg, registry, session_id
 from .sandbox_support import Layout, make_layout, snapshot
@@ -59,7 +65,7 @@ async def test_a_guessed_or_stale_session_id_is_refused_as_not_running(
 
 async def test_an_agent_past_its_session_cap_starts_nothing_more(layout: Layout) -> None:
     marker = f"corral-cap-{secrets.token_hex(4)}"
-    sessions = ExecSessions(max_per_agent=2, max_sessions=3)
+    sessions = ExecSessions(max_per_agent=2, quota=SessionQuota(3))
     reg = registry()
     ctx = context(layout.workspace, layout.profile(), sessions)
     with anyio.fail_after(30):
@@ -73,7 +79,8 @@ async def test_an_agent_past_its_session_cap_starts_nothing_more(layout: Layout)
         await call(reg, other, "exec_command", cmd=answerer_command(marker), yield_time_ms=250)
         running = processes_with_arg(marker)
         fourth = await call(reg, other, "exec_command", cmd=answerer_command(marker))
-        assert not fourth.success and "the run has 3 running command sessions" in fourth.text
+        assert not fourth.success
+        assert "this corral process has 3 running command sessions" in fourth.text
         assert processes_with_arg(marker) == running
         assert len(sessions) == 3
         await sessions.aclose()
@@ -147,3 +154,21 @@ async def test_a_workdir_the_profile_hides_or_cannot_read_is_refused(
     out = await call(registry(), ctx, "exec_command", cmd="ls", workdir=workdir.format(home=home))
     assert not out.success
     assert len(sessions) == 0
+
+
+async def test_runs_in_one_process_share_its_session_cap(layout: Layout) -> None:
+    quota = SessionQuota(2)
+    runs = [ExecSessions(quota=quota), ExecSessions(quota=quota)]
+    reg = registry()
+    with anyio.fail_after(30):
+        for number, sessions in enumerate(runs):
+            ctx = context(layout.workspace, layout.profile(), sessions, agent_id=f"a{number}")
+            started = await call(reg, ctx, "exec_command", cmd="sleep 30", yield_time_ms=250)
+            assert started.success, started.text
+        third = await call(reg, ctx, "exec_command", cmd="sleep 30")
+        assert not third.success and "this corral process has 2" in third.text
+        await runs[0].aclose()
+        fourth = await call(reg, ctx, "exec_command", cmd="sleep 30", yield_time_ms=250)
+        assert fourth.success, "a session that ended gives its place back"
+        await runs[1].aclose()
+    assert quota.live == 0
