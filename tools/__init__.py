@@ -28,6 +28,7 @@ from ._exec_sessions import MAX_SESSIONS_PER_AGENT as MAX_SESSIONS_PER_AGENT
 from ._exec_sessions import ExecSession as ExecSession
 from ._exec_sessions import ExecSessions as ExecSessions
 from ._exec_sessions import SessionQuota as SessionQuota
+from ._exec_sessions import open_exec_sessions as open_exec_sessions
 from ._exec_tools import ExecCommandArgs as ExecCommandArgs
 from ._exec_tools import WriteStdinArgs as WriteStdinArgs
 from ._exec_tools import exec_command_tool as exec_command_tool
@@ -150,6 +151,7 @@ __all__ = [
     "list_dir_tool",
     "looks_like_sandbox_denial",
     "offered_tool_names",
+    "open_exec_sessions",
     "read_file_tool",
     "request_approval",
     "resolve_path",

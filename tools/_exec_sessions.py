@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import anyio
+from anyio.abc import TaskGroup
 
 from ._errors import InvalidInput, OperationFailed
 from ._sandbox import InteractiveProcess
@@ -56,10 +59,13 @@ class ExecSessions:
 
     def __init__(
         self,
+        tg: TaskGroup | None = None,
         *,
         max_per_agent: int = MAX_SESSIONS_PER_AGENT,
         quota: SessionQuota = PROCESS_QUOTA,
     ) -> None:
+        self._tg = tg
+        """Where each session's output is pumped; None: output is read only during calls."""
         self._sessions: dict[int, ExecSession] = {}
         self._quota = quota
         self._max_per_agent = max_per_agent
@@ -100,6 +106,8 @@ class ExecSessions:
             session = ExecSession(self._new_id(), agent_id, command, process)
             self._sessions[session.session_id] = session
             self._quota.live += 1
+            if self._tg is not None:
+                await self._tg.start(process.pump, name=f"session {session.session_id} output")
             return session
 
     def get(self, agent_id: str, session_id: int) -> ExecSession:
@@ -147,3 +155,16 @@ class ExecSessions:
             candidate = 1000 + secrets.randbelow(9_000_000)
             if candidate not in self._sessions:
                 return candidate
+
+
+@asynccontextmanager
+async def open_exec_sessions(
+    *, max_per_agent: int = MAX_SESSIONS_PER_AGENT, quota: SessionQuota = PROCESS_QUOTA
+) -> AsyncIterator[ExecSessions]:
+    """A run's sessions, each one's output kept as it comes; all stopped when the block exits."""
+    async with anyio.create_task_group() as tg:
+        sessions = ExecSessions(tg, max_per_agent=max_per_agent, quota=quota)
+        try:
+            yield sessions
+        finally:
+            await sessions.aclose()

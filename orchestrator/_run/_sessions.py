@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
-from corral.tools import ExecSessions, ToolServices
+from corral.tools import ToolServices, open_exec_sessions
 
 
 @asynccontextmanager
@@ -20,11 +20,8 @@ async def open_sessions(services: ToolServices) -> AsyncIterator[ToolServices]:
     if services.exec_sessions is not None:
         yield services
         return
-    sessions = ExecSessions()
-    try:
+    async with open_exec_sessions() as sessions:
         yield replace(services, exec_sessions=sessions)
-    finally:
-        await sessions.aclose()
 
 
 async def stop_sessions(services: ToolServices, agent_id: str) -> None:

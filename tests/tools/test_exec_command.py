@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-from corral.tools import ExecSessions, SandboxMode
+from corral.tools import ExecSessions, SandboxMode, SessionQuota, open_exec_sessions
 
 from .exec_support import (
     answerer_command,
@@ -110,3 +110,18 @@ async def test_full_access_sessions_run_unconfined_and_still_stop(layout: Layout
         assert "ready" in out.text
         await sessions.aclose()
     assert processes_with_arg(marker) == []
+
+
+async def test_a_chatty_command_runs_on_between_calls_and_its_tail_is_kept(layout: Layout) -> None:
+    async with open_exec_sessions(quota=SessionQuota()) as sessions:
+        ctx = context(layout.workspace, layout.profile(), sessions)
+        reg = registry()
+        with anyio.fail_after(30):
+            cmd = "seq 1 300000; echo finished"
+            out = await call(reg, ctx, "exec_command", cmd=cmd, yield_time_ms=250)
+            if "Process running" in out.text:
+                # Nobody reads now: the pump does, so the command is never stuck on the terminal.
+                await sessions.get("agent-1", session_id(out)).process.wait()
+                out = await call(reg, ctx, "write_stdin", session_id=session_id(out))
+    assert "Process exited with code 0" in out.text
+    assert out.text.rstrip().endswith("finished")

@@ -2,8 +2,10 @@
 
 `start_interactive` sets the host up (`prepare`), builds the same bubblewrap command line as
 `_bwrap` and starts the command with a pty as its stdin, stdout and stderr; `InteractiveProcess`
-reads what it wrote within a deadline, writes to it, and stops it (the sandbox's init first, so
-the whole pid namespace goes) and undoes the host setup. Owning sessions is the caller's job.
+keeps what it writes (`pump`, run by the owner's task group, so a chatty dev server never stalls
+on a full terminal between calls; the head and tail of `RETAINED_BYTES` are kept), hands it over
+within a deadline, writes to it, and stops it (the sandbox's init first, so the whole pid
+namespace goes) and undoes the host setup. Owning sessions is the caller's job.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import anyio
-from anyio.abc import Process
+from anyio.abc import Process, TaskStatus
 
 from .._errors import InvalidInput, OperationFailed
 from .._permissions import PermissionProfile, SandboxMode
@@ -29,6 +31,8 @@ from ._prepare import Preparation, check_workdir, prepare
 from ._process import REAP_TIMEOUT, STOP_GRACE, kill_process_group
 
 _READ_CHUNK = 65536
+RETAINED_BYTES = 1024 * 1024
+"""Output kept between two reads (Codex's `UNIFIED_EXEC_OUTPUT_MAX_BYTES`): head and tail."""
 # Undoing a session's host setup (placeholders, cgroup) after it was stopped.
 _RELEASE_TIMEOUT = 5.0
 
@@ -49,6 +53,10 @@ class InteractiveProcess:
         self._status = status
         self._eof = False
         self._stopped = False
+        self._retained = HeadTailBuffer(RETAINED_BYTES)
+        self._pumping = False
+        self._pump_scope = anyio.CancelScope()
+        self._pumped = anyio.Event()
 
     @property
     def returncode(self) -> int | None:
@@ -60,17 +68,47 @@ class InteractiveProcess:
         """The command exited and everything it wrote was read."""
         return self._eof and self._process.returncode is not None
 
+    async def wait(self) -> int:
+        """Wait until the command exits (put a deadline on it); answers its exit code."""
+        return await self._process.wait()
+
+    async def pump(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Keep the command's output until it ends or `stop` (run it in a task of the owner,
+        with `start`: from then on `read` leaves the terminal to it)."""
+        if self._stopped:  # stopped before this task got to run: the terminal is closed
+            self._pumped.set()
+            task_status.started()
+            return
+        self._pumping = True
+        task_status.started()
+        try:
+            with self._pump_scope:
+                await self._copy_output()
+        except OSError:  # the terminal failed under us: the session's output ends here
+            self._eof = True
+        finally:
+            self._pumped.set()
+
     async def read(self, buffer: HeadTailBuffer, within: float) -> None:
-        """Copy output into `buffer` until `within` seconds pass or the command ended."""
+        """Wait until `within` seconds pass or the command ended, then move what it wrote since
+        the last read into `buffer` (reading it here when nobody pumps)."""
         with anyio.move_on_after(within):
-            while not self._eof:
-                chunk = self._read_nowait()
-                if chunk is None:
-                    await anyio.wait_readable(self._master)
-                elif chunk:
-                    buffer.write(chunk)
+            if self._pumping:
+                await self._pumped.wait()
+            else:
+                await self._copy_output()
             with anyio.move_on_after(STOP_GRACE):
                 await self._process.wait()
+        kept, self._retained = self._retained, HeadTailBuffer(RETAINED_BYTES)
+        buffer.write(kept.text().encode("utf-8"))
+
+    async def _copy_output(self) -> None:
+        while not self._eof:
+            chunk = self._read_nowait()
+            if chunk is None:
+                await anyio.wait_readable(self._master)
+            elif chunk:
+                self._retained.write(chunk)
 
     async def write(self, data: bytes, within: float) -> int:
         """Send `data` to the command's terminal; answers how many bytes it took before
@@ -93,6 +131,9 @@ class InteractiveProcess:
             return
         self._stopped = True
         with anyio.move_on_after(REAP_TIMEOUT, shield=True):
+            if self._pumping:  # off the terminal before it is closed
+                self._pump_scope.cancel()
+                await self._pumped.wait()
             if self._process.returncode is None:
                 self._halt()
                 with anyio.move_on_after(STOP_GRACE):
