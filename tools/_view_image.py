@@ -24,12 +24,12 @@ VIEW_IMAGE = "view_image"
 MAX_IMAGE_BYTES = 3 * 1024 * 1024
 """The largest image file shown: about 4 MiB as base64, the journal's default cap on one tool
 output, and eight of them (the most a conversation keeps) stay well within a request."""
-# The signatures that tell each format apart (WebP: a RIFF container whose form is WEBP).
-_FORMATS: tuple[tuple[str, bytes, int], ...] = (
-    ("image/png", b"\x89PNG\r\n\x1a\n", 0),
-    ("image/jpeg", b"\xff\xd8\xff", 0),
-    ("image/gif", b"GIF87a", 0),
-    ("image/gif", b"GIF89a", 0),
+# The signatures that open each format; WebP is a RIFF container whose form (bytes 8-12) is WEBP.
+_FORMATS: tuple[tuple[str, bytes], ...] = (
+    ("image/png", b"\x89PNG\r\n\x1a\n"),
+    ("image/jpeg", b"\xff\xd8\xff"),
+    ("image/gif", b"GIF87a"),
+    ("image/gif", b"GIF89a"),
 )
 _RIFF, _WEBP = b"RIFF", b"WEBP"
 
@@ -84,8 +84,8 @@ def _read_image(ctx: ToolContext, path: str) -> tuple[str, bytes]:
 
 def image_type(data: bytes, path: str) -> str:
     """The MIME type `data` is by its signature; a clear refusal for anything else."""
-    for mime, signature, offset in _FORMATS:
-        if data[offset : offset + len(signature)] == signature:
+    for mime, signature in _FORMATS:
+        if data.startswith(signature):
             return mime
     if data[:4] == _RIFF and data[8:12] == _WEBP:
         return "image/webp"

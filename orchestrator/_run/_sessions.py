@@ -1,6 +1,7 @@
 """The run's interactive command sessions: opened with the runtime, stopped with its agents.
 
-Every agent of a run shares one `ExecSessions` (its caps are the run's); an agent's sessions stop
+Every agent of a run shares one `ExecSessions` (the per-agent cap is its own, the 64-session cap
+the process's); each session's output is kept by a task of it; an agent's sessions stop
 when its loop ends, and whatever is left stops when the run does (finished, stopped, cancelled).
 A caller that brought its own `ExecSessions` keeps it, and stops it itself.
 """
