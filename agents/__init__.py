@@ -20,7 +20,9 @@ from ._config import CompactionConfig as CompactionConfig
 from ._config import ConfigError as ConfigError
 from ._config import CorralConfig as CorralConfig
 from ._config import LoadedConfig as LoadedConfig
+from ._config import McpApprovalMode as McpApprovalMode
 from ._config import McpServerConfig as McpServerConfig
+from ._config import McpToolConfig as McpToolConfig
 from ._config import ModelPrice as ModelPrice
 from ._config import OtelConfig as OtelConfig
 from ._config import RateLimit as RateLimit
@@ -75,6 +77,7 @@ from ._fragments import ALL_KINDS as ALL_KINDS
 from ._fragments import COMPACTION_SUMMARY as COMPACTION_SUMMARY
 from ._fragments import DEVELOPER_INSTRUCTIONS as DEVELOPER_INSTRUCTIONS
 from ._fragments import ENVIRONMENT_CONTEXT as ENVIRONMENT_CONTEXT
+from ._fragments import MODEL_SWITCH as MODEL_SWITCH
 from ._fragments import PERMISSIONS as PERMISSIONS
 from ._fragments import SKILL as SKILL
 from ._fragments import SKILLS_INSTRUCTIONS as SKILLS_INSTRUCTIONS
@@ -86,6 +89,7 @@ from ._fragments import USER_INSTRUCTIONS as USER_INSTRUCTIONS
 from ._fragments import FragmentKind as FragmentKind
 from ._fragments import fragment_kind_of as fragment_kind_of
 from ._fragments import is_contextual as is_contextual
+from ._fragments import model_switch_fragment as model_switch_fragment
 from ._hooks import CompositeHooks as CompositeHooks
 from ._hooks import RunnerHooks as RunnerHooks
 from ._hooks import SafeHooks as SafeHooks
@@ -142,6 +146,7 @@ __all__ = [
     "DEVELOPER_INSTRUCTIONS",
     "ENVIRONMENT_CONTEXT",
     "HOOK_NOTE",
+    "MODEL_SWITCH",
     "NOTE_KINDS",
     "PERMISSIONS",
     "PERSONALITIES",
@@ -196,7 +201,9 @@ __all__ = [
     "JournalEvent",
     "LedgerEntry",
     "LoadedConfig",
+    "McpApprovalMode",
     "McpServerConfig",
+    "McpToolConfig",
     "MemoryStore",
     "Message",
     "ModelClient",
@@ -259,6 +266,7 @@ __all__ = [
     "load_agents_md",
     "load_config",
     "model_settings_from_config",
+    "model_switch_fragment",
     "open_model_client",
     "open_sqlite_store",
     "render_permissions",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,6 +64,7 @@ class AgentSpec(BaseModel):
     developer_instructions: str | None = None
     user_instructions: str | None = None
     agents_md: AgentsMdSettings
+    web_search: Literal["disabled", "cached", "live"] = "disabled"
 
     def to_journal(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"model": {"api_key"}})
@@ -149,6 +150,7 @@ def spec_from_config(
         shell=config.shell,
         developer_instructions=config.developer_instructions,
         user_instructions=config.user_instructions,
+        web_search=config.web_search,
         agents_md=AgentsMdSettings(
             home=config.home,
             max_bytes=config.project_doc_max_bytes,
@@ -170,6 +172,7 @@ def build_core(
             model=spec.model.model,
             instructions=spec.instructions,
             tools=tuple(registry.responses_tools()),
+            hosted_tools=hosted_tools(spec),
             context_window=spec.context_window,
             auto_compact_token_limit=spec.auto_compact_token_limit,
             tool_output_token_limit=spec.tool_output_token_limit,
@@ -188,12 +191,30 @@ def build_core(
     )
 
 
+def hosted_tools(spec: AgentSpec) -> tuple[dict[str, Any], ...]:
+    """The provider-run tools `spec` is offered: web search, when it is on, the profile has
+    network, and the API is Responses (Chat Completions has no hosted tools)."""
+    if spec.web_search == "disabled" or not spec.profile.network or spec.model.api != "responses":
+        return ()
+    return ({"type": "web_search", "external_web_access": spec.web_search == "live"},)
+
+
+def web_search_note(spec: AgentSpec) -> str | None:
+    """What the environment context says of a web search that is on but cannot be offered."""
+    if spec.web_search == "disabled" or not spec.profile.network:
+        return None
+    if spec.model.api == "chat":
+        return "unavailable: the Chat Completions API has no hosted web search"
+    return None
+
+
 def build_tool_context(spec: AgentSpec, services: ToolServices | None = None) -> ToolContext:
     return ToolContext(
         cwd=spec.cwd,
         profile=spec.profile,
         services=services or ToolServices(),
         agent_id=spec.agent_id,
+        approval_timeout=spec.shell.approval_timeout_sec,
     )
 
 
@@ -226,6 +247,7 @@ def build_turn_context(
             subagents=subagents,
             allowed_domains=profile.allowed_domains if enforced else None,
             denied_domains=profile.denied_domains if enforced else (),
+            web_search=web_search_note(spec),
         ),
         permissions=render_permissions(spec.profile),
         developer_instructions=DEVELOPER_INSTRUCTIONS.render(f"\n{developer}\n")

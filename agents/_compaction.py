@@ -123,10 +123,14 @@ def rebuild_after_compaction(
 def _recent_user_messages(
     history: Sequence[Item], counter: TokenCounter, budget: int
 ) -> list[_Kept]:
+    # Images a tool showed (`view_image`) are not what a person said: the summary covers them.
     real = [
         (index, item)
         for index, item in enumerate(history)
-        if isinstance(item, Message) and item.role == "user" and not _is_contextual(item.text)
+        if isinstance(item, Message)
+        and item.role == "user"
+        and not item.images
+        and not _is_contextual(item.text)
     ]
     kept: list[_Kept] = []
     remaining = budget

@@ -55,6 +55,7 @@ from ._events import (
     WallTimeUp,
 )
 from ._fragments import turn_aborted_fragment
+from ._images import retire_old_images
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
 from ._spend import AgentSpend, SpendBreaker
 from ._tokens import ByteEstimator, TokenCounter
@@ -231,7 +232,7 @@ class AgentCore:
         if self._waiting.busy:
             self._queued.append(event)
         else:
-            self.history.append(Message(role="user", text=event.text))
+            self.history.append(Message(role=event.role, text=event.text))
         return []
 
     def _append_input(self, event: UserInput) -> None:
@@ -244,7 +245,7 @@ class AgentCore:
             if isinstance(queued, UserInput):
                 self._append_input(queued)
             else:
-                self.history.append(Message(role="user", text=queued.text))
+                self.history.append(Message(role=queued.role, text=queued.text))
         self._queued.clear()
 
     def _next_request(self) -> list[Action]:
@@ -291,7 +292,7 @@ class AgentCore:
             model=self.config.model,
             instructions=self.config.instructions,
             input=tuple(self.history),
-            tools=self.tools,
+            tools=(*self.tools, *self.config.hosted_tools),
             prompt_cache_key=self.config.agent_id,
             metadata=dict(self.config.metadata),
             parallel_tool_calls=self.config.parallel_tool_calls,
@@ -356,12 +357,19 @@ class AgentCore:
 
     def _record_outputs(self) -> None:
         limit = self.config.tool_output_token_limit
+        images: list[str] = []
         for call in self._pending_calls:
             result = self._results.get(call.call_id)
             text, ok = (result.output, result.success) if result else (ABORTED_OUTPUT, False)
             cut = result is not None and result.total_bytes is not None
             output = text if cut else truncate_middle(text, limit)
             self.history.append(FunctionCallOutput(call_id=call.call_id, output=output, success=ok))
+            images += result.images if result else ()
+        if images:
+            # After every output of the batch: Chat Completions wants a call's tool messages
+            # together, and has no image form for a tool message.
+            self.history.append(Message(role="user", text="", images=tuple(images)))
+            retire_old_images(self.history)
         self._pending_calls = []
         self._results = {}
 

@@ -26,6 +26,8 @@ class CoreConfig:
     model: str
     instructions: str
     tools: tuple[dict[str, Any], ...] = ()
+    hosted_tools: tuple[dict[str, Any], ...] = ()
+    """Tools the provider runs (web search): sent after `tools`, never dispatched here."""
     context_window: int = 272_000
     auto_compact_token_limit: int | None = None
     early_compact_percent: int | None = EARLY_COMPACT_PERCENT
@@ -56,6 +58,7 @@ class CoreConfig:
         """The config `to_data` gave (fields it lacks, from an older corral, take defaults)."""
         fields = dict(data)
         fields["tools"] = tuple(fields.get("tools", ()))
+        fields["hosted_tools"] = tuple(fields.get("hosted_tools", ()))
         fields["metadata"] = dict(fields.get("metadata", {}))
         price = fields.get("price")
         fields["price"] = None if price is None else ModelPrice.model_validate(price)

@@ -35,6 +35,8 @@ class EnvironmentContext:
     """With `network` on: the domain policy the proxy enforces (None: no list)."""
     denied_domains: tuple[str, ...] = ()
     subagents: tuple[tuple[str, str], ...] = ()
+    web_search: str | None = None
+    """Set when web search is on but cannot be offered (the note says why)."""
 
     def render(self) -> str:
         """The full fragment, as sent in the initial context."""
@@ -45,6 +47,8 @@ class EnvironmentContext:
             lines.append("<subagents>")
             lines.extend(f"  - {agent}: {nickname}" for agent, nickname in self.subagents)
             lines.append("</subagents>")
+        if self.web_search is not None:
+            lines.append(f"<web_search>{self.web_search}</web_search>")
         return _wrap(lines)
 
     def render_diff(self, previous: EnvironmentContext) -> str | None:
@@ -96,6 +100,7 @@ def capture_environment(
     subagents: tuple[tuple[str, str], ...] = (),
     allowed_domains: tuple[str, ...] | None = None,
     denied_domains: tuple[str, ...] = (),
+    web_search: str | None = None,
 ) -> EnvironmentContext:
     """Read the shell and local time zone of this machine; `now` gives the date.
 
@@ -113,6 +118,7 @@ def capture_environment(
         allowed_domains=allowed_domains,
         denied_domains=denied_domains,
         subagents=tuple(subagents),
+        web_search=web_search,
     )
 
 

@@ -96,6 +96,8 @@ class ToolResult(_Event):
     """Connections corral's proxy refused during the call (`host: reason`)."""
     hook_runs: tuple[HookRun, ...] = ()
     """The user's hooks that ran around the call."""
+    images: tuple[str, ...] = ()
+    """Images the tool showed (data URLs): they follow the batch's outputs as user input."""
 
 
 class CompactionDone(_Event):
@@ -154,10 +156,12 @@ class Interrupt(_Event):
 
 
 class Notify(_Event):
-    """A marked fragment (e.g. a subagent notification) to show the model on its next request."""
+    """A marked fragment (e.g. a subagent notification) to show the model on its next request,
+    as a user message, or a developer one (`<model_switch>`)."""
 
     kind: Literal["notify"] = "notify"
     text: str
+    role: Literal["user", "developer"] = "user"
 
 
 class ToolsChanged(_Event):

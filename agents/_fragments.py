@@ -67,6 +67,8 @@ TOOL_CALL_INTERRUPTED = _tagged("tool_call_interrupted", "user", "tool_call_inte
 COMPACTION_SUMMARY = _tagged("compaction_summary", "user", "compaction_summary")
 HOOK_CONTEXT = _tagged("hook_context", "user", "hook_context")
 """Context a user's hook added (SessionStart, UserPromptSubmit), for the turn it came with."""
+MODEL_SWITCH = _tagged("model_switch", "developer", "model_switch")
+IMAGE_DROPPED = _tagged("image_dropped", "user", "image_dropped")
 
 ALL_KINDS: tuple[FragmentKind, ...] = (
     PERMISSIONS,
@@ -81,6 +83,8 @@ ALL_KINDS: tuple[FragmentKind, ...] = (
     TOOL_CALL_INTERRUPTED,
     COMPACTION_SUMMARY,
     HOOK_CONTEXT,
+    MODEL_SWITCH,
+    IMAGE_DROPPED,
 )
 
 SUMMARIZATION_PROMPT: str = read_prompt("fragments", "summarization_prompt.md")
@@ -113,3 +117,12 @@ def compaction_summary_fragment(summary: str) -> str:
     prefix = read_prompt("fragments", "compaction_summary_prefix.md")
     body = summary.strip() or "(no summary available)"
     return COMPACTION_SUMMARY.render(f"\n{prefix}\n\n{body}\n")
+
+
+def model_switch_fragment(previous: str, model: str, instructions: str) -> str:
+    """Told to the model when its agent carries on with another model: what changed, then the
+    new model's full base instructions (the request's own `instructions` stay as they were, so
+    the cached prefix does)."""
+    text = read_prompt("fragments", "model_switch.md")
+    text = text.replace("{{previous}}", previous).replace("{{model}}", model)
+    return MODEL_SWITCH.render(f"\n{text.strip()}\n\n{instructions.strip()}\n")

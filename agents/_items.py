@@ -19,19 +19,20 @@ class _Item(BaseModel):
 
 
 class Message(_Item):
-    """A message; `text` is the whole content (corral sends text only)."""
+    """A message: its text, and the images (data URLs) a user-side message shows after it."""
 
     type: Literal["message"] = "message"
     role: Role
     text: str
+    images: tuple[str, ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         part = "output_text" if self.role == "assistant" else "input_text"
-        return {
-            "type": "message",
-            "role": self.role,
-            "content": [{"type": part, "text": self.text}],
-        }
+        content: list[dict[str, Any]] = [{"type": part, "text": self.text}]
+        if self.images:
+            content = content if self.text else []
+            content += [{"type": "input_image", "image_url": url} for url in self.images]
+        return {"type": "message", "role": self.role, "content": content}
 
 
 class FunctionCall(_Item):
@@ -115,12 +116,16 @@ def item_from_wire(wire: dict[str, Any]) -> Item:
     kind = wire.get("type", "message")
     if kind == "message":
         content = wire.get("content", "")
-        text = (
-            content
-            if isinstance(content, str)
-            else "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        if isinstance(content, str):
+            return Message(role=wire["role"], text=content)
+        parts = [part for part in content if isinstance(part, dict)]
+        text = "".join(str(part.get("text", "")) for part in parts)
+        images = tuple(
+            str(part["image_url"])
+            for part in parts
+            if part.get("type") == "input_image" and "image_url" in part
         )
-        return Message(role=wire["role"], text=text)
+        return Message(role=wire["role"], text=text, images=images)
     if kind == "function_call":
         return FunctionCall(call_id=wire["call_id"], name=wire["name"], arguments=wire["arguments"])
     if kind == "function_call_output":

@@ -34,8 +34,10 @@ def visible_result(
     max_bytes: int,
     network_denials: tuple[str, ...] = (),
     hook_runs: tuple[HookRun, ...] = (),
+    images: tuple[str, ...] = (),
 ) -> ToolResult:
-    """The `ToolResult` to journal for a call that answered `text`: cut as the model sees it."""
+    """The `ToolResult` to journal for a call that answered `text`: cut as the model sees it.
+    `images` (data URLs, already capped by the tool) are kept whole."""
     data = text.encode("utf-8", errors="surrogatepass")
     tokens = min(token_limit, max(max_bytes - _MARKER_ROOM, 0) // APPROX_BYTES_PER_TOKEN)
     return ToolResult(
@@ -46,6 +48,7 @@ def visible_result(
         sha256=hashlib.sha256(data).hexdigest(),
         network_denials=network_denials,
         hook_runs=hook_runs,
+        images=images,
     )
 
 

@@ -275,6 +275,7 @@ class AgentRunner:
             max_bytes=config.max_tool_output_bytes,
             network_denials=output.network_denials,
             hook_runs=output.hook_runs,
+            images=output.images,
         )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):

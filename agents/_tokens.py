@@ -11,9 +11,12 @@ import json
 from collections.abc import Iterable
 from typing import Protocol
 
-from ._items import Item
+from ._items import Item, Message
 
 BYTES_PER_TOKEN = 4
+IMAGE_TOKENS = 1_000
+"""What one image is counted as: providers bill an image by its tiles, not by its base64
+size, which would otherwise count a screenshot as a few hundred thousand tokens."""
 
 
 class TokenCounter(Protocol):
@@ -31,7 +34,13 @@ class ByteEstimator:
         return _ceil_div(len(text.encode()), BYTES_PER_TOKEN)
 
     def count_items(self, items: Iterable[Item]) -> int:
-        return sum(self.count_text(_wire_json(item)) for item in items)
+        return sum(self._count_item(item) for item in items)
+
+    def _count_item(self, item: Item) -> int:
+        if isinstance(item, Message) and item.images:
+            text_only = item.model_copy(update={"images": ()})
+            return self.count_text(_wire_json(text_only)) + IMAGE_TOKENS * len(item.images)
+        return self.count_text(_wire_json(item))
 
 
 def _wire_json(item: Item) -> str:

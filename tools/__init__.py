@@ -13,8 +13,11 @@ from ._approval import Approver as Approver
 from ._approval import CallbackApprover as CallbackApprover
 from ._approval import DenyAllApprover as DenyAllApprover
 from ._approval import request_approval as request_approval
+from ._core_tools import SESSION_TOOL_NAMES as SESSION_TOOL_NAMES
 from ._core_tools import build_core_registry as build_core_registry
 from ._core_tools import core_tool_names as core_tool_names
+from ._core_tools import known_tool_names as known_tool_names
+from ._core_tools import with_session_tools as with_session_tools
 from ._domains import DomainPolicy as DomainPolicy
 from ._domains import check_domain_patterns as check_domain_patterns
 from ._errors import CorralError as CorralError
@@ -22,6 +25,16 @@ from ._errors import InvalidInput as InvalidInput
 from ._errors import OperationFailed as OperationFailed
 from ._errors import PermissionDenied as PermissionDenied
 from ._errors import SandboxUnavailable as SandboxUnavailable
+from ._exec_sessions import MAX_SESSIONS as MAX_SESSIONS
+from ._exec_sessions import MAX_SESSIONS_PER_AGENT as MAX_SESSIONS_PER_AGENT
+from ._exec_sessions import ExecSession as ExecSession
+from ._exec_sessions import ExecSessions as ExecSessions
+from ._exec_sessions import SessionQuota as SessionQuota
+from ._exec_sessions import open_exec_sessions as open_exec_sessions
+from ._exec_tools import ExecCommandArgs as ExecCommandArgs
+from ._exec_tools import WriteStdinArgs as WriteStdinArgs
+from ._exec_tools import exec_command_tool as exec_command_tool
+from ._exec_tools import write_stdin_tool as write_stdin_tool
 from ._file_tools import file_tools as file_tools
 from ._file_tools import list_dir_tool as list_dir_tool
 from ._file_tools import read_file_tool as read_file_tool
@@ -32,6 +45,9 @@ from ._grep import grep_tool as grep_tool
 from ._hook_model import HookEvent as HookEvent
 from ._hook_model import HookRun as HookRun
 from ._hook_model import HooksConfig as HooksConfig
+from ._offered import HostAbilities as HostAbilities
+from ._offered import offered_tool_names as offered_tool_names
+from ._offered import withheld_tools as withheld_tools
 from ._parallel import run_tool_calls as run_tool_calls
 from ._patch import PatchConflict as PatchConflict
 from ._patch import PatchError as PatchError
@@ -58,6 +74,7 @@ from ._safe_commands import looks_like_sandbox_denial as looks_like_sandbox_deni
 from ._sandbox import TIMEOUT_EXIT_CODE as TIMEOUT_EXIT_CODE
 from ._sandbox import BubblewrapSandbox as BubblewrapSandbox
 from ._sandbox import CommandResult as CommandResult
+from ._sandbox import InteractiveProcess as InteractiveProcess
 from ._sandbox import RecordingSandbox as RecordingSandbox
 from ._sandbox import Sandbox as Sandbox
 from ._sandbox import SandboxCall as SandboxCall
@@ -70,10 +87,16 @@ from ._truncate import HeadTailBuffer as HeadTailBuffer
 from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
 from ._user_hooks import HookRunner as HookRunner
+from ._view_image import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
+from ._view_image import view_image_tool as view_image_tool
 
 __all__ = [
     "APPROVAL_TIMEOUT",
+    "MAX_IMAGE_BYTES",
+    "MAX_SESSIONS",
+    "MAX_SESSIONS_PER_AGENT",
     "PROTECTED_NAMES",
+    "SESSION_TOOL_NAMES",
     "TIMEOUT_EXIT_CODE",
     "ApprovalDecision",
     "ApprovalKind",
@@ -86,12 +109,17 @@ __all__ = [
     "CorralError",
     "DenyAllApprover",
     "DomainPolicy",
+    "ExecCommandArgs",
+    "ExecSession",
+    "ExecSessions",
     "FileToolError",
     "HeadTailBuffer",
     "HookEvent",
     "HookRun",
     "HookRunner",
     "HooksConfig",
+    "HostAbilities",
+    "InteractiveProcess",
     "InvalidInput",
     "OperationFailed",
     "PatchConflict",
@@ -107,6 +135,7 @@ __all__ = [
     "SandboxMode",
     "SandboxUnavailable",
     "SearchTimedOut",
+    "SessionQuota",
     "ShellArgs",
     "Tool",
     "ToolCall",
@@ -115,12 +144,14 @@ __all__ = [
     "ToolOutput",
     "ToolRegistry",
     "ToolServices",
+    "WriteStdinArgs",
     "apply_patch",
     "apply_patch_text",
     "apply_patch_tool",
     "build_core_registry",
     "check_domain_patterns",
     "core_tool_names",
+    "exec_command_tool",
     "file_tools",
     "format_command_output",
     "format_truncated_output",
@@ -128,8 +159,11 @@ __all__ = [
     "grep_tool",
     "is_known_safe_command",
     "is_within",
+    "known_tool_names",
     "list_dir_tool",
     "looks_like_sandbox_denial",
+    "offered_tool_names",
+    "open_exec_sessions",
     "read_file_tool",
     "request_approval",
     "resolve_path",
@@ -138,4 +172,8 @@ __all__ = [
     "strict_json_schema",
     "truncate_middle",
     "update_plan_tool",
+    "view_image_tool",
+    "with_session_tools",
+    "withheld_tools",
+    "write_stdin_tool",
 ]

@@ -29,6 +29,7 @@ class ApprovalKind(StrEnum):
     ESCALATE = "escalate"
     UNTRUSTED_COMMAND = "untrusted_command"
     RETRY_UNSANDBOXED = "retry_unsandboxed"
+    MCP_TOOL = "mcp_tool"
 
 
 @dataclass(frozen=True)

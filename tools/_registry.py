@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ._approval import APPROVAL_TIMEOUT
 from ._errors import CorralError
 from ._hook_model import HookRun
 from ._permissions import PermissionProfile
@@ -30,7 +31,8 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a tool call answers the model: text, and whether the call succeeded.
+    """What a tool call answers the model: text, whether the call succeeded, and images
+    (data URLs) to show the model after the text (`view_image`).
 
     `network_denials` lists the connections corral's proxy refused during the call (`host:
     reason`), for the journal, `corral status` and the traces; the text tells the model.
@@ -38,6 +40,7 @@ class ToolOutput:
 
     text: str
     success: bool = True
+    images: tuple[str, ...] = ()
     network_denials: tuple[str, ...] = ()
     hook_runs: tuple[HookRun, ...] = ()
     """The user's hooks that ran around the call (see `_user_hooks`)."""
@@ -78,6 +81,8 @@ class ToolContext:
     services: ToolServices = field(default_factory=ToolServices)
     agent_id: str = ""
     """The agent whose turn calls the tool ("" outside an agent, as in tests)."""
+    approval_timeout: float = APPROVAL_TIMEOUT
+    """How long a tool outside the core set (an MCP tool) waits for an approval."""
 
 
 Handler = Callable[[ArgsT, ToolContext], Awaitable[ToolOutput]]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._approval import ApprovalObserver, Approver
+from ._exec_sessions import ExecSessions
 from ._sandbox import Sandbox
 
 if TYPE_CHECKING:
@@ -28,3 +29,5 @@ class ToolServices:
     """Told of each approval asked and how long its answer took (tracing)."""
     hooks: HookRunner | None = None
     """The user's hooks (`[hooks]`); None: none run."""
+    exec_sessions: ExecSessions | None = None
+    """The run's interactive command sessions (`exec_command`); None: not offered here."""

@@ -243,11 +243,16 @@ def format_command_output(result: CommandResult, *, timeout: float) -> str:
 
 
 def _workdir(args: ShellArgs, ctx: ToolContext) -> Path:
-    if args.workdir is None:
+    return workdir_for(args.workdir, ctx)
+
+
+def workdir_for(workdir: str | None, ctx: ToolContext) -> Path:
+    """The command's working folder: `workdir` resolved and checked readable, else the cwd."""
+    if workdir is None:
         return ctx.cwd
-    resolved = ctx.profile.check_read(args.workdir, cwd=ctx.cwd)
+    resolved = ctx.profile.check_read(workdir, cwd=ctx.cwd)
     if not resolved.is_dir():
-        raise InvalidInput(f"workdir {args.workdir} is not a directory under {ctx.cwd}")
+        raise InvalidInput(f"workdir {workdir} is not a directory under {ctx.cwd}")
     return resolved
 
 

@@ -12,7 +12,9 @@ from ._model import AgentsConfig as AgentsConfig
 from ._model import BudgetConfig as BudgetConfig
 from ._model import CompactionConfig as CompactionConfig
 from ._model import CorralConfig as CorralConfig
+from ._model import McpApprovalMode as McpApprovalMode
 from ._model import McpServerConfig as McpServerConfig
+from ._model import McpToolConfig as McpToolConfig
 from ._model import ModelPrice as ModelPrice
 from ._model import OtelConfig as OtelConfig
 from ._model import ProjectTrust as ProjectTrust
@@ -44,7 +46,9 @@ __all__ = [
     "ConfigLayer",
     "CorralConfig",
     "LoadedConfig",
+    "McpApprovalMode",
     "McpServerConfig",
+    "McpToolConfig",
     "ModelPrice",
     "OtelConfig",
     "ProjectTrust",

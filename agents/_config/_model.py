@@ -48,6 +48,9 @@ class ShellConfig(_Section):
     """What one command's output may take in the tool answer (head and tail are kept)."""
     approval_timeout_sec: float = Field(default=APPROVAL_TIMEOUT, gt=0)
     """How long a command waits for an approval; silence past it counts as a denial."""
+    unified_exec: bool = False
+    """Also offer `exec_command` and `write_stdin` (commands that keep running between calls,
+    in the same sandbox); Codex's `unified_exec`. Off by default."""
 
     @model_validator(mode="after")
     def _default_within_max(self) -> ShellConfig:
@@ -134,6 +137,18 @@ class RateLimit(_Section):
     max_concurrency: int | None = Field(default=None, ge=1)
 
 
+McpApprovalMode = Literal["auto", "prompt", "approve"]
+"""Codex's approval modes for MCP tools: `auto` follows the tool's annotations and the approval
+policy, `prompt` always asks, `approve` never asks."""
+
+
+class McpToolConfig(_Section):
+    """`[mcp_servers.NAME.tools.TOOL]`: settings of one tool of a server."""
+
+    approval_mode: McpApprovalMode | None = None
+    """Overrides the server's `default_tools_approval_mode` for this tool."""
+
+
 class McpServerConfig(_Section):
     """`[mcp_servers.NAME]`, with Codex's keys: `command` for stdio, or `url` for streamable HTTP.
 
@@ -158,6 +173,15 @@ class McpServerConfig(_Section):
     disabled_tools: tuple[str, ...] = ()
     enabled: bool = True
     required: bool = False
+    default_tools_approval_mode: McpApprovalMode = "auto"
+    tools: dict[str, McpToolConfig] = {}
+
+    def approval_mode(self, tool: str) -> McpApprovalMode:
+        """The approval mode of `tool` (the server's own name for it)."""
+        own = self.tools.get(tool)
+        if own is not None and own.approval_mode is not None:
+            return own.approval_mode
+        return self.default_tools_approval_mode
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -317,6 +341,9 @@ class CorralConfig(_Section):
     network_access: bool = False
     network: NetworkConfig = NetworkConfig()
     writable_roots: tuple[Path, ...] = ()
+    web_search: Literal["disabled", "cached", "live"] = "disabled"
+    """Codex's setting: offer the Responses API's hosted web search (`live` pages, or the
+    provider's `cached` index) to agents whose profile has network. Off by default."""
 
     personality: Literal["none", "friendly", "pragmatic"] = "pragmatic"
     base_instructions: str | None = None

@@ -94,6 +94,10 @@ WIDENING_KEYS = frozenset(
         "agents.roles.*.sandbox_mode",
         # Hooks run commands, some of them outside the sandbox.
         "hooks",
+        # Commands that outlive their call: a project file an agent may have written must not
+        # turn them on.
+        "shell.unified_exec",
+        "web_search",  # reaches the web, like network_access
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

@@ -48,7 +48,7 @@ def chat_messages(instructions: str, items: Sequence[Item]) -> list[dict[str, An
     open_turn: dict[str, Any] | None = None
     for item in items:
         if isinstance(item, Message):
-            message = {"role": item.role, "content": item.text}
+            message = {"role": item.role, "content": _chat_content(item)}
             messages.append(message)
             open_turn = message if item.role == "assistant" else None
         elif isinstance(item, FunctionCall):
@@ -60,6 +60,15 @@ def chat_messages(instructions: str, items: Sequence[Item]) -> list[dict[str, An
             messages.append({"role": "tool", "tool_call_id": item.call_id, "content": item.output})
             open_turn = None
     return messages
+
+
+def _chat_content(message: Message) -> str | list[dict[str, Any]]:
+    """A message's text, or its text and images as Chat Completions content parts."""
+    if not message.images:
+        return message.text
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
+    parts += [{"type": "image_url", "image_url": {"url": url}} for url in message.images]
+    return parts
 
 
 def chat_tool(tool: dict[str, Any]) -> dict[str, Any]:

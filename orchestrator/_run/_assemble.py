@@ -8,6 +8,7 @@ worker's activities both call it, so an agent gets the same tools, in the same o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +26,16 @@ from corral.agents import (
     build_core,
     build_turn_context,
 )
-from corral.tools import InvalidInput, Tool, ToolRegistry, build_core_registry, core_tool_names
+from corral.tools import (
+    HostAbilities,
+    InvalidInput,
+    Tool,
+    ToolRegistry,
+    build_core_registry,
+    known_tool_names,
+    offered_tool_names,
+    with_session_tools,
+)
 
 from ._budget import price_for
 
@@ -60,6 +70,8 @@ class AgentServices:
     """Adds the process's shared tools (MCP, `tool_search`) to a registry."""
     prices: Mapping[str, ModelPrice] = field(default_factory=dict)
     """The configured prices (over the built-in table): the core keeps the cost budgets."""
+    host: HostAbilities | None = None
+    """What this host can do for tools (None: probed once per process, and no sessions)."""
 
 
 @dataclass(frozen=True)
@@ -78,17 +90,20 @@ def assemble_agent(spec: AgentSpec, services: AgentServices) -> AssembledAgent:
 
 
 def build_registry(spec: AgentSpec, services: AgentServices) -> ToolRegistry:
-    """The core tools named in the spec, then the run's own tools, in the spec's order."""
-    core = set(core_tool_names())
+    """The core tools named in the spec, then the run's own tools, in the spec's order, less
+    the ones the agent's profile or the host rule out (`offered_tool_names`)."""
+    core = set(known_tool_names())
+    wanted = with_session_tools(spec.tools) if spec.shell.unified_exec else spec.tools
+    names = offered_tool_names(wanted, spec.profile, services.host or host_abilities())
     registry = build_core_registry(
-        [n for n in spec.tools if n in core],
+        [n for n in names if n in core],
         max_timeout_ms=spec.shell.max_timeout_ms,
         default_timeout_ms=spec.shell.default_timeout_ms,
         output_max_tokens=spec.shell.output_max_tokens,
         approval_timeout=spec.shell.approval_timeout_sec,
     )
     scope = ToolScope(agent_id=spec.agent_id, agents=services.agents, collab=services.collab)
-    for name in spec.tools:
+    for name in names:
         if name in core:
             continue
         provider = services.providers.get(name)
@@ -96,6 +111,12 @@ def build_registry(spec: AgentSpec, services: AgentServices) -> ToolRegistry:
             raise InvalidInput(f"agent {spec.agent_id} needs tool {name!r}; this run lacks it")
         registry.register(provider(scope))
     return registry
+
+
+@functools.cache
+def host_abilities(*, sessions: bool = False) -> HostAbilities:
+    """This machine's abilities, probed once per process; `sessions`: the run owns sessions."""
+    return HostAbilities.probe(sessions=sessions)
 
 
 async def first_input(

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -58,6 +58,7 @@ from ._assemble import (
     assemble_agent,
     build_registry,
     first_input,
+    host_abilities,
     turn_context,
 )
 from ._budget import RunBudget
@@ -66,6 +67,7 @@ from ._fragments import render_notification
 from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
 from ._notes import describe_crash, started_note
+from ._sessions import open_sessions, stop_sessions
 
 SHUTDOWN_TIMEOUT = 10.0
 PENDING = str(AgentStatus.PENDING)
@@ -321,6 +323,7 @@ class RunRuntime:
             collab=self,
             equip=options.equip,
             prices=self.config.prices,
+            host=host_abilities(sessions=options.services.exec_sessions is not None),
         )
 
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
@@ -369,6 +372,7 @@ class RunRuntime:
             logger.exception("agent %s stopped on an internal error", handle.agent_id)
             await self._crashed(handle, exc)
         finally:
+            await stop_sessions(self.options.services, handle.agent_id)
             handle.ended.set()
             self._broadcast()
 
@@ -527,10 +531,13 @@ class RunRuntime:
 
 @asynccontextmanager
 async def open_runtime(options: RuntimeOptions) -> AsyncIterator[RunRuntime]:
-    """A runtime whose agents all end (cancelled if still open) when the block exits."""
-    async with anyio.create_task_group() as tg:
-        runtime = RunRuntime(options, tg)
-        try:
-            yield runtime
-        finally:
-            tg.cancel_scope.cancel()
+    """A runtime whose agents all end (cancelled if still open) when the block exits, and
+    whose agents' command sessions are stopped with them."""
+    async with open_sessions(options.services) as services:
+        options = replace(options, services=services)
+        async with anyio.create_task_group() as tg:
+            runtime = RunRuntime(options, tg)
+            try:
+                yield runtime
+            finally:
+                tg.cancel_scope.cancel()

@@ -23,6 +23,7 @@ _KIND_TEXT = {
     "escalate": "run outside the sandbox",
     "untrusted_command": "run a command that is not known to be read-only",
     "retry_unsandboxed": "run again outside the sandbox",
+    "mcp_tool": "call an MCP tool",
 }
 
 
@@ -87,9 +88,30 @@ class TerminalApprover:
 def _question(req: ApprovalRequest, answer_within: float) -> str:
     what = _KIND_TEXT.get(str(req.kind), str(req.kind))
     return (
-        f"\n{req.tool} wants to {what}:\n"
-        f"  {req.command}\n"
-        f"  in {req.cwd}\n"
-        f"  because: {req.reason}\n"
+        f"\n{shown(req.tool)} wants to {what}:\n"
+        f"  {shown(req.command)}\n"
+        f"  in {shown(str(req.cwd))}\n"
+        f"  because: {shown(req.reason)}\n"
         f"Allow? [y/N] (no answer in {answer_within:g} s means no) "
     )
+
+
+# Characters that move the cursor, recolour, retitle or reorder what the terminal shows.
+_HIDING = {*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def shown(text: str) -> str:
+    """`text` as the person must see it: every character a terminal would act on instead of
+    printing (escape sequences, carriage returns, newlines, bidi overrides) spelled out, so a
+    model-written command cannot disguise itself as a harmless one on the screen."""
+    return "".join(_escape(c) if ord(c) in _HIDING else c for c in text)
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

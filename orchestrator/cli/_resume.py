@@ -38,6 +38,10 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--cd", type=Path, help="with MESSAGE: continue in this directory")
     parser.add_argument("--base-url", help="reach the model at another endpoint than before")
+    parser.add_argument(
+        "--model",
+        help="carry on with this model; the agents are told of the switch (not for fan-outs)",
+    )
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
     parser.add_argument(
         "--retry-failed",
@@ -54,6 +58,10 @@ async def run(args: argparse.Namespace) -> int:
     refuse_remote(executor_settings(args, config), "resume", CARRIED_ON_HERE)
     fanout_run = await find_fanout_run(config, args.target)
     if fanout_run is not None:
+        if args.model is not None:
+            raise InvalidInput(
+                f"{args.target} is a fan-out run: its workers keep their model; drop --model"
+            )
         return await _fanout.resume(args, config, fanout_run)
     if args.retry_failed:
         raise InvalidInput(
@@ -72,5 +80,6 @@ async def run(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         message=args.message,
         cwd=cwd,
+        model=args.model,
     )
     return report(outcome, json_mode=args.json, command="resume")

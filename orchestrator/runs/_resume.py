@@ -22,6 +22,7 @@ from corral.agents import (
 from corral.tools import InvalidInput
 
 from .._run import CLOSED, AgentHandle, Restoring, RunRuntime
+from ._model_switch import ModelSwitch
 from ._setup import RunSetup, journal_path, open_run
 from ._single import SingleOutcome, finish_of, journal_end
 
@@ -46,11 +47,14 @@ async def resume_single(
     base_url: str | None = None,
     message: str | None = None,
     cwd: Path | None = None,
+    model: str | None = None,
 ) -> SingleOutcome:
     """Rebuild the run of `target` (a run or agent id) from the journal and carry it on.
 
     With `message`, the root agent gets a follow-up turn (in `cwd` if given: the environment
-    diff and a re-read AGENTS.md go with it; the permission profile stays as it started).
+    diff and a re-read AGENTS.md go with it; the permission profile stays as it started). With
+    `model`, every agent of the run that used another model carries on with this one
+    (`_model_switch`).
     """
     environ = dict(os.environ if setup.env is None else setup.env)
     if base_url:
@@ -61,7 +65,7 @@ async def resume_single(
         await runtime.store.update_run(run_id, status="running", updated_at=time.time())
         records = await runtime.store.list_agents(run_id)
         follow_up = (message, cwd) if message is not None else None
-        handles = await _restore_all(runtime, records, environ, base_url, follow_up)
+        handles = await _restore_all(runtime, records, environ, base_url, follow_up, model)
         root = handles[records[0].agent_id]
         await root.ended.wait()
         finish = finish_of(root)
@@ -75,11 +79,14 @@ async def _restore_all(
     env: Mapping[str, str],
     base_url: str | None,
     follow_up: tuple[str, Path | None] | None,
+    model: str | None = None,
 ) -> dict[str, AgentHandle]:
     """Restore every agent, parents first; the root (the first) gets the follow-up, if any."""
     handles: dict[str, AgentHandle] = {}
     for index, record in enumerate(records):
         spec, task = journaled_spec(record, env, base_url, runtime.config)
+        switch = ModelSwitch.of(spec, model, runtime.config)
+        spec = switch.spec if switch is not None else spec
         inbox: list[str] = []
         if index == 0 and follow_up is not None:
             message, cwd = follow_up
@@ -90,7 +97,10 @@ async def _restore_all(
         closed = record.status == CLOSED
         status = AgentStatus.INTERRUPTED if closed else AgentStatus(record.status)
         how = Restoring(inbox=tuple(inbox), closed=closed, launch=False)
-        handles[record.agent_id] = await runtime.restore(spec, task, status, parent=parent, how=how)
+        handle = await runtime.restore(spec, task, status, parent=parent, how=how)
+        if switch is not None and not closed:
+            await switch.tell(handle, task, runtime.store)
+        handles[record.agent_id] = handle
     for handle in handles.values():
         runtime.launch(handle)
     return handles

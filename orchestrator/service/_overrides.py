@@ -35,6 +35,7 @@ personality base_instructions developer_instructions user_instructions
 project_doc_max_bytes project_doc_fallback_filenames
 tool_search_threshold skills.enabled
 shell.default_timeout_ms shell.max_timeout_ms shell.output_max_tokens shell.approval_timeout_sec
+shell.unified_exec web_search
 agents.max_depth agents.max_threads agents.max_queued_spawns agents.fanout_concurrency
 agents.roles.*.description agents.roles.*.instructions agents.roles.*.model
 budgets.** prices.** rate_limits.** compaction.** journal.max_tool_output_bytes

@@ -1,4 +1,5 @@
-"""MCP tools in every agent's tool list: offered directly, or behind `tool_search`.
+"""MCP tools in every agent's tool list: offered directly, or behind `tool_search`, after the
+three resource tools (`list_mcp_resources` and the rest), which every agent gets when MCP is on.
 
 Below the threshold (100 tools, as Codex) each agent's registry is attached to the MCP manager
 and follows its list as servers come, go and change. At or above it the MCP tools are deferred:
@@ -18,7 +19,7 @@ from corral.agents import CorralConfig
 from corral.tools import ToolRegistry
 
 from ._embedding import Embedder, WordLlamaEmbedder
-from .mcp import McpManager, TraceContext, no_trace_context, open_mcp_manager
+from .mcp import McpManager, TraceContext, no_trace_context, open_mcp_manager, resource_tools
 from .toolsearch import DeferredTool, DeferredTools
 
 
@@ -32,6 +33,7 @@ class McpTooling:
         self.threshold = threshold
         self._embedder = embedder
         self._deferred: DeferredTools | None = None
+        self._resource_tools = resource_tools(mcp)
 
     @property
     def defers(self) -> bool:
@@ -55,7 +57,11 @@ class McpTooling:
         await self._deferred.rebuild(DeferredTool(o.tool, o.server, o.raw_name) for o in offered)
 
     def equip(self, registry: ToolRegistry) -> None:
-        """Give one agent's registry the MCP tools, or `tool_search` when they are deferred."""
+        """Give one agent's registry the MCP resource tools, then the MCP tools, or
+        `tool_search` when they are deferred."""
+        for tool in self._resource_tools:
+            if tool.name not in registry:
+                registry.register(tool)
         if self._deferred is None:
             self.mcp.attach(registry)
         else:

@@ -205,6 +205,7 @@ class CorralActivities:
                     success=o.success,
                     network_denials=o.network_denials,
                     hook_runs=o.hook_runs,
+                    images=o.images,
                 )
             )
             for c in calls

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import pytest
 
-from corral.agents._compaction import DroppedItems
+from corral.agents._compaction import DroppedItems, rebuild_after_compaction
 from corral.agents._core import AgentCore, CoreConfig
 from corral.agents._environment import EnvironmentContext
 from corral.agents._errors import CoreStateError
@@ -37,6 +37,7 @@ from corral.agents._events import (
 )
 from corral.agents._fragments import COMPACTION_SUMMARY, PERMISSIONS, SUMMARIZATION_PROMPT
 from corral.agents._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
+from corral.agents._tokens import ByteEstimator
 
 PERMS = PERMISSIONS.render("\nread-only\n")
 T = TypeVar("T")
@@ -283,3 +284,11 @@ def test_manual_compaction_of_a_running_agent_is_refused() -> None:
 def test_compaction_events_survive_the_journal_round_trip(event: Event) -> None:
     payload = json.loads(json.dumps(event_to_payload(event)))
     assert event_from_payload(payload) == event
+
+
+def test_images_a_tool_showed_are_not_kept_as_recent_user_messages_after_compaction() -> None:
+    said = Message(role="user", text="look at the plot")
+    shown = Message(role="user", text="", images=("data:image/png;base64,AAAA",))
+    rebuilt = rebuild_after_compaction([said, shown], "a plot was viewed", [], ByteEstimator())
+    assert said in rebuilt
+    assert shown not in rebuilt

@@ -157,6 +157,12 @@ WIDENING: dict[str, tuple[str, str, Getter]] = {
         "project_doc_fallback_filenames",
         lambda c: c.project_doc_fallback_filenames,
     ),
+    "web-search": ('web_search = "live"', "web_search", lambda c: c.web_search),
+    "exec-sessions": (
+        "[shell]\nunified_exec = true",
+        "shell.unified_exec",
+        lambda c: c.shell.unified_exec,
+    ),
 }
 
 

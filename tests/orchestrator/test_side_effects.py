@@ -19,7 +19,7 @@ from corral.orchestrator.supervisor._tools import collab_tool_providers
 from corral.tools import Tool, ToolContext, ToolOutput, ToolRegistry, build_core_registry
 from corral.tools._core_tools import core_tool_names
 
-READ_ONLY_CORE = {"read_file", "grep", "list_dir", "update_plan"}
+READ_ONLY_CORE = {"read_file", "grep", "list_dir", "update_plan", "view_image"}
 READ_ONLY_COLLAB = {"wait_agent", "list_agents"}
 
 

@@ -7,6 +7,7 @@ and answers scripted results for tests of code above the seam.
 from ._bwrap import BubblewrapSandbox as BubblewrapSandbox
 from ._bwrap_args import bwrap_options as bwrap_options
 from ._env import command_environment as command_environment
+from ._interactive import InteractiveProcess as InteractiveProcess
 from ._recording import RecordingSandbox as RecordingSandbox
 from ._recording import SandboxCall as SandboxCall
 from ._types import TIMEOUT_EXIT_CODE as TIMEOUT_EXIT_CODE
@@ -17,6 +18,7 @@ __all__ = [
     "TIMEOUT_EXIT_CODE",
     "BubblewrapSandbox",
     "CommandResult",
+    "InteractiveProcess",
     "RecordingSandbox",
     "Sandbox",
     "SandboxCall",

@@ -20,6 +20,7 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -33,6 +34,9 @@ from ._limits import DEFAULT_MAX_PROCESSES
 from ._prepare import Preparation, check_workdir, prepare
 from ._process import ProcessOutcome, kill_process_group, run_process
 from ._types import TIMEOUT_EXIT_CODE, CommandResult
+
+if TYPE_CHECKING:
+    from ._interactive import InteractiveProcess
 
 _CHILD_PID = re.compile(rb'"child-pid": (\d+)')
 # How long undoing a run's host setup (placeholders, cgroup) may take after it ended.
@@ -132,6 +136,30 @@ class BubblewrapSandbox:
         finally:
             with anyio.move_on_after(_RELEASE_TIMEOUT, shield=True):
                 await anyio.to_thread.run_sync(prepared.release)
+
+    async def start_interactive(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        profile: PermissionProfile,
+        env: Mapping[str, str],
+    ) -> InteractiveProcess:
+        """Start a long-lived command on a pty, confined as `run` confines it (`_interactive`)."""
+        from ._interactive import start_interactive  # it builds on this module's status pipe
+
+        confined = profile.sandbox is not SandboxMode.FULL_ACCESS
+        host = os.environ if self._host_env is None else self._host_env
+        environment = command_environment(host, env, sandboxed=confined, network=profile.network)
+        bwrap = self._require_bwrap(profile) if confined else ""
+        return await start_interactive(
+            argv,
+            cwd=cwd,
+            profile=profile,
+            environment=environment,
+            bwrap=bwrap,
+            max_processes=self._max_processes,
+        )
 
     def _require_bwrap(self, profile: PermissionProfile) -> str:
         if self._bwrap is None:

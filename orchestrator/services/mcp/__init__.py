@@ -9,6 +9,7 @@ from ._errors import McpConfigInvalid as McpConfigInvalid
 from ._errors import McpConnectFailed as McpConnectFailed
 from ._errors import McpError as McpError
 from ._errors import McpStartupFailed as McpStartupFailed
+from ._errors import McpUnavailable as McpUnavailable
 from ._manager import McpArguments as McpArguments
 from ._manager import McpManager as McpManager
 from ._manager import McpServerStatus as McpServerStatus
@@ -20,6 +21,8 @@ from ._names import MAX_NAME_BYTES as MAX_NAME_BYTES
 from ._names import NameBook as NameBook
 from ._names import qualify as qualify
 from ._names import sanitize_part as sanitize_part
+from ._resources import RESOURCE_TOOL_NAMES as RESOURCE_TOOL_NAMES
+from ._resources import resource_tools as resource_tools
 from ._results import result_to_output as result_to_output
 from ._schema import sanitize_input_schema as sanitize_input_schema
 from ._server import RestartPolicy as RestartPolicy
@@ -27,6 +30,7 @@ from ._server import ServerState as ServerState
 
 __all__ = [
     "MAX_NAME_BYTES",
+    "RESOURCE_TOOL_NAMES",
     "McpArguments",
     "McpConfigInvalid",
     "McpConnectFailed",
@@ -34,6 +38,7 @@ __all__ = [
     "McpManager",
     "McpServerStatus",
     "McpStartupFailed",
+    "McpUnavailable",
     "NameBook",
     "OfferedTool",
     "ProtocolMode",
@@ -43,6 +48,7 @@ __all__ = [
     "no_trace_context",
     "open_mcp_manager",
     "qualify",
+    "resource_tools",
     "result_to_output",
     "sanitize_input_schema",
     "sanitize_part",

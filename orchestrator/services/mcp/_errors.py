@@ -3,7 +3,8 @@
     McpError
     ├── McpConfigInvalid      (InvalidInput) a server name or setting the caller got wrong
     ├── McpConnectFailed      (OperationFailed) one server could not be started or reached
-    └── McpStartupFailed      (OperationFailed) a `required` server did not come up
+    ├── McpStartupFailed      (OperationFailed) a `required` server did not come up
+    └── McpUnavailable        (OperationFailed) a server cannot serve a request right now
 
 A server that fails or stops is a state (`failed`, `restarting`), not an exception, and a tool
 call that cannot be served becomes a failed `ToolOutput` the model can read.
@@ -28,3 +29,7 @@ class McpConnectFailed(McpError, OperationFailed):
 
 class McpStartupFailed(McpError, OperationFailed):
     """A server marked `required = true` did not start; the message says why."""
+
+
+class McpUnavailable(McpError, OperationFailed):
+    """A server is starting, restarting or failed, so it cannot answer a request now."""

@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict
 from corral.agents import CorralConfig, McpServerConfig
 from corral.tools import Tool, ToolContext, ToolOutput, ToolRegistry
 
-from ._connection import ProtocolMode
-from ._errors import McpConfigInvalid, McpStartupFailed
+from ._approvals import approval_reason, refusal_unless_approved
+from ._connection import McpConnection, ProtocolMode
+from ._errors import McpConfigInvalid, McpStartupFailed, McpUnavailable
 from ._names import NameBook
 from ._schema import sanitize_input_schema
 from ._server import RestartPolicy, ServerState, ServerSupervisor
@@ -90,6 +91,7 @@ class _Exposed:
     tool: str
     spec: Tool[McpArguments]
     offered: bool = True
+    hints: types.ToolAnnotations | None = None
 
 
 class McpManager:
@@ -220,8 +222,9 @@ class McpManager:
         spec = self._tool_spec(server, listed, exposed)
         entry = self._exposed.get(exposed)
         if entry is None:
-            self._exposed[exposed] = _Exposed(server, listed.name, spec)
+            self._exposed[exposed] = _Exposed(server, listed.name, spec, hints=listed.annotations)
             return True
+        entry.hints = listed.annotations
         same = (
             entry.spec.description == spec.description
             and entry.spec.schema == spec.schema
@@ -250,9 +253,24 @@ class McpManager:
 
     def _handler(self, exposed: str) -> Callable[[McpArguments, ToolContext], Any]:
         async def handle(args: McpArguments, ctx: ToolContext) -> ToolOutput:
-            return await self.call(exposed, dict(args.model_extra or {}))
+            arguments = dict(args.model_extra or {})
+            refusal = await self._approve(exposed, arguments, ctx)
+            return refusal or await self.call(exposed, arguments)
 
         return handle
+
+    async def _approve(
+        self, exposed: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> ToolOutput | None:
+        """None when an agent's call may go ahead (`_approvals`), else the refusal."""
+        entry = self._exposed.get(exposed)
+        if entry is None:
+            return None  # `call` says it is unknown
+        mode = self._configs[entry.server].approval_mode(entry.tool)
+        reason = approval_reason(mode, entry.hints, ctx.profile.approval)
+        if reason is None:
+            return None
+        return await refusal_unless_approved(ctx, exposed, arguments, reason)
 
     async def call(self, exposed: str, arguments: dict[str, Any]) -> ToolOutput:
         """Call an exposed tool by its exposed name (what the tools' handlers do)."""
@@ -266,6 +284,23 @@ class McpManager:
         supervisor = self._supervisors[entry.server]
         _describe_call(entry.server, entry.tool, supervisor.protocol_version)
         return await supervisor.call(entry.tool, exposed, arguments, self._trace_context())
+
+    # -- sessions (resources) ------------------------------------------------------------------
+
+    def server_names(self) -> list[str]:
+        """The enabled servers, by name."""
+        return [name for name, s in self._supervisors.items() if s.config.enabled]
+
+    def session(self, server: str) -> tuple[McpConnection, float]:
+        """The live session of `server` and its call timeout; a clear error otherwise."""
+        supervisor = self._supervisors.get(server)
+        if supervisor is None or not supervisor.config.enabled:
+            known = ", ".join(self.server_names()) or "none"
+            raise McpConfigInvalid(f"no MCP server is named {server!r}; servers: {known}")
+        conn = supervisor.live_connection()
+        if conn is None:
+            raise McpUnavailable(supervisor.unavailable_message())
+        return conn, supervisor.config.tool_timeout_sec
 
     # -- state -------------------------------------------------------------------------------
 

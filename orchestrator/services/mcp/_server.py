@@ -238,6 +238,13 @@ class ServerSupervisor:
             )
         return f"MCP server '{self.name}' refused the call to {tool}: {exc} (code {exc.code})"
 
+    def live_connection(self) -> McpConnection | None:
+        """The session calls can use now; None while the server is not ready."""
+        conn = self._connection
+        if conn is None or conn.lost.is_set() or self.state is not ServerState.READY:
+            return None
+        return conn
+
     def unavailable_message(self) -> str:
         if self.state in (ServerState.RESTARTING, ServerState.READY):
             conn = self._connection

@@ -13,6 +13,7 @@ from corral.agents import McpServerConfig
 HERE = Path(__file__).parent
 REPO = HERE.parents[2]
 DYNAMIC_SERVER = HERE / "dynamic_server.py"
+ANNOTATED_SERVER = HERE / "annotated_server.py"
 EVERYTHING_JS = (
     REPO / ".mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 )
@@ -21,6 +22,11 @@ EVERYTHING_JS = (
 def dynamic_server(**settings: Any) -> McpServerConfig:
     """Our test server (`dynamic_server.py`), run by this interpreter."""
     return McpServerConfig(command=sys.executable, args=(str(DYNAMIC_SERVER),), **settings)
+
+
+def annotated_server(**settings: Any) -> McpServerConfig:
+    """A server with a read-only, a destructive, an open-world and an unannotated tool."""
+    return McpServerConfig(command=sys.executable, args=(str(ANNOTATED_SERVER),), **settings)
 
 
 def everything_js() -> Path:
