@@ -388,7 +388,9 @@ class RunRuntime:
         )
 
     async def _more_to_do(self, handle: AgentHandle) -> bool:
-        while not handle.inbox:
+        # Past the run's budget a turn could only be refused: its messages are dropped unread.
+        while not handle.inbox or self.budget.exhausted is not None:
+            handle.inbox.clear()
             if handle.closed or not handle.stay_open:
                 return False
             if handle.parent is None and not handle.has_running_descendants():

@@ -18,7 +18,7 @@ from corral.orchestrator.runs import ExecJob, FanoutJob, SingleOutcome
 from corral.orchestrator.supervisor import collab_tool_providers
 from tests._scripted import call, is_worker, outputs, spent
 
-from ._seam import WAIT, Seam, differs_on
+from ._seam import WAIT, Seam
 
 pytestmark = pytest.mark.anyio
 
@@ -147,16 +147,13 @@ async def test_a_supervisor_out_of_tokens_is_stopped_with_its_workers(
     assert all(out.outcome.finish.error in reasons for reasons in out.stops)
 
 
-@differs_on(
-    "local",
-    "locally the second worker's first request is refused before it is sent (it would overrun "
-    "the run's tokens), and the supervisor journals `budget_exceeded` twice",
-)
 async def test_each_worker_out_of_tokens_answers_once_and_each_agent_says_why_once(
     executor: Seam, tmp_path: Path
 ) -> None:
     out = await run_out_of_tokens(executor, tmp_path)
-    assert out.worker_requests == 2, "each worker was stopped after its first answer"
+    # Locally a worker whose first request comes after the budget ran out is refused before
+    # it is sent; on Temporal it learns of the tally only by charging it: at most one each.
+    assert out.worker_requests in (1, 2), "each worker was stopped after its first answer"
     assert out.stops == [[out.outcome.finish.error]] * 3, "every agent journaled the reason once"
 
 
