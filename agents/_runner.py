@@ -83,6 +83,8 @@ class AgentRunner:
     limits: RunnerLimits = field(default_factory=RunnerLimits)
     clock: Callable[[], float] = time.time
     compaction_gate: CompactionGate | None = None
+    interrupt_reason: str = Interrupt().reason
+    """Why the agent stopped when its turn is cancelled; its host says who cancels it."""
 
     def __post_init__(self) -> None:
         self._hooks = SafeHooks(self.hooks)
@@ -160,7 +162,7 @@ class AgentRunner:
             return await self._finish_now(WallTimeUp())
         except anyio.get_cancelled_exc_class():
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
-                await self._finish_now(Interrupt())
+                await self._finish_now(Interrupt(reason=self.interrupt_reason))
             raise
 
     async def _finish_now(self, event: Event) -> Finish:

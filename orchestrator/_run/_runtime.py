@@ -22,6 +22,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from corral.agents import (
+    INTERRUPTED_FOR_INPUT,
+    RUN_CANCELLED,
     AgentRunner,
     AgentSpec,
     AgentStatus,
@@ -296,6 +298,7 @@ class RunRuntime:
             ),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
+            interrupt_reason=RUN_CANCELLED,
         )
 
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
@@ -407,7 +410,7 @@ class RunRuntime:
                 finish = await continue_agent(handle.runner)
             else:
                 finish = await handle.runner.drive(await handle.runner.feed(first))
-        handle.turn_scope = None
+        handle.turn_scope, handle.runner.interrupt_reason = None, RUN_CANCELLED
         if finish is None:
             finish = Finish(status=AgentStatus.INTERRUPTED, error="interrupted")
         await self._finished(handle, finish)
@@ -461,6 +464,7 @@ class RunRuntime:
         if target.closed or target.ended.is_set():
             raise SpawnRefused(f"agent {target.nickname} ({target.agent_id}) is closed")
         if interrupt and target.turn_scope is not None:
+            target.runner.interrupt_reason = INTERRUPTED_FOR_INPUT
             target.turn_scope.cancel()
         elif not interrupt and await target.runner.notify_if_busy(message):
             return

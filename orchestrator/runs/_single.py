@@ -11,11 +11,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from corral.agents import AgentSpec, CorralConfig, Finish, RunRecord, Store
+import anyio
+
+from corral.agents import AgentSpec, AgentStatus, CorralConfig, Finish, RunRecord, Store
 
 from .._run import AgentHandle
 from ._jobs import ExecJob
 from ._setup import RunSetup, build_root_spec, journal_path, new_id, open_run, with_skills
+
+CLEANUP_TIMEOUT = 10.0
+INTERRUPTED = str(AgentStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,13 @@ async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) 
     )
     async with open_run(config, run_id, setup) as runtime:
         await _journal_run(runtime.store, spec, job.task)
-        root = await runtime.start(spec, job.task)
-        await root.ended.wait()
+        try:
+            root = await runtime.start(spec, job.task)
+            await root.ended.wait()
+        except anyio.get_cancelled_exc_class():  # the run was cancelled: it ends here, as so
+            with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
+                await runtime.store.update_run(run_id, status=INTERRUPTED, updated_at=time.time())
+            raise
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
     return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))

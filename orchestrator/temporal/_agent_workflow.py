@@ -22,7 +22,16 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ChildWorkflowError, FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from corral.agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
+    from corral.agents import (
+        INTERRUPTED_FOR_INPUT,
+        RUN_CANCELLED,
+        AgentStatus,
+        Finish,
+        Interrupt,
+        Notify,
+        TurnContext,
+        UserInput,
+    )
 
     from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
@@ -50,8 +59,6 @@ with workflow.unsafe.imports_passed_through():
         host_queue,
     )
 
-CANCELLED = "the run was cancelled"
-INTERRUPTED_FOR_INPUT = "interrupted by its parent to take new input"
 CONTEXT_TIMEOUT = timedelta(minutes=5)
 
 
@@ -245,7 +252,7 @@ class AgentWorkflow(ApprovalHandlers):
         if self.collab is not None:
             await self.collab.stop_all()
         if driver.busy:
-            finish = driver.finish_now(Interrupt(reason=CANCELLED))
+            finish = driver.finish_now(Interrupt(reason=RUN_CANCELLED))
             core = driver.core
             ended = AgentEndedInput(
                 agent_id=driver.agent_id,

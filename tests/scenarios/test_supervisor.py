@@ -212,11 +212,6 @@ async def test_cancelling_a_run_interrupts_every_worker(
     assert journaled.root_events[-1].kind == "interrupt"
 
 
-@differs_on(
-    "local",
-    "a local run cancelled through its scope leaves its run `running` for the caller to "
-    "settle, and its agents say `interrupted by the user`",
-)
 async def test_a_cancelled_run_and_its_agents_are_journaled_as_cancelled(
     executor: Seam, workspace: Path, tmp_path: Path
 ) -> None:
