@@ -48,7 +48,7 @@ from corral.tools import (
 )
 
 from ..services._skills_service import SkillsService
-from ._admission import Capacity, capacity_of, ready_to_start
+from ._admission import Capacity, capacity_of, never_started, ready_to_start
 from ._assemble import (
     AgentServices,
     ToolProvider,
@@ -363,7 +363,7 @@ class RunRuntime:
         """Journal that a queued worker starts now; False if the run's budget forbids it."""
         exhausted = self.budget.exhausted
         if exhausted is not None:
-            finish = Finish(status=AgentStatus.BUDGET_EXCEEDED, error=f"never started: {exhausted}")
+            finish = Finish(status=AgentStatus.BUDGET_EXCEEDED, error=never_started(exhausted))
             await self._record_end(handle, finish)
             await self._finished(handle, finish)
             return False

@@ -14,7 +14,6 @@ from typing import Any
 from temporalio import activity
 
 from corral.agents import (
-    AgentsConfig,
     RunRecord,
     Store,
     event_to_payload,
@@ -30,7 +29,6 @@ from ._journal import journal_agent, write_batch
 from ._services import WorkerServices
 from ._wire import (
     AgentEndedInput,
-    CollabLimits,
     ExecRunInput,
     JournalBatch,
     PreparedAgent,
@@ -96,7 +94,7 @@ class AgentActivities:
                 attachments=skills.attachments,
             )
         await journal_agent(store, spec, prepare.task)
-        services = self.services.agent_services(None, _agents_config(prepare.limits))
+        services = self.services.agent_services(None, prepare.limits.agents())
         core = assemble_agent(spec, services).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
         first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
@@ -136,6 +134,8 @@ class AgentActivities:
         context = render_subagent_context(
             me=peer_of(spec), parent=peer_of(parent), task=request.message, siblings=siblings
         )
+        if spawn.queued:  # journaled now, as locally: it waits in the run's tree, `pending`
+            await journal_agent(self.services.store, spec, request.message, queued=True)
         return SpawnedSpec(spec=spec.to_journal(), subagent_context=context)
 
     @activity.defn(name="corral.agent_ended")
@@ -173,12 +173,8 @@ async def _journaled_first(store: Store, agent_id: str, first: dict[str, Any]) -
     return first
 
 
-def _agents_config(limits: CollabLimits) -> AgentsConfig:
-    return AgentsConfig(max_depth=limits.max_depth, max_threads=limits.max_threads)
-
-
 def _spawn_terms(spawn: SpawnSpecInput) -> SpawnTerms:
     """The run's limits and personality, and the nickname the workflow chose (so a retry
     picks the same)."""
     limits = spawn.limits
-    return SpawnTerms(_agents_config(limits), limits.personality, lambda: spawn.nickname)
+    return SpawnTerms(limits.agents(), limits.personality, lambda: spawn.nickname)

@@ -93,9 +93,10 @@ class AgentWorkflow(ApprovalHandlers):
             self.run_link.heard(verdict)
 
     @workflow.signal(name=ENDED_SIGNAL)
-    def worker_ended(self, ended: AgentOutput) -> None:
+    async def worker_ended(self, ended: AgentOutput) -> None:
         if self.collab is not None:
             self.collab.ended(ended)
+            await self.collab.admit_waiting()  # its slot may have freed
 
     # -- the agent --------------------------------------------------------------------------
 
@@ -140,10 +141,13 @@ class AgentWorkflow(ApprovalHandlers):
             return
         verdict = RunVerdict(stop=link.stop)
         for worker in [w for w in collab.workers.values() if w.running]:
+            if worker.handle is None:  # queued: it ends unstarted once admitted
+                continue
             try:
                 await worker.handle.signal(RUN_VERDICT_SIGNAL, verdict)
             except FailureError as exc:  # it ended meanwhile
                 workflow.logger.info("could not stop %s: %s", worker.agent_id, exc)
+        await collab.admit_waiting()
         await workflow.wait_condition(lambda: not collab.running())
 
     async def _claim(self, agent: AgentInput) -> str:

@@ -34,9 +34,11 @@ def exec_input(
     spec = build_root_spec(
         config, cwd=job.cwd, env=env, run_id=run_id, role=job.role, extra_tools=extra
     )
+    agents = config.agents
     limits = CollabLimits(
-        max_depth=config.agents.max_depth,
-        max_threads=config.agents.max_threads,
+        max_depth=agents.max_depth,
+        max_threads=agents.max_threads,
+        max_queued_spawns=agents.max_queued_spawns,
         personality=config.personality,
     )
     root = AgentInput(

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from corral.agents import AgentsConfig
+
 SHARED_QUEUE = "corral"
 HOST_QUEUE_PREFIX = "corral-host-"
 
@@ -281,7 +283,16 @@ class CollabLimits(_Wire):
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
+    max_queued_spawns: int = Field(default=64, ge=0)
     personality: str = "pragmatic"
+
+    def agents(self) -> AgentsConfig:
+        """The `[agents]` limits, for the admission code both executors share."""
+        return AgentsConfig(
+            max_depth=self.max_depth,
+            max_threads=self.max_threads,
+            max_queued_spawns=self.max_queued_spawns,
+        )
 
 
 class AgentInput(_Wire):
@@ -352,6 +363,8 @@ class SpawnSpecInput(_Wire):
     nickname: str
     limits: CollabLimits
     siblings: tuple[dict[str, Any], ...] = ()
+    queued: bool = False
+    """Past the thread limit: the worker is journaled waiting (`pending`) until it starts."""
 
 
 class SpawnedSpec(_Wire):
