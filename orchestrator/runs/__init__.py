@@ -11,8 +11,10 @@ from ._executor import executor_from_settings as executor_from_settings
 from ._executor import executor_of as executor_of
 from ._executor import refuse_remote as refuse_remote
 from ._jobs import DEFAULT_MAX_RESULT_TRIES as DEFAULT_MAX_RESULT_TRIES
+from ._jobs import FANOUT_KINDS as FANOUT_KINDS
 from ._jobs import ExecJob as ExecJob
 from ._jobs import FanoutJob as FanoutJob
+from ._jobs import FanoutKind as FanoutKind
 from ._jobs import Job as Job
 from ._jobs import JobInputError as JobInputError
 from ._jobs import WorkerTemplate as WorkerTemplate
@@ -45,6 +47,7 @@ from ._single import run_single_agent as run_single_agent
 __all__ = [
     "DEFAULT_MAX_RESULT_TRIES",
     "EXECUTOR_KINDS",
+    "FANOUT_KINDS",
     "INSTALL_HINT",
     "JOURNAL_NAME",
     "ApprovalRefused",
@@ -54,6 +57,7 @@ __all__ = [
     "ExecutorSettings",
     "ExecutorSettingsError",
     "FanoutJob",
+    "FanoutKind",
     "Job",
     "JobInputError",
     "LocalExecutor",

@@ -17,6 +17,9 @@ from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, InvalidInput, SandboxMode
 
 DEFAULT_MAX_RESULT_TRIES = 3
+FanoutKind = Literal["fanout", "review", "triage"]
+"""The kinds of run whose journal record is a fan-out's: review and triage each run one."""
+FANOUT_KINDS: tuple[FanoutKind, ...] = ("fanout", "review", "triage")
 """Invalid results a fan-out worker may send before its item fails."""
 _WIDTH = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.FULL_ACCESS)
 
@@ -84,6 +87,8 @@ class FanoutJob(_Job):
     max_result_tries: int = DEFAULT_MAX_RESULT_TRIES
     out: Path | str | None = None
     worker: WorkerTemplate = WorkerTemplate()
+    run_kind: FanoutKind = "fanout"
+    """The kind the run is journaled and listed as: the pipeline's that runs this fan-out."""
 
     @model_validator(mode="after")
     def _counts_of_at_least_one(self) -> FanoutJob:

@@ -15,7 +15,6 @@ from temporalio.exceptions import ApplicationError
 from corral.agents import AgentSpec, AgentStatus, ItemRecord, RunRecord, Store
 from corral.agents._store import SeqConflict
 
-from ..fanout import FANOUT
 from ._wire import FanoutRunInput, JournalBatch
 
 JOURNAL_DIVERGED = "JournalDiverged"
@@ -48,7 +47,7 @@ async def begin_run(store: Store, run: FanoutRunInput) -> list[int]:
         await store.create_run(
             RunRecord(
                 run_id=run.run_id,
-                kind=FANOUT,
+                kind=run.kind,
                 status="running",
                 created_at=now,
                 updated_at=now,

@@ -7,7 +7,7 @@ reads the key from its own environment. Journal events travel as `event_to_paylo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -114,6 +114,8 @@ class FanoutRunInput(_Wire):
     concurrency: int = Field(ge=1)
     policy: ActivityPolicy = ActivityPolicy()
     run_limits: RunLimits = RunLimits()
+    kind: Literal["fanout", "review", "triage"] = "fanout"
+    """What the run is journaled as: a pipeline's fan-out is listed as the pipeline's run."""
 
 
 class AgentCarry(_Wire):

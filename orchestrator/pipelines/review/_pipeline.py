@@ -121,6 +121,7 @@ async def run_review(
             concurrency=request.concurrency,
             run_id=request.run_id,
             worker=REVIEWER,
+            run_kind="review",
         )
         setup = replace(setup, on_start=on_start) if on_start is not None else setup
         outcome = await executor_of(setup).run(job, setup, config)

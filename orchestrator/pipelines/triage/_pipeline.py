@@ -105,6 +105,7 @@ async def run_triage(
         run_id=job.run_id,
         max_result_tries=job.max_result_tries,
         worker=triager(labels, job.tools),
+        run_kind="triage",
     )
     fanout = await executor_of(setup).run(fanout_job, setup, config)
     report = build_report(issues, labels.names, index, fanout)
