@@ -9,9 +9,9 @@ the config the workers are built from, and never widens it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, InvalidInput, SandboxMode
@@ -60,7 +60,6 @@ class WorkerTemplate(BaseModel):
 class _Job(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    cwd: Path
     run_id: str | None = None
     """The run's id; a new one is made when the run starts if none is given."""
 
@@ -69,6 +68,7 @@ class ExecJob(_Job):
     """`corral exec`: one root agent on `task` (a supervisor spawns its own workers)."""
 
     kind: Literal["exec"] = "exec"
+    cwd: Path
     task: str
     role: str = "general"
 
@@ -79,6 +79,7 @@ class FanoutJob(_Job):
     `ResultSchema`; `out` a results file, or "-" for the caller to print them."""
 
     kind: Literal["fanout"] = "fanout"
+    cwd: Path
     items: tuple[Any, ...]
     template: str
     result_schema: Any
@@ -98,7 +99,3 @@ class FanoutJob(_Job):
                 # Not a ValueError: pydantic lets it through as the one-line error it is.
                 raise JobInputError(f"{name} must be at least 1, not {value}")
         return self
-
-
-Job = Annotated[ExecJob | FanoutJob, Field(discriminator="kind")]
-"""Every job an executor carries out, told apart by `kind`."""

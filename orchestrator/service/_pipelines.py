@@ -19,7 +19,6 @@ import anyio.from_thread
 from corral.agents import CorralConfig, RunRecord, Store
 
 from ..pipelines.refactor import MERGED, RefactorOutcome, run_refactor
-from ..pipelines.refactor import RefactorRequest as RefactorJob
 from ..pipelines.review import (
     ChangeSource,
     ReviewReport,
@@ -29,15 +28,13 @@ from ..pipelines.review import (
     render_sarif,
     run_review,
 )
-from ..pipelines.review import ReviewRequest as ReviewJob
 from ..pipelines.triage import (
     READ_ONLY_TOOLS,
-    TriageJob,
     TriageReport,
     render_markdown,
     run_triage,
 )
-from ..runs import RunSetup
+from ..runs import RefactorJob, ReviewJob, RunSetup, TriageJob
 from ._errors import RunRejected
 from ._inline import inline_issues, inline_labels
 from ._models import PipelineRequest, RefactorRequest, ReviewRequest, TriageRequest
@@ -103,7 +100,7 @@ async def _review(
     async with anyio.TemporaryDirectory(prefix="corral-review-") as folder:
         patch = anyio.Path(folder) / "submitted.patch"
         await patch.write_text(request.patch, encoding="utf-8")
-        job = replace(_review_job(request, cwd, run_id), patch=Path(patch))
+        job = _review_job(request, cwd, run_id).model_copy(update={"patch": Path(patch)})
         report = await run_review(config, job, setup=setup)
     report = replace(report, source=ChangeSource("patch", PATCH_LABEL))
     return review_report(report, request.fail_on)
