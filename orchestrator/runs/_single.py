@@ -13,7 +13,7 @@ from pathlib import Path
 
 import anyio
 
-from corral.agents import AgentSpec, AgentStatus, CorralConfig, Finish, RunRecord, Store
+from corral.agents import AgentStatus, CorralConfig, Finish, RunRecord, Store
 
 from .._run import AgentHandle
 from ._jobs import ExecJob
@@ -45,7 +45,7 @@ async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) 
         extra_tools=tuple(setup.tool_providers),
     )
     async with open_run(config, run_id, setup) as runtime:
-        await _journal_run(runtime.store, spec, job.task)
+        await _journal_run(runtime.store, job.model_copy(update={"run_id": run_id}))
         try:
             root = await runtime.start(spec, job.task)
             await root.ended.wait()
@@ -62,16 +62,17 @@ def finish_of(root: AgentHandle) -> Finish:
     return Finish(status=root.status, message=root.final_message, error=root.error)
 
 
-async def _journal_run(store: Store, spec: AgentSpec, task: str) -> None:
+async def _journal_run(store: Store, job: ExecJob) -> None:
+    """The run's record; its config is the job it carries out."""
     now = time.time()
     await store.create_run(
         RunRecord(
-            run_id=spec.run_id,
-            kind="exec",
+            run_id=str(job.run_id),
+            kind=job.kind,
             status="running",
             created_at=now,
             updated_at=now,
-            config={"task": task, "cwd": str(spec.cwd), "role": spec.role},
+            config=job.model_dump(mode="json"),
         )
     )
 

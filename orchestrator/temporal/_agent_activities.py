@@ -21,6 +21,7 @@ from corral.agents import (
 from corral.tools import InvalidInput, SandboxMode
 
 from .._run import assemble_agent, first_input, render_subagent_context, turn_context
+from ..runs import ExecJob
 from ..supervisor import SpawnRequest, SpawnTerms, child_spec
 from ..supervisor._spawn import peer_of
 from ..supervisor._tools import SpawnAgentArgs
@@ -38,8 +39,6 @@ from ._wire import (
     SpawnSpecInput,
     TurnContextInput,
 )
-
-EXEC = "exec"
 
 
 class AgentActivities:
@@ -63,14 +62,15 @@ class AgentActivities:
         if await store.get_run(run.run_id) is not None:
             return
         now = time.time()
-        config = {"task": run.root.task, "cwd": str(run.root.spec["cwd"]), "role": run.role}
+        root = run.root
+        job = ExecJob(task=root.task, cwd=root.spec["cwd"], role=run.role, run_id=run.run_id)
         record = RunRecord(
             run_id=run.run_id,
-            kind=EXEC,
+            kind=job.kind,
             status="running",
             created_at=now,
             updated_at=now,
-            config={**config, "executor": "temporal"},
+            config=job.model_dump(mode="json"),
         )
         await store.create_run(record)
 
