@@ -38,6 +38,7 @@ from ._wire import (
     SpawnedSpec,
     SpawnSpecInput,
     TurnContextInput,
+    WireSpec,
 )
 
 
@@ -63,7 +64,7 @@ class AgentActivities:
             return
         now = time.time()
         root = run.root
-        job = ExecJob(task=root.task, cwd=root.spec["cwd"], role=run.role, run_id=run.run_id)
+        job = ExecJob(task=root.task, cwd=root.spec.cwd, role=run.role, run_id=run.run_id)
         record = RunRecord(
             run_id=run.run_id,
             kind=job.kind,
@@ -99,7 +100,7 @@ class AgentActivities:
         self.services.remember_tools(spec.agent_id, core.config.tools)
         first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
         return PreparedAgent(
-            spec=spec.to_journal(),
+            spec=WireSpec.of(spec),
             core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
@@ -136,7 +137,7 @@ class AgentActivities:
         )
         if spawn.queued:  # journaled now, as locally: it waits in the run's tree, `pending`
             await journal_agent(self.services.store, spec, request.message, queued=True)
-        return SpawnedSpec(spec=spec.to_journal(), subagent_context=context)
+        return SpawnedSpec(spec=WireSpec.of(spec), subagent_context=context)
 
     @activity.defn(name="corral.agent_ended")
     async def agent_ended(self, ended: AgentEndedInput) -> None:

@@ -102,7 +102,7 @@ class AgentWorkflow(ApprovalHandlers):
 
     @workflow.run
     async def run(self, agent: AgentInput) -> AgentOutput:
-        agent_id = str(agent.spec["agent_id"])
+        agent_id = agent.spec.agent_id
         if agent.run_terms is not None:
             self.run_link = RunLink(agent.run_id, agent.run_terms)
         host = agent.carry.host if agent.carry is not None else await self._claim(agent)
@@ -112,7 +112,7 @@ class AgentWorkflow(ApprovalHandlers):
         driver.run = self.run_link
         # Workers are child workflows of this run: it may hand over only an agent without any.
         driver.may_continue_as_new = lambda: self.collab is None or not self.collab.workers
-        if set(agent.spec["tools"]) & WorkflowCollab.names:
+        if set(agent.spec.tools) & WorkflowCollab.names:
             self.collab = driver.collab = WorkflowCollab(agent, driver)
         self.inbox.extend(agent.inbox)
         try:
@@ -285,7 +285,7 @@ class RunWorkflow:
     async def run(self, run: ExecRunInput) -> ExecOutput:
         options = _options(run.root)
         await workflow.execute_activity("corral.begin_exec", run, **options)
-        agent_id = str(run.root.spec["agent_id"])
+        agent_id = run.root.spec.agent_id
         book = RunBook(run.run_limits, self.charges)
         serving = asyncio.create_task(book.serve()) if run.run_limits.counted else None
         try:

@@ -55,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
         SendInput,
         SpawnedSpec,
         SpawnSpecInput,
+        WireSpec,
         agent_workflow_id,
     )
 
@@ -74,7 +75,7 @@ class Refused(Exception):
 class Worker:
     """One worker of this agent, as its parent's workflow knows it."""
 
-    spec: dict[str, Any]
+    spec: WireSpec
     task: str
     start: AgentInput
     """Its workflow's argument; messages sent while it waits to start join its inbox."""
@@ -88,11 +89,11 @@ class Worker:
 
     @property
     def agent_id(self) -> str:
-        return str(self.spec["agent_id"])
+        return self.spec.agent_id
 
     @property
     def nickname(self) -> str:
-        return str(self.spec["nickname"])
+        return self.spec.nickname
 
     @property
     def final(self) -> bool:
@@ -158,7 +159,7 @@ class WorkflowCollab:
 
     async def _spawn(self, args: SpawnAgentArgs) -> dict[str, Any]:
         run = self.driver.run
-        depth = int(self.me.spec.get("depth", 0))
+        depth = self.me.spec.depth
         stop = run.stop if run is not None else None
         refused = spawn_refusal(depth, self.capacity(), self.me.limits.agents(), stop)
         if refused is not None:
@@ -228,10 +229,9 @@ class WorkflowCollab:
         self.ended(AgentOutput(agent_id=worker.agent_id, status=status, error=reason))
 
     async def _spec_for(self, args: SpawnAgentArgs, queued: bool) -> SpawnedSpec:
-        depth = int(self.me.spec.get("depth", 0))
         name = nickname(len(self.workers))
-        if depth > 0:  # nicknames are handed out per parent: a grandchild's names its parent
-            name = f"{self.me.spec['nickname']}/{name}"
+        if self.me.spec.depth > 0:  # nicknames are per parent: a grandchild's names its parent
+            name = f"{self.me.spec.nickname}/{name}"
         spawn = SpawnSpecInput(
             parent=self.driver.spec,
             request=args.model_dump(mode="json", exclude_none=True),
@@ -361,10 +361,10 @@ class WorkflowCollab:
         return {
             "agent_id": worker.agent_id,
             "nickname": worker.nickname,
-            "role": worker.spec.get("role"),
+            "role": worker.spec.role,
             "status": worker.label(),
-            "depth": worker.spec.get("depth"),
-            "parent": worker.spec.get("parent_id"),
+            "depth": worker.spec.depth,
+            "parent": worker.spec.parent_id,
             "task": worker.task[:TASK_PREVIEW_CHARS],
         }
 

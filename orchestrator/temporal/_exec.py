@@ -15,7 +15,7 @@ from corral.agents import CorralConfig
 from ..runs import ExecJob, RunSetup, build_root_spec, new_id
 from ..supervisor import COLLAB_TOOL_NAMES
 from ._errors import TemporalSetupError
-from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput
+from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput, WireSpec
 
 
 def exec_input(
@@ -42,6 +42,6 @@ def exec_input(
         personality=config.personality,
     )
     root = AgentInput(
-        run_id=run_id, spec=spec.to_journal(), task=job.task, limits=limits, policy=policy
+        run_id=run_id, spec=WireSpec.of(spec), task=job.task, limits=limits, policy=policy
     )
     return ExecRunInput(run_id=run_id, root=root, role=job.role)

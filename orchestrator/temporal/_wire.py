@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from corral.agents import AgentsConfig
+from corral.agents import AgentsConfig, AgentSpec
 
 SHARED_QUEUE = "corral"
 HOST_QUEUE_PREFIX = "corral-host-"
@@ -24,6 +24,41 @@ def host_queue(host: str) -> str:
 
 class _Wire(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class WireShell(BaseModel):
+    """The part of an agent's `[shell]` settings its workflow reads."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    approval_timeout_sec: float
+
+
+class WireSpec(BaseModel):
+    """An agent's spec as it travels: `AgentSpec.to_journal()` (no API key), typed where the
+    workflows read it and carried whole, so an activity rebuilds the `AgentSpec` from it
+    (`WorkerServices.spec_of`, which adds the key from its worker's environment). It is not
+    validated as an `AgentSpec` here: that resolves paths, which is the host's to do."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    agent_id: str
+    run_id: str
+    parent_id: str | None = None
+    nickname: str = "main"
+    role: str = "general"
+    depth: int = 0
+    tools: tuple[str, ...]
+    cwd: str
+    shell: WireShell
+
+    @classmethod
+    def of(cls, spec: AgentSpec) -> WireSpec:
+        return cls.model_validate(spec.to_journal())
+
+    def journaled(self) -> dict[str, Any]:
+        """The spec as `AgentSpec.to_journal` wrote it."""
+        return self.model_dump(mode="json")
 
 
 class ActivityPolicy(_Wire):
@@ -124,7 +159,7 @@ class AgentCarry(_Wire):
 
     agent_id: str
     host: str
-    spec: dict[str, Any]
+    spec: WireSpec
     core_config: dict[str, Any]
     cost_usd: float = 0.0
     max_cost_usd: float | None = None
@@ -141,8 +176,8 @@ class ItemInput(_Wire):
     index: int
     data: dict[str, Any]
     template: str
-    worker: dict[str, Any]
-    """The workers' prototype spec (`AgentSpec.to_journal`, agent id blank)."""
+    worker: WireSpec
+    """The workers' prototype spec (its agent id blank)."""
     policy: ActivityPolicy
     carry: AgentCarry | None = None
     """Set when the item's workflow continued as new in the middle of its agent's work."""
@@ -161,7 +196,7 @@ class PrepareInput(_Wire):
 class PreparedAgent(_Wire):
     """What the workflow needs to hold the agent's core: its config and its first event."""
 
-    spec: dict[str, Any]
+    spec: WireSpec
     core_config: dict[str, Any]
     first_event: dict[str, Any]
     max_wall_time_s: float | None = None
@@ -169,7 +204,7 @@ class PreparedAgent(_Wire):
 
 
 class ModelCallInput(_Wire):
-    spec: dict[str, Any]
+    spec: WireSpec
     request: dict[str, Any]
     journal: JournalBatch
     summary: bool = False
@@ -211,7 +246,7 @@ class ApprovalAnswer(_Wire):
 
 
 class ToolBatchInput(_Wire):
-    spec: dict[str, Any]
+    spec: WireSpec
     calls: tuple[dict[str, Any], ...]
     journal: JournalBatch
     answers: tuple[ApprovalAnswer, ...] = ()
@@ -301,7 +336,7 @@ class AgentInput(_Wire):
     """One agent's workflow argument: its spec, its task, and whom to tell when it ends."""
 
     run_id: str
-    spec: dict[str, Any]
+    spec: WireSpec
     task: str
     subagent_context: str | None = None
     parent_workflow_id: str | None = None
@@ -346,25 +381,25 @@ class SendInput(_Wire):
 class PrepareSpecInput(_Wire):
     """Set up an agent of an exec run on its host: journal it and read its context."""
 
-    spec: dict[str, Any]
+    spec: WireSpec
     task: str
     subagent_context: str | None = None
     limits: CollabLimits = CollabLimits()
 
 
 class TurnContextInput(_Wire):
-    spec: dict[str, Any]
+    spec: WireSpec
     subagent_context: str | None = None
 
 
 class SpawnSpecInput(_Wire):
     """Build a worker's spec from its parent's and what `spawn_agent` asked for."""
 
-    parent: dict[str, Any]
+    parent: WireSpec
     request: dict[str, Any]
     nickname: str
     limits: CollabLimits
-    siblings: tuple[dict[str, Any], ...] = ()
+    siblings: tuple[WireSpec, ...] = ()
     queued: bool = False
     """Past the thread limit: the worker is journaled waiting (`pending`) until it starts."""
 
@@ -372,7 +407,7 @@ class SpawnSpecInput(_Wire):
 class SpawnedSpec(_Wire):
     """The worker's spec and its `<subagent_context>`, or why it was refused."""
 
-    spec: dict[str, Any] | None = None
+    spec: WireSpec | None = None
     subagent_context: str | None = None
     refused: str | None = None
 
