@@ -6,6 +6,7 @@
 """
 
 from ._executor import Executor as Executor
+from ._executor import JobDispatch as JobDispatch
 from ._executor import LocalExecutor as LocalExecutor
 from ._executor import executor_from_settings as executor_from_settings
 from ._executor import executor_of as executor_of
@@ -74,6 +75,7 @@ __all__ = [
     "FanoutKind",
     "Issue",
     "Job",
+    "JobDispatch",
     "JobInputError",
     "Label",
     "LabelSet",

@@ -71,13 +71,9 @@ class Executor(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class LocalExecutor:
-    """Runs agents in this process: the default, and what a `RunSetup` without one gets."""
-
-    @property
-    def kind(self) -> ExecutorKind:
-        return "local"
+class JobDispatch:
+    """The one `run` every executor shares: the job's kind chooses the executor's engine
+    (`run_exec`, `run_fanout`), so no executor writes its own dispatch."""
 
     @overload
     async def run(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome: ...
@@ -89,7 +85,32 @@ class LocalExecutor:
         self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
     ) -> SingleOutcome | FanoutOutcome:
         if isinstance(job, ExecJob):
-            return await run_single_agent(config, job, setup)
+            return await self.run_exec(job, setup, config)
+        return await self.run_fanout(job, setup, config)
+
+    async def run_exec(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome:
+        raise NotImplementedError
+
+    async def run_fanout(
+        self, job: FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> FanoutOutcome:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LocalExecutor(JobDispatch):
+    """Runs agents in this process: the default, and what a `RunSetup` without one gets."""
+
+    @property
+    def kind(self) -> ExecutorKind:
+        return "local"
+
+    async def run_exec(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome:
+        return await run_single_agent(config, job, setup)
+
+    async def run_fanout(
+        self, job: FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> FanoutOutcome:
         from ..fanout import run_fanout  # the fan-out's engine sits above this package
 
         return await run_fanout(config, job, setup)

@@ -146,7 +146,7 @@ class AgentWorkflow(ApprovalHandlers):
             try:
                 await worker.handle.signal(RUN_VERDICT_SIGNAL, verdict)
             except FailureError as exc:  # it ended meanwhile
-                workflow.logger.info("could not stop %s: %s", worker.agent_id, exc)
+                workflow.logger.info("could not stop %s: %s", worker.spec.agent_id, exc)
         await collab.admit_waiting()
         await workflow.wait_condition(lambda: not collab.running())
 

@@ -88,14 +88,6 @@ class Worker:
     """Waiting for a thread slot (see `_run._admission`)."""
 
     @property
-    def agent_id(self) -> str:
-        return self.spec.agent_id
-
-    @property
-    def nickname(self) -> str:
-        return self.spec.nickname
-
-    @property
     def final(self) -> bool:
         done = self.handle is not None and self.handle.done()
         return self.closed or done or AgentStatus(self.status).is_final
@@ -180,13 +172,13 @@ class WorkflowCollab:
             run_terms=me.run_terms,
         )
         worker = Worker(spec=spawned.spec, task=args.message, start=child, queued=queued)
-        self.workers[worker.agent_id] = worker
+        self.workers[worker.spec.agent_id] = worker
         if not queued:
             await self._start(worker)
         await self.admit_waiting()  # a slot may have freed while its spec was built
         return {
-            "agent_id": worker.agent_id,
-            "nickname": worker.nickname,
+            "agent_id": worker.spec.agent_id,
+            "nickname": worker.spec.nickname,
             "status": worker.label(),
             "capacity": self.capacity().as_json(),
         }
@@ -199,7 +191,7 @@ class WorkflowCollab:
         worker.handle = await workflow.start_child_workflow(
             AGENT_WORKFLOW,
             worker.start,
-            id=agent_workflow_id(self.me.run_id, worker.agent_id),
+            id=agent_workflow_id(self.me.run_id, worker.spec.agent_id),
             result_type=AgentOutput,
             parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
         )
@@ -220,13 +212,13 @@ class WorkflowCollab:
     async def _never_started(self, worker: Worker, reason: str) -> None:
         status = str(AgentStatus.BUDGET_EXCEEDED)
         ended = AgentEndedInput(
-            agent_id=worker.agent_id,
+            agent_id=worker.spec.agent_id,
             status=status,
             error=reason,
-            journal=JournalBatch(agent_id=worker.agent_id, first_seq=1),
+            journal=JournalBatch(agent_id=worker.spec.agent_id, first_seq=1),
         )
         await workflow.execute_activity("corral.agent_ended", ended, **self._options())
-        self.ended(AgentOutput(agent_id=worker.agent_id, status=status, error=reason))
+        self.ended(AgentOutput(agent_id=worker.spec.agent_id, status=status, error=reason))
 
     async def _spec_for(self, args: SpawnAgentArgs, queued: bool) -> SpawnedSpec:
         name = nickname(len(self.workers))
@@ -250,7 +242,7 @@ class WorkflowCollab:
             raise Refused("the message is empty; say what the worker should do")
         worker = self._find(args.target)
         if worker.closed or (worker.handle is not None and worker.handle.done()):
-            raise Refused(f"agent {worker.nickname} ({worker.agent_id}) is closed")
+            raise Refused(f"agent {worker.spec.nickname} ({worker.spec.agent_id}) is closed")
         if worker.queued:  # read once it starts, after its task, as locally
             inbox = (*worker.start.inbox, args.message)
             worker.start = worker.start.model_copy(update={"inbox": inbox})
@@ -268,7 +260,7 @@ class WorkflowCollab:
             raise Refused("targets is empty; name at least one worker to wait for")
         if args.timeout_ms < 0:
             raise Refused(f"timeout_ms must be 0 or more, not {args.timeout_ms}")
-        targets = {w.agent_id: w for w in (self._find(t) for t in args.targets)}
+        targets = {w.spec.agent_id: w for w in (self._find(t) for t in args.targets)}
         within = min(args.timeout_ms, WAIT_MAX_MS) / 1000
 
         def done() -> dict[str, Worker]:
@@ -304,8 +296,8 @@ class WorkflowCollab:
         worker.status, worker.message = ended.status, ended.message or ended.error
         self.messages.append(
             render_notification(
-                agent_id=worker.agent_id,
-                nickname=worker.nickname,
+                agent_id=worker.spec.agent_id,
+                nickname=worker.spec.nickname,
                 status=ended.status,
                 message=worker.message,
             )
@@ -331,10 +323,10 @@ class WorkflowCollab:
 
     async def _journal_closed(self, worker: Worker) -> None:
         ended = AgentEndedInput(
-            agent_id=worker.agent_id,
+            agent_id=worker.spec.agent_id,
             status=CLOSED,
             message=worker.message,
-            journal=JournalBatch(agent_id=worker.agent_id, first_seq=1),
+            journal=JournalBatch(agent_id=worker.spec.agent_id, first_seq=1),
         )
         await workflow.execute_activity("corral.agent_ended", ended, **self._options())
 
@@ -343,24 +335,25 @@ class WorkflowCollab:
     def _find(self, target: str) -> Worker:
         wanted = target.strip()
         for worker in self.workers.values():
-            if wanted in (worker.agent_id, worker.nickname):
+            if wanted in (worker.spec.agent_id, worker.spec.nickname):
                 return worker
         if not self.workers:
             listing = "you have no workers yet; start one with spawn_agent"
         else:
             names = ", ".join(
-                f"{w.nickname} ({w.agent_id}, {w.label()})" for w in self.workers.values()
+                f"{w.spec.nickname} ({w.spec.agent_id}, {w.label()})" for w in self.workers.values()
             )
             listing = f"your workers are: {names}"
         raise Refused(f"no worker of yours is called {target!r}; {listing}")
 
     def _status_of(self, worker: Worker) -> dict[str, Any]:
-        return {"status": worker.label(), "nickname": worker.nickname, "message": worker.message}
+        label, name = worker.label(), worker.spec.nickname
+        return {"status": label, "nickname": name, "message": worker.message}
 
     def _describe(self, worker: Worker) -> dict[str, Any]:
         return {
-            "agent_id": worker.agent_id,
-            "nickname": worker.nickname,
+            "agent_id": worker.spec.agent_id,
+            "nickname": worker.spec.nickname,
             "role": worker.spec.role,
             "status": worker.label(),
             "depth": worker.spec.depth,
