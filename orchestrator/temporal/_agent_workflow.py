@@ -94,6 +94,9 @@ class AgentWorkflow(ApprovalHandlers):
 
     @workflow.signal(name=ENDED_SIGNAL)
     async def worker_ended(self, ended: AgentOutput) -> None:
+        if ended.run_stop is not None and self.run_link is not None:
+            # Heard before any queued worker is admitted, whichever signal came first.
+            self.run_link.heard(RunVerdict(stop=ended.run_stop))
         if self.collab is not None:
             self.collab.ended(ended)
             await self.collab.admit_waiting()  # its slot may have freed
@@ -245,6 +248,7 @@ class AgentWorkflow(ApprovalHandlers):
                 status=str(finish.status),
                 message=finish.message,
                 error=finish.error,
+                run_stop=self.run_link.stop if self.run_link is not None else None,
             )
             try:
                 await parent.signal(ENDED_SIGNAL, output)

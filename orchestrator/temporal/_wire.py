@@ -355,6 +355,8 @@ class AgentOutput(_Wire):
     status: str
     message: str | None = None
     error: str | None = None
+    run_stop: str | None = None
+    """Why the run's budget stopped the agent, if it did: its parent then admits no worker."""
 
 
 class ExecRunInput(_Wire):
