@@ -245,6 +245,38 @@ class ApprovalAnswer(_Wire):
     who: str = "api"
 
 
+class _Note(BaseModel):
+    # Read back from journals written by earlier versions too: unknown keys are passed over.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class RequestedNote(_Note):
+    """The journal's `approval_requested` note of an ask on Temporal: what is asked, and where to
+    answer it (the ask's own kind, escalate and the like, is `approval_kind`)."""
+
+    kind: Literal["approval_requested"] = "approval_requested"
+    approval_id: str
+    call_id: str
+    agent_id: str
+    tool: str
+    command: str
+    cwd: str
+    reason: str
+    approval_kind: str
+    workflow_id: str
+    timeout_s: float = 0.0
+
+
+class AnsweredNote(_Note):
+    """The journal's `approval_answered` note: the decision, why, and who gave it."""
+
+    kind: Literal["approval_answered"] = "approval_answered"
+    approval_id: str
+    decision: Literal["approve", "deny"]
+    reason: str = ""
+    who: str = "api"
+
+
 class ToolBatchInput(_Wire):
     spec: WireSpec
     calls: tuple[dict[str, Any], ...]
