@@ -62,7 +62,7 @@ from ._clients import ClientPool
 from ._fragments import render_notification
 from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
-from ._notes import describe_crash, started_note
+from ._notes import describe_crash, journaled_context, started_note
 
 SHUTDOWN_TIMEOUT = 10.0
 PENDING = str(AgentStatus.PENDING)
@@ -209,7 +209,7 @@ class RunRuntime:
             handle.ended.set()
             return handle
         handle.inbox.extend(how.inbox)
-        pinned = await self._journaled_context(spec.agent_id)
+        pinned = await journaled_context(self.store, spec.agent_id)
         handle.subagent_context = pinned.get("subagent_context")
         handle.skills = pinned.get("skills")
         handle.runner.core = core = await replay_core(self.store, handle.runner.core.config)
@@ -245,15 +245,6 @@ class RunRuntime:
         handle.runner.spent_usd = spent
         core = handle.runner.core
         self.budget.add_prior(core.total_usage, spent, core.tool_calls, core.model_requests)
-
-    async def _journaled_context(self, agent_id: str) -> dict[str, str]:
-        """The fragments fixed at the agent's start (who it is, its skills), from its journal."""
-        for record in await self.store.events(agent_id):
-            if record.kind == "user_input":
-                context = record.payload.get("context") or {}
-                keys = ("subagent_context", "skills")
-                return {k: v for k in keys if isinstance(v := context.get(k), str)}
-        return {}
 
     def _adopt(
         self,
