@@ -247,8 +247,10 @@ class WorkflowCollab:
             inbox = (*worker.start.inbox, args.message)
             worker.start = worker.start.model_copy(update={"inbox": inbox})
             return {"delivered": True}
-        await workflow.wait_condition(lambda: worker.handle is not None)  # admitted, starting
-        assert worker.handle is not None
+        # Admitted: its workflow is starting, unless the run's budget ended it unstarted.
+        await workflow.wait_condition(lambda: worker.handle is not None or worker.final)
+        if worker.handle is None:
+            raise Refused(f"agent {worker.spec.nickname} ({worker.spec.agent_id}) never started")
         await worker.handle.signal(
             SEND_INPUT_SIGNAL, SendInput(message=args.message, interrupt=args.interrupt)
         )
