@@ -6,6 +6,7 @@ from ._admission import Capacity as Capacity
 from ._admission import Slot as Slot
 from ._admission import capacity_among as capacity_among
 from ._admission import never_started as never_started
+from ._admission import no_more_input as no_more_input
 from ._admission import queue_refusal as queue_refusal
 from ._admission import ready_among as ready_among
 from ._admission import spawn_refusal as spawn_refusal
@@ -58,6 +59,7 @@ __all__ = [
     "first_input",
     "never_started",
     "nickname",
+    "no_more_input",
     "open_runtime",
     "price_for",
     "queue_refusal",

@@ -90,6 +90,11 @@ def spawn_refusal(
     return None
 
 
+def no_more_input(nickname: str, exhausted: str) -> str:
+    """Why a worker is sent nothing once the run's budget is spent: it could take no turn."""
+    return f"agent {nickname} can take no more input: {exhausted}"
+
+
 def never_started(exhausted: str) -> str:
     """Why a queued worker ends without starting: the run's budget ran out while it waited."""
     return f"never started: {exhausted}"

@@ -48,7 +48,7 @@ from corral.tools import (
 )
 
 from ..services._skills_service import SkillsService
-from ._admission import Capacity, capacity_of, never_started, ready_to_start
+from ._admission import Capacity, capacity_of, never_started, no_more_input, ready_to_start
 from ._assemble import (
     AgentServices,
     ToolProvider,
@@ -454,6 +454,8 @@ class RunRuntime:
         """Give `target` a message: now if it is working (after an interrupt, if asked)."""
         if target.closed or target.ended.is_set():
             raise SpawnRefused(f"agent {target.nickname} ({target.agent_id}) is closed")
+        if (exhausted := self.budget.exhausted) is not None:
+            raise SpawnRefused(no_more_input(target.nickname, exhausted))
         if interrupt and target.turn_scope is not None:
             target.runner.interrupt_reason = INTERRUPTED_FOR_INPUT
             target.turn_scope.cancel()

@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         Capacity,
         capacity_among,
         never_started,
+        no_more_input,
         ready_among,
         spawn_refusal,
     )
@@ -243,6 +244,9 @@ class WorkflowCollab:
         worker = self._find(args.target)
         if worker.closed or (worker.handle is not None and worker.handle.done()):
             raise Refused(f"agent {worker.spec.nickname} ({worker.spec.agent_id}) is closed")
+        run = self.driver.run
+        if run is not None and run.stop is not None:
+            raise Refused(no_more_input(worker.spec.nickname, run.stop))
         if worker.queued:  # read once it starts, after its task, as locally
             inbox = (*worker.start.inbox, args.message)
             worker.start = worker.start.model_copy(update={"inbox": inbox})
