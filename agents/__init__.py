@@ -44,7 +44,9 @@ from ._endpoint_keys import api_key_for as api_key_for
 from ._environment import EnvironmentContext as EnvironmentContext
 from ._environment import capture_environment as capture_environment
 from ._errors import CoreStateError as CoreStateError
+from ._events import INTERRUPTED_FOR_INPUT as INTERRUPTED_FOR_INPUT
 from ._events import NOTE_KINDS as NOTE_KINDS
+from ._events import RUN_CANCELLED as RUN_CANCELLED
 from ._events import Action as Action
 from ._events import AgentStatus as AgentStatus
 from ._events import AwaitPreparedCompaction as AwaitPreparedCompaction
@@ -146,11 +148,13 @@ __all__ = [
     "DEVELOPER_INSTRUCTIONS",
     "ENVIRONMENT_CONTEXT",
     "HOOK_NOTE",
+    "INTERRUPTED_FOR_INPUT",
     "MODEL_SWITCH",
     "NOTE_KINDS",
     "PERMISSIONS",
     "PERSONALITIES",
     "ROLES",
+    "RUN_CANCELLED",
     "SKILL",
     "SKILLS_INSTRUCTIONS",
     "SUBAGENT_CONTEXT",

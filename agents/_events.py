@@ -150,6 +150,11 @@ class WallTimeUp(_Event):
     kind: Literal["wall_time_up"] = "wall_time_up"
 
 
+RUN_CANCELLED = "the run was cancelled"
+"""Why an agent stopped when its whole run was cancelled; the same words on both executors."""
+INTERRUPTED_FOR_INPUT = "interrupted by its parent to take new input"
+
+
 class Interrupt(_Event):
     kind: Literal["interrupt"] = "interrupt"
     reason: str = "interrupted by the user"

@@ -89,6 +89,8 @@ class AgentRunner:
     on_compaction: CompactionHook | None = None
     """Told before (False) and after (True) each summary, with its trigger and any error: the
     user's PreCompact and PostCompact hooks."""
+    interrupt_reason: str = Interrupt().reason
+    """Why the agent stopped when its turn is cancelled; its host says who cancels it."""
 
     def __post_init__(self) -> None:
         self._hooks = SafeHooks(self.hooks)
@@ -166,7 +168,7 @@ class AgentRunner:
             return await self._finish_now(WallTimeUp())
         except anyio.get_cancelled_exc_class():
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
-                await self._finish_now(Interrupt())
+                await self._finish_now(Interrupt(reason=self.interrupt_reason))
             raise
 
     async def _finish_now(self, event: Event) -> Finish:

@@ -3,7 +3,13 @@
 from corral.agents import cost_of as cost_of
 
 from ._admission import Capacity as Capacity
+from ._admission import Slot as Slot
+from ._admission import capacity_among as capacity_among
+from ._admission import never_started as never_started
+from ._admission import no_more_input as no_more_input
 from ._admission import queue_refusal as queue_refusal
+from ._admission import ready_among as ready_among
+from ._admission import spawn_refusal as spawn_refusal
 from ._assemble import AgentServices as AgentServices
 from ._assemble import AssembledAgent as AssembledAgent
 from ._assemble import ToolProvider as ToolProvider
@@ -42,19 +48,25 @@ __all__ = [
     "RunBudget",
     "RunRuntime",
     "RuntimeOptions",
+    "Slot",
     "SpawnRefused",
     "ToolProvider",
     "ToolScope",
     "assemble_agent",
     "build_registry",
+    "capacity_among",
     "cost_of",
     "first_input",
+    "never_started",
     "nickname",
+    "no_more_input",
     "open_runtime",
     "price_for",
     "queue_refusal",
+    "ready_among",
     "render_notification",
     "render_subagent_context",
+    "spawn_refusal",
     "turn_context",
     "wall_time_reason",
 ]

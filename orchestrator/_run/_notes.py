@@ -1,10 +1,11 @@
-"""What the runtime journals about an agent's life: the note of its start, and a crash in a line."""
+"""What the runtime journals about an agent's life: the note of its start, and a crash in a line;
+and what a restored agent reads back of its start."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from corral.agents import AgentSpec
+from corral.agents import AgentSpec, Store
 
 
 def started_note(spec: AgentSpec) -> dict[str, Any]:
@@ -22,3 +23,13 @@ def describe_crash(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+async def journaled_context(store: Store, agent_id: str) -> dict[str, str]:
+    """The fragments fixed at the agent's start (who it is, its skills), from its journal."""
+    for record in await store.events(agent_id):
+        if record.kind == "user_input":
+            context = record.payload.get("context") or {}
+            keys = ("subagent_context", "skills")
+            return {k: v for k in keys if isinstance(v := context.get(k), str)}
+    return {}

@@ -24,6 +24,8 @@ from anyio.abc import TaskGroup
 
 from corral.agents import (
     HOOK_NOTE,
+    INTERRUPTED_FOR_INPUT,
+    RUN_CANCELLED,
     AgentHooks,
     AgentRunner,
     AgentSpec,
@@ -51,7 +53,7 @@ from corral.tools import (
 
 from ..services._skills_service import SkillsService
 from . import _lifecycle as lifecycle
-from ._admission import Capacity, capacity_of, ready_to_start
+from ._admission import Capacity, capacity_of, never_started, no_more_input, ready_to_start
 from ._assemble import (
     AgentServices,
     ToolProvider,
@@ -66,7 +68,7 @@ from ._clients import ClientPool
 from ._fragments import render_notification
 from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
-from ._notes import describe_crash, started_note
+from ._notes import describe_crash, journaled_context, started_note
 from ._sessions import open_sessions, stop_sessions
 
 SHUTDOWN_TIMEOUT = 10.0
@@ -219,7 +221,7 @@ class RunRuntime:
             handle.ended.set()
             return handle
         handle.inbox.extend(how.inbox)
-        pinned = await self._journaled_context(spec.agent_id)
+        pinned = await journaled_context(self.store, spec.agent_id)
         handle.subagent_context = pinned.get("subagent_context")
         handle.skills = pinned.get("skills")
         handle.runner.core = core = await replay_core(self.store, handle.runner.core.config)
@@ -255,15 +257,6 @@ class RunRuntime:
         handle.runner.spent_usd = spent
         core = handle.runner.core
         self.budget.add_prior(core.total_usage, spent, core.tool_calls, core.model_requests)
-
-    async def _journaled_context(self, agent_id: str) -> dict[str, str]:
-        """The fragments fixed at the agent's start (who it is, its skills), from its journal."""
-        for record in await self.store.events(agent_id):
-            if record.kind == "user_input":
-                context = record.payload.get("context") or {}
-                keys = ("subagent_context", "skills")
-                return {k: v for k in keys if isinstance(v := context.get(k), str)}
-        return {}
 
     def _adopt(
         self,
@@ -309,6 +302,7 @@ class RunRuntime:
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
             on_compaction=functools.partial(lifecycle.on_compaction, self.user_hooks, spec),
+            interrupt_reason=RUN_CANCELLED,
         )
 
     def registry_for(self, spec: AgentSpec) -> ToolRegistry:
@@ -380,7 +374,7 @@ class RunRuntime:
         """Journal that a queued worker starts now; False if the run's budget forbids it."""
         exhausted = self.budget.exhausted
         if exhausted is not None:
-            finish = Finish(status=AgentStatus.BUDGET_EXCEEDED, error=f"never started: {exhausted}")
+            finish = Finish(status=AgentStatus.BUDGET_EXCEEDED, error=never_started(exhausted))
             await self._record_end(handle, finish)
             await self._finished(handle, finish)
             return False
@@ -408,7 +402,9 @@ class RunRuntime:
         )
 
     async def _more_to_do(self, handle: AgentHandle) -> bool:
-        while not handle.inbox:
+        # Past the run's budget a turn could only be refused: its messages are dropped unread.
+        while not handle.inbox or self.budget.exhausted is not None:
+            handle.inbox.clear()
             if handle.closed or not handle.stay_open:
                 return False
             if handle.parent is None and not handle.has_running_descendants():
@@ -429,7 +425,7 @@ class RunRuntime:
                 finish = await continue_agent(handle.runner)
             else:
                 finish = await handle.runner.drive(await handle.runner.feed(first))
-        handle.turn_scope = None
+        handle.turn_scope, handle.runner.interrupt_reason = None, RUN_CANCELLED
         if finish is None:
             finish = Finish(status=AgentStatus.INTERRUPTED, error="interrupted")
         await self._finished(handle, finish)
@@ -483,7 +479,10 @@ class RunRuntime:
         """Give `target` a message: now if it is working (after an interrupt, if asked)."""
         if target.closed or target.ended.is_set():
             raise SpawnRefused(f"agent {target.nickname} ({target.agent_id}) is closed")
+        if (exhausted := self.budget.exhausted) is not None:
+            raise SpawnRefused(no_more_input(target.nickname, exhausted))
         if interrupt and target.turn_scope is not None:
+            target.runner.interrupt_reason = INTERRUPTED_FOR_INPUT
             target.turn_scope.cancel()
         elif not interrupt and await target.runner.notify_if_busy(message):
             return

@@ -19,7 +19,7 @@ from corral.agents import load_config
 
 from ..demo import DemoProgress, demo_policy, write_shop_repo
 from ..model_server import serve_model_server
-from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
+from ..pipelines.review import ReviewJob, Severity, run_review, write_reports
 from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
 from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
 from ..runs import RunSetup
@@ -76,7 +76,7 @@ async def _review(config: Any, env: dict[str, str], out: Path) -> bool:
     repo = await anyio.to_thread.run_sync(write_shop_repo, out / "shop")
     print(f"\nreview: main..feature of {repo}, one read-only reviewer per changed file")
     setup = RunSetup(hooks=DemoProgress("review", 3), env=env)
-    report = await run_review(config, ReviewRequest(repo=repo, range="main..feature"), setup=setup)
+    report = await run_review(config, ReviewJob(repo=repo, range="main..feature"), setup=setup)
     await anyio.to_thread.run_sync(
         write_reports, report, out / "review", ["md", "json", "sarif"], Severity.HIGH
     )

@@ -21,8 +21,8 @@ from corral.tools import InvalidInput
 from ..pipelines.refactor import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_ATTEMPTS,
+    RefactorJob,
     RefactorPlan,
-    RefactorRequest,
     WorkerOutcome,
     run_refactor,
 )
@@ -102,10 +102,10 @@ async def run(args: argparse.Namespace) -> int:
     return 0 if outcome.ok else 1
 
 
-def _request(args: argparse.Namespace) -> tuple[CorralConfig, RefactorRequest]:
+def _request(args: argparse.Namespace) -> tuple[CorralConfig, RefactorJob]:
     repo = args.repo.expanduser()
     config = load_cli_config(args, repo if repo.is_dir() else Path.cwd())
-    request = RefactorRequest(
+    request = RefactorJob(
         repo=repo,
         instruction=_instruction(args.instruction),
         files=tuple(args.files),

@@ -22,8 +22,8 @@ from corral.tools import InvalidInput
 from ..pipelines.review import (
     DEFAULT_MAX_UNIT_LINES,
     ReviewInputError,
+    ReviewJob,
     ReviewReport,
-    ReviewRequest,
     Severity,
     parse_formats,
     run_review,
@@ -95,7 +95,7 @@ async def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--repo {repo}: not a directory; give the repository to review")
     config = load_cli_config(args, repo.resolve())
     fail_on = None if args.fail_on == NEVER else Severity(args.fail_on)
-    request = ReviewRequest(
+    request = ReviewJob(
         repo=repo,
         range=args.range,
         patch=args.patch,

@@ -31,7 +31,15 @@ from corral.agents import (
 )
 
 from .._run import price_for
-from ..runs import FanoutJob, RunSetup, StartCallback, journal_path, open_run
+from ..runs import (
+    FANOUT_KINDS,
+    FanoutJob,
+    FanoutKind,
+    RunSetup,
+    StartCallback,
+    journal_path,
+    open_run,
+)
 from ._errors import FanoutInputError, NotAFanoutRun
 from ._items import FanoutItem
 from ._outcome import FAILED, FINAL_STATUSES, PENDING, FanoutOutcome, ItemOutcome, write_results
@@ -46,7 +54,7 @@ from ._report import REPORT_RESULT
 from ._schema import ResultSchema
 from ._template import Template
 
-FANOUT = "fanout"
+FANOUT: FanoutKind = "fanout"
 CLEANUP_TIMEOUT = 10.0
 
 _Begin = Callable[[Store], Awaitable[list[ItemRecord]]]
@@ -62,8 +70,8 @@ async def run_fanout(config: CorralConfig, job: FanoutJob, setup: RunSetup) -> F
     env = _environ(setup)
     ready = prepare_fanout(config, job, env)
     run_id, settings, plan = ready.run_id, ready.settings, ready.plan
-    carried_on = await _same_run_journaled(config, run_id, settings, plan)
-    start = _reopen_run if carried_on else _journal_run
+    carried_on = await _same_run_journaled(config, job.run_kind, settings, plan, run_id)
+    start = _reopen_run if carried_on else partial(_journal_run, kind=job.run_kind)
     begin = partial(start, run_id=run_id, settings=settings, items=plan.items)
     carry = _Carry(run_id, settings, ready.prototype, env, begin)
     return await _carry_out(ready.config, carry, setup)
@@ -87,7 +95,7 @@ async def resume_fanout(
         run = await lookup.get_run(run_id)
     if run is None:
         raise UnknownRun(run_id, str(journal_path(config)))
-    if run.kind != FANOUT:
+    if run.kind not in FANOUT_KINDS:
         raise NotAFanoutRun(f"run {run_id} is a {run.kind} run, not a fan-out")
     try:
         settings = FanoutSettings.model_validate(run.config)
@@ -111,14 +119,20 @@ async def resume_fanout(
 
 
 async def _journal_run(
-    store: Store, *, run_id: str, settings: FanoutSettings, items: Sequence[FanoutItem]
+    store: Store,
+    *,
+    run_id: str,
+    settings: FanoutSettings,
+    items: Sequence[FanoutItem],
+    kind: FanoutKind = FANOUT,
 ) -> list[ItemRecord]:
-    """Journal a new fan-out run with its settings and every item, pending."""
+    """Journal a new fan-out run (of `kind`: a pipeline's own) with its settings and every
+    item, pending."""
     now = time.time()
     await store.create_run(
         RunRecord(
             run_id=run_id,
-            kind=FANOUT,
+            kind=kind,
             status="running",
             created_at=now,
             updated_at=now,
@@ -140,7 +154,7 @@ async def _reopen_run(
 
 
 async def _same_run_journaled(
-    config: CorralConfig, run_id: str, settings: FanoutSettings, plan: FanoutPlan
+    config: CorralConfig, kind: FanoutKind, settings: FanoutSettings, plan: FanoutPlan, run_id: str
 ) -> bool:
     """Whether `run_id` is a fan-out journaled before with these inputs, to be carried on (a
     command run again after a crash, a service restarted); another run there is refused."""
@@ -150,7 +164,7 @@ async def _same_run_journaled(
             return False
         records = await store.items(run_id)
     same = (
-        journaled.kind == FANOUT
+        journaled.kind == kind
         and journaled.config.get("template") == settings.template
         and journaled.config.get("result_schema") == settings.result_schema
         and [r.input for r in records] == [i.data for i in plan.items]
@@ -168,7 +182,7 @@ async def find_fanout_run(config: CorralConfig, target: str) -> str | None:
     async with open_sqlite_store(journal_path(config)) as store:
         agent = await store.get_agent(target)
         run = await store.get_run(agent.run_id if agent is not None else target)
-    return run.run_id if run is not None and run.kind == FANOUT else None
+    return run.run_id if run is not None and run.kind in FANOUT_KINDS else None
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,29 @@
 """
 
 from ._executor import Executor as Executor
+from ._executor import JobDispatch as JobDispatch
 from ._executor import LocalExecutor as LocalExecutor
 from ._executor import executor_from_settings as executor_from_settings
 from ._executor import executor_of as executor_of
 from ._executor import refuse_remote as refuse_remote
 from ._jobs import DEFAULT_MAX_RESULT_TRIES as DEFAULT_MAX_RESULT_TRIES
+from ._jobs import FANOUT_KINDS as FANOUT_KINDS
 from ._jobs import ExecJob as ExecJob
 from ._jobs import FanoutJob as FanoutJob
-from ._jobs import Job as Job
+from ._jobs import FanoutKind as FanoutKind
 from ._jobs import JobInputError as JobInputError
 from ._jobs import WorkerTemplate as WorkerTemplate
+from ._pipeline_jobs import DEFAULT_MAX_ATTEMPTS as DEFAULT_MAX_ATTEMPTS
+from ._pipeline_jobs import DEFAULT_MAX_UNIT_LINES as DEFAULT_MAX_UNIT_LINES
+from ._pipeline_jobs import DEFAULT_REFACTOR_CONCURRENCY as DEFAULT_REFACTOR_CONCURRENCY
+from ._pipeline_jobs import SIMILARITY_FLOOR as SIMILARITY_FLOOR
+from ._pipeline_jobs import Issue as Issue
+from ._pipeline_jobs import Job as Job
+from ._pipeline_jobs import Label as Label
+from ._pipeline_jobs import LabelSet as LabelSet
+from ._pipeline_jobs import RefactorJob as RefactorJob
+from ._pipeline_jobs import ReviewJob as ReviewJob
+from ._pipeline_jobs import TriageJob as TriageJob
 from ._resume import NotResumable as NotResumable
 from ._resume import UnknownTarget as UnknownTarget
 from ._resume import journaled_spec as journaled_spec
@@ -43,10 +56,15 @@ from ._single import SingleOutcome as SingleOutcome
 from ._single import run_single_agent as run_single_agent
 
 __all__ = [
+    "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_MAX_RESULT_TRIES",
+    "DEFAULT_MAX_UNIT_LINES",
+    "DEFAULT_REFACTOR_CONCURRENCY",
     "EXECUTOR_KINDS",
+    "FANOUT_KINDS",
     "INSTALL_HINT",
     "JOURNAL_NAME",
+    "SIMILARITY_FLOOR",
     "ApprovalRefused",
     "ExecJob",
     "Executor",
@@ -54,14 +72,22 @@ __all__ = [
     "ExecutorSettings",
     "ExecutorSettingsError",
     "FanoutJob",
+    "FanoutKind",
+    "Issue",
     "Job",
+    "JobDispatch",
     "JobInputError",
+    "Label",
+    "LabelSet",
     "LocalExecutor",
     "NotOnThisExecutor",
     "NotResumable",
+    "RefactorJob",
+    "ReviewJob",
     "RunSetup",
     "SingleOutcome",
     "StartCallback",
+    "TriageJob",
     "UnknownRunApproval",
     "UnknownTarget",
     "WorkerTemplate",

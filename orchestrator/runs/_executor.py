@@ -10,12 +10,13 @@ approvals (`approvals`, `answer`), so runs on Temporal are cancelled and approve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, overload
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, overload
 
 from corral.agents import CorralConfig, Store
 
 from ._jobs import ExecJob, FanoutJob
+from ._pipeline_jobs import RefactorJob, ReviewJob, TriageJob
 from ._settings import (
     INSTALL_HINT,
     ExecutorKind,
@@ -29,6 +30,16 @@ from ._single import SingleOutcome, run_single_agent
 
 if TYPE_CHECKING:
     from ..fanout import FanoutOutcome
+    from ..pipelines.refactor import RefactorOutcome
+    from ..pipelines.review import ReviewReport
+    from ..pipelines.triage import TriageOutcome
+
+    Outcome: TypeAlias = (
+        SingleOutcome | FanoutOutcome | ReviewReport | RefactorOutcome | TriageOutcome
+    )
+
+AnyJob = ExecJob | FanoutJob | ReviewJob | RefactorJob | TriageJob
+PipelineJob = ReviewJob | RefactorJob | TriageJob
 
 
 class Executor(Protocol):
@@ -49,9 +60,18 @@ class Executor(Protocol):
     @overload
     async def run(self, job: FanoutJob, setup: RunSetup, config: CorralConfig) -> FanoutOutcome: ...
 
+    @overload
+    async def run(self, job: ReviewJob, setup: RunSetup, config: CorralConfig) -> ReviewReport: ...
+
+    @overload
     async def run(
-        self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
-    ) -> SingleOutcome | FanoutOutcome:
+        self, job: RefactorJob, setup: RunSetup, config: CorralConfig
+    ) -> RefactorOutcome: ...
+
+    @overload
+    async def run(self, job: TriageJob, setup: RunSetup, config: CorralConfig) -> TriageOutcome: ...
+
+    async def run(self, job: AnyJob, setup: RunSetup, config: CorralConfig) -> Outcome:
         """Carry out `job` with `config`, opening its run as `setup` says; wait for its end."""
         ...
 
@@ -71,13 +91,9 @@ class Executor(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class LocalExecutor:
-    """Runs agents in this process: the default, and what a `RunSetup` without one gets."""
-
-    @property
-    def kind(self) -> ExecutorKind:
-        return "local"
+class JobDispatch:
+    """The one `run` every executor shares: the job's kind chooses the executor's engine
+    (`run_exec`, `run_fanout`) or the pipeline, so no executor writes its own dispatch."""
 
     @overload
     async def run(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome: ...
@@ -85,11 +101,64 @@ class LocalExecutor:
     @overload
     async def run(self, job: FanoutJob, setup: RunSetup, config: CorralConfig) -> FanoutOutcome: ...
 
+    @overload
+    async def run(self, job: ReviewJob, setup: RunSetup, config: CorralConfig) -> ReviewReport: ...
+
+    @overload
     async def run(
-        self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
-    ) -> SingleOutcome | FanoutOutcome:
+        self, job: RefactorJob, setup: RunSetup, config: CorralConfig
+    ) -> RefactorOutcome: ...
+
+    @overload
+    async def run(self, job: TriageJob, setup: RunSetup, config: CorralConfig) -> TriageOutcome: ...
+
+    async def run(self, job: AnyJob, setup: RunSetup, config: CorralConfig) -> Outcome:
         if isinstance(job, ExecJob):
-            return await run_single_agent(config, job, setup)
+            return await self.run_exec(job, setup, config)
+        if isinstance(job, FanoutJob):
+            return await self.run_fanout(job, setup, config)
+        # A pipeline runs here whatever the executor; its fan-outs go to this one.
+        return await run_pipeline_job(job, replace(setup, executor=self), config)
+
+    async def run_exec(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome:
+        raise NotImplementedError
+
+    # The rest of `Executor`, each executor's own.
+    @property
+    def kind(self) -> ExecutorKind:
+        raise NotImplementedError
+
+    async def cancel(self, run_id: str) -> None:
+        raise NotImplementedError
+
+    async def approvals(self, run_id: str, journal: Store) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    async def answer(
+        self, approval_id: str, *, approve: bool, reason: str | None, journal: Store
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def run_fanout(
+        self, job: FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> FanoutOutcome:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LocalExecutor(JobDispatch):
+    """Runs agents in this process: the default, and what a `RunSetup` without one gets."""
+
+    @property
+    def kind(self) -> ExecutorKind:
+        return "local"
+
+    async def run_exec(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome:
+        return await run_single_agent(config, job, setup)
+
+    async def run_fanout(
+        self, job: FanoutJob, setup: RunSetup, config: CorralConfig
+    ) -> FanoutOutcome:
         from ..fanout import run_fanout  # the fan-out's engine sits above this package
 
         return await run_fanout(config, job, setup)
@@ -106,6 +175,24 @@ class LocalExecutor:
         raise UnknownRunApproval(
             f"no approval {approval_id}: a local run's approvals are answered where it runs"
         )
+
+
+async def run_pipeline_job(
+    job: PipelineJob, setup: RunSetup, config: CorralConfig
+) -> ReviewReport | RefactorOutcome | TriageOutcome:
+    """A pipeline's job, run here; its fan-outs go to `setup.executor`. The pipelines sit
+    above this package, so each is imported when its job comes."""
+    if isinstance(job, ReviewJob):
+        from ..pipelines.review import run_review
+
+        return await run_review(config, job, setup=setup)
+    if isinstance(job, RefactorJob):
+        from ..pipelines.refactor import run_refactor
+
+        return await run_refactor(config, job, setup=setup)
+    from ..pipelines.triage import run_triage
+
+    return await run_triage(config, job, setup=setup)
 
 
 def executor_of(setup: RunSetup) -> Executor:

@@ -9,14 +9,17 @@ the config the workers are built from, and never widens it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, InvalidInput, SandboxMode
 
 DEFAULT_MAX_RESULT_TRIES = 3
+FanoutKind = Literal["fanout", "review", "triage"]
+"""The kinds of run whose journal record is a fan-out's: review and triage each run one."""
+FANOUT_KINDS: tuple[FanoutKind, ...] = ("fanout", "review", "triage")
 """Invalid results a fan-out worker may send before its item fails."""
 _WIDTH = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.FULL_ACCESS)
 
@@ -57,7 +60,6 @@ class WorkerTemplate(BaseModel):
 class _Job(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    cwd: Path
     run_id: str | None = None
     """The run's id; a new one is made when the run starts if none is given."""
 
@@ -66,6 +68,7 @@ class ExecJob(_Job):
     """`corral exec`: one root agent on `task` (a supervisor spawns its own workers)."""
 
     kind: Literal["exec"] = "exec"
+    cwd: Path
     task: str
     role: str = "general"
 
@@ -76,6 +79,7 @@ class FanoutJob(_Job):
     `ResultSchema`; `out` a results file, or "-" for the caller to print them."""
 
     kind: Literal["fanout"] = "fanout"
+    cwd: Path
     items: tuple[Any, ...]
     template: str
     result_schema: Any
@@ -84,6 +88,8 @@ class FanoutJob(_Job):
     max_result_tries: int = DEFAULT_MAX_RESULT_TRIES
     out: Path | str | None = None
     worker: WorkerTemplate = WorkerTemplate()
+    run_kind: FanoutKind = "fanout"
+    """The kind the run is journaled and listed as: the pipeline's that runs this fan-out."""
 
     @model_validator(mode="after")
     def _counts_of_at_least_one(self) -> FanoutJob:
@@ -93,7 +99,3 @@ class FanoutJob(_Job):
                 # Not a ValueError: pydantic lets it through as the one-line error it is.
                 raise JobInputError(f"{name} must be at least 1, not {value}")
         return self
-
-
-Job = Annotated[ExecJob | FanoutJob, Field(discriminator="kind")]
-"""Every job an executor carries out, told apart by `kind`."""

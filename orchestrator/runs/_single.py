@@ -11,11 +11,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from corral.agents import AgentSpec, CorralConfig, Finish, RunRecord, Store
+import anyio
+
+from corral.agents import AgentStatus, CorralConfig, Finish, RunRecord, Store
 
 from .._run import AgentHandle
 from ._jobs import ExecJob
 from ._setup import RunSetup, build_root_spec, journal_path, new_id, open_run, with_skills
+
+CLEANUP_TIMEOUT = 10.0
+INTERRUPTED = str(AgentStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True)
@@ -40,9 +45,14 @@ async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) 
         extra_tools=tuple(setup.tool_providers),
     )
     async with open_run(config, run_id, setup) as runtime:
-        await _journal_run(runtime.store, spec, job.task)
-        root = await runtime.start(spec, job.task)
-        await root.ended.wait()
+        await _journal_run(runtime.store, job.model_copy(update={"run_id": run_id}))
+        try:
+            root = await runtime.start(spec, job.task)
+            await root.ended.wait()
+        except anyio.get_cancelled_exc_class():  # the run was cancelled: it ends here, as so
+            with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
+                await runtime.store.update_run(run_id, status=INTERRUPTED, updated_at=time.time())
+            raise
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
     return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
@@ -52,16 +62,17 @@ def finish_of(root: AgentHandle) -> Finish:
     return Finish(status=root.status, message=root.final_message, error=root.error)
 
 
-async def _journal_run(store: Store, spec: AgentSpec, task: str) -> None:
+async def _journal_run(store: Store, job: ExecJob) -> None:
+    """The run's record; its config is the job it carries out."""
     now = time.time()
     await store.create_run(
         RunRecord(
-            run_id=spec.run_id,
-            kind="exec",
+            run_id=str(job.run_id),
+            kind=job.kind,
             status="running",
             created_at=now,
             updated_at=now,
-            config={"task": task, "cwd": str(spec.cwd), "role": spec.role},
+            config=job.model_dump(mode="json"),
         )
     )
 

@@ -28,9 +28,13 @@ from pydantic import (
 from corral.agents import ROLES
 from corral.tools import InvalidInput
 
-from ..fanout import DEFAULT_MAX_RESULT_TRIES
-from ..pipelines.refactor import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
-from ..pipelines.review import DEFAULT_MAX_UNIT_LINES, Severity
+from ..pipelines.review import Severity
+from ..runs import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_RESULT_TRIES,
+    DEFAULT_MAX_UNIT_LINES,
+    DEFAULT_REFACTOR_CONCURRENCY,
+)
 from ._inline import InlineLabels, check_patch, inline_issues, inline_labels
 from ._urls import normalise_base_url
 
@@ -125,7 +129,7 @@ class RefactorRequest(_RunRequest):
     files: list[str] = Field(default_factory=list, description="git pathspecs (default: all)")
     check: str | None = Field(default=None, min_length=1)
     branch: str | None = Field(default=None, min_length=1)
-    concurrency: PositiveInt = DEFAULT_CONCURRENCY
+    concurrency: PositiveInt = DEFAULT_REFACTOR_CONCURRENCY
     max_attempts: PositiveInt = DEFAULT_MAX_ATTEMPTS
 
     @field_validator("instruction", "check")

@@ -1,9 +1,10 @@
 """The pipeline run kinds on the server: review, refactor and triage, and the reports they keep.
 
-Each runs the pipeline function the CLI calls under the service's run id, then keeps its report
-in the run's journal record (`summary["report"]`), where `GET /v1/runs/{id}/report` reads it:
-what the CLI would have written to files. `check_pipeline` refuses server paths and git ranges
-that cannot work before the run is admitted, so they are a 422.
+Each runs its job on the run's executor (the pipeline the CLI calls) under the service's run
+id, then keeps its report in the run's journal record (`summary["report"]`), where
+`GET /v1/runs/{id}/report` reads it: what the CLI would have written to files.
+`check_pipeline` refuses server paths and git ranges that cannot work before the run is
+admitted, so they are a 422.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ import anyio.from_thread
 
 from corral.agents import CorralConfig, RunRecord, Store
 
-from ..pipelines.refactor import MERGED, RefactorOutcome, run_refactor
-from ..pipelines.refactor import RefactorRequest as RefactorJob
+from ..pipelines.refactor import MERGED, RefactorOutcome
 from ..pipelines.review import (
     ChangeSource,
     ReviewReport,
@@ -27,17 +27,13 @@ from ..pipelines.review import (
     read_change,
     render_reports,
     render_sarif,
-    run_review,
 )
-from ..pipelines.review import ReviewRequest as ReviewJob
 from ..pipelines.triage import (
     READ_ONLY_TOOLS,
-    TriageJob,
     TriageReport,
     render_markdown,
-    run_triage,
 )
-from ..runs import RunSetup
+from ..runs import RefactorJob, ReviewJob, RunSetup, TriageJob, executor_of
 from ._errors import RunRejected
 from ._inline import inline_issues, inline_labels
 from ._models import PipelineRequest, RefactorRequest, ReviewRequest, TriageRequest
@@ -98,13 +94,13 @@ async def _review(
     request: ReviewRequest, config: CorralConfig, cwd: Path, setup: RunSetup, run_id: str
 ) -> dict[str, Any]:
     if request.patch is None:
-        report = await run_review(config, _review_job(request, cwd, run_id), setup=setup)
+        report = await executor_of(setup).run(_review_job(request, cwd, run_id), setup, config)
         return review_report(report, request.fail_on)
     async with anyio.TemporaryDirectory(prefix="corral-review-") as folder:
         patch = anyio.Path(folder) / "submitted.patch"
         await patch.write_text(request.patch, encoding="utf-8")
-        job = replace(_review_job(request, cwd, run_id), patch=Path(patch))
-        report = await run_review(config, job, setup=setup)
+        job = _review_job(request, cwd, run_id).model_copy(update={"patch": Path(patch)})
+        report = await executor_of(setup).run(job, setup, config)
     report = replace(report, source=ChangeSource("patch", PATCH_LABEL))
     return review_report(report, request.fail_on)
 
@@ -146,7 +142,7 @@ async def _refactor(
         max_attempts=request.max_attempts,
         run_id=run_id,
     )
-    return refactor_report(await run_refactor(config, job, setup=setup))
+    return refactor_report(await executor_of(setup).run(job, setup, config))
 
 
 def refactor_report(outcome: RefactorOutcome) -> dict[str, Any]:
@@ -177,7 +173,7 @@ async def _triage(
         run_id=run_id,
         tools=READ_ONLY_TOOLS if request.repo is not None else (),
     )
-    outcome = await run_triage(config, job, setup=setup)
+    outcome = await executor_of(setup).run(job, setup, config)
     return triage_report(outcome.report)
 
 

@@ -27,8 +27,15 @@ from anyio.abc import TaskGroup, TaskStatus
 from corral.agents import CorralConfig, RunnerHooks, Store
 from corral.tools import CorralError, ToolServices
 
-from ..fanout import FANOUT, plan_fanout, resume_fanout
-from ..runs import ApprovalRefused, Executor, RunSetup, UnknownRunApproval, new_id
+from ..fanout import plan_fanout, resume_fanout
+from ..runs import (
+    FANOUT_KINDS,
+    ApprovalRefused,
+    Executor,
+    RunSetup,
+    UnknownRunApproval,
+    new_id,
+)
 from ._approvals import ApprovalBoard
 from ._errors import ApprovalClosed, QueueFull, RunBusy, RunRejected, UnknownApproval
 from ._events import EventLog
@@ -287,7 +294,7 @@ class RunManager:
         record = await self.store.get_run(run_id)
         if record is None:
             return None
-        if record.kind != FANOUT:
+        if record.kind not in FANOUT_KINDS:
             raise RunRejected(
                 f"run {run_id} is a {record.kind} run: only fan-outs have failed items to run again"
             )

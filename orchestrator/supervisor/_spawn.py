@@ -18,8 +18,8 @@ from .._run import (
     Peer,
     RunRuntime,
     SpawnRefused,
-    queue_refusal,
     render_subagent_context,
+    spawn_refusal,
 )
 from ..runs import new_id
 from ._catalog import COLLAB_TOOL_NAMES
@@ -62,17 +62,10 @@ async def spawn_child(
 def check_limits(runtime: RunRuntime, parent: AgentHandle) -> None:
     """Refuse when the child would nest too deep, could neither start nor wait in the queue,
     or the run budget is spent."""
-    limits = runtime.config.agents
-    if parent.depth + 1 > limits.max_depth:
-        raise SpawnRefused(
-            f"depth limit reached (agents.max_depth = {limits.max_depth}): do this task yourself"
-        )
-    full = queue_refusal(runtime.capacity(parent), limits)
-    if full is not None:
-        raise SpawnRefused(full)
-    exhausted = runtime.budget.exhausted
-    if exhausted is not None:
-        raise SpawnRefused(f"no more workers can start: {exhausted}")
+    capacity, limits = runtime.capacity(parent), runtime.config.agents
+    refused = spawn_refusal(parent.depth, capacity, limits, runtime.budget.exhausted)
+    if refused is not None:
+        raise SpawnRefused(refused)
 
 
 @dataclass(frozen=True)

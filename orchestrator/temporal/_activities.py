@@ -63,6 +63,7 @@ from ._wire import (
     SkippedItems,
     ToolBatchInput,
     ToolBatchOutput,
+    WireSpec,
 )
 
 REQUEST_ADAPTER = TypeAdapter(ModelRequest)
@@ -137,7 +138,7 @@ class CorralActivities:
         first = event_to_payload(first_event)
         await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
         return PreparedAgent(
-            spec=spec.to_journal(),
+            spec=WireSpec.of(spec),
             core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,

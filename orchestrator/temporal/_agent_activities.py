@@ -14,7 +14,6 @@ from typing import Any
 from temporalio import activity
 
 from corral.agents import (
-    AgentsConfig,
     RunRecord,
     Store,
     event_to_payload,
@@ -22,6 +21,7 @@ from corral.agents import (
 from corral.tools import InvalidInput, SandboxMode
 
 from .._run import assemble_agent, first_input, render_subagent_context, turn_context
+from ..runs import ExecJob
 from ..supervisor import SpawnRequest, SpawnTerms, child_spec
 from ..supervisor._spawn import peer_of
 from ..supervisor._tools import SpawnAgentArgs
@@ -30,7 +30,6 @@ from ._journal import journal_agent, write_batch
 from ._services import WorkerServices
 from ._wire import (
     AgentEndedInput,
-    CollabLimits,
     ExecRunInput,
     JournalBatch,
     PreparedAgent,
@@ -39,9 +38,8 @@ from ._wire import (
     SpawnedSpec,
     SpawnSpecInput,
     TurnContextInput,
+    WireSpec,
 )
-
-EXEC = "exec"
 
 
 class AgentActivities:
@@ -65,14 +63,15 @@ class AgentActivities:
         if await store.get_run(run.run_id) is not None:
             return
         now = time.time()
-        config = {"task": run.root.task, "cwd": str(run.root.spec["cwd"]), "role": run.role}
+        root = run.root
+        job = ExecJob(task=root.task, cwd=root.spec.cwd, role=run.role, run_id=run.run_id)
         record = RunRecord(
             run_id=run.run_id,
-            kind=EXEC,
+            kind=job.kind,
             status="running",
             created_at=now,
             updated_at=now,
-            config={**config, "executor": "temporal"},
+            config=job.model_dump(mode="json"),
         )
         await store.create_run(record)
 
@@ -96,12 +95,12 @@ class AgentActivities:
                 attachments=skills.attachments,
             )
         await journal_agent(store, spec, prepare.task)
-        services = self.services.agent_services(None, _agents_config(prepare.limits))
+        services = self.services.agent_services(None, prepare.limits.agents())
         core = assemble_agent(spec, services).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
         first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
         return PreparedAgent(
-            spec=spec.to_journal(),
+            spec=WireSpec.of(spec),
             core_config=core.config.to_data(),
             first_event=first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
@@ -139,7 +138,9 @@ class AgentActivities:
         context = render_subagent_context(
             me=peer_of(spec), parent=peer_of(parent), task=request.message, siblings=siblings
         )
-        return SpawnedSpec(spec=spec.to_journal(), subagent_context=context)
+        if spawn.queued:  # journaled now, as locally: it waits in the run's tree, `pending`
+            await journal_agent(self.services.store, spec, request.message, queued=True)
+        return SpawnedSpec(spec=WireSpec.of(spec), subagent_context=context)
 
     @activity.defn(name="corral.agent_ended")
     async def agent_ended(self, ended: AgentEndedInput) -> None:
@@ -176,12 +177,8 @@ async def _journaled_first(store: Store, agent_id: str, first: dict[str, Any]) -
     return first
 
 
-def _agents_config(limits: CollabLimits) -> AgentsConfig:
-    return AgentsConfig(max_depth=limits.max_depth, max_threads=limits.max_threads)
-
-
 def _spawn_terms(spawn: SpawnSpecInput) -> SpawnTerms:
     """The run's limits and personality, and the nickname the workflow chose (so a retry
     picks the same)."""
     limits = spawn.limits
-    return SpawnTerms(_agents_config(limits), limits.personality, lambda: spawn.nickname)
+    return SpawnTerms(limits.agents(), limits.personality, lambda: spawn.nickname)

@@ -22,7 +22,16 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ChildWorkflowError, FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from corral.agents import AgentStatus, Finish, Interrupt, Notify, TurnContext, UserInput
+    from corral.agents import (
+        INTERRUPTED_FOR_INPUT,
+        RUN_CANCELLED,
+        AgentStatus,
+        Finish,
+        Interrupt,
+        Notify,
+        TurnContext,
+        UserInput,
+    )
 
     from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
@@ -50,8 +59,6 @@ with workflow.unsafe.imports_passed_through():
         host_queue,
     )
 
-CANCELLED = "the run was cancelled"
-INTERRUPTED_FOR_INPUT = "interrupted by its parent to take new input"
 CONTEXT_TIMEOUT = timedelta(minutes=5)
 
 
@@ -86,15 +93,19 @@ class AgentWorkflow(ApprovalHandlers):
             self.run_link.heard(verdict)
 
     @workflow.signal(name=ENDED_SIGNAL)
-    def worker_ended(self, ended: AgentOutput) -> None:
+    async def worker_ended(self, ended: AgentOutput) -> None:
+        if ended.run_stop is not None and self.run_link is not None:
+            # Heard before any queued worker is admitted, whichever signal came first.
+            self.run_link.heard(RunVerdict(stop=ended.run_stop))
         if self.collab is not None:
             self.collab.ended(ended)
+            await self.collab.admit_waiting()  # its slot may have freed
 
     # -- the agent --------------------------------------------------------------------------
 
     @workflow.run
     async def run(self, agent: AgentInput) -> AgentOutput:
-        agent_id = str(agent.spec["agent_id"])
+        agent_id = agent.spec.agent_id
         if agent.run_terms is not None:
             self.run_link = RunLink(agent.run_id, agent.run_terms)
         host = agent.carry.host if agent.carry is not None else await self._claim(agent)
@@ -104,7 +115,7 @@ class AgentWorkflow(ApprovalHandlers):
         driver.run = self.run_link
         # Workers are child workflows of this run: it may hand over only an agent without any.
         driver.may_continue_as_new = lambda: self.collab is None or not self.collab.workers
-        if set(agent.spec["tools"]) & WorkflowCollab.names:
+        if set(agent.spec.tools) & WorkflowCollab.names:
             self.collab = driver.collab = WorkflowCollab(agent, driver)
         self.inbox.extend(agent.inbox)
         try:
@@ -133,10 +144,13 @@ class AgentWorkflow(ApprovalHandlers):
             return
         verdict = RunVerdict(stop=link.stop)
         for worker in [w for w in collab.workers.values() if w.running]:
+            if worker.handle is None:  # queued: it ends unstarted once admitted
+                continue
             try:
                 await worker.handle.signal(RUN_VERDICT_SIGNAL, verdict)
             except FailureError as exc:  # it ended meanwhile
-                workflow.logger.info("could not stop %s: %s", worker.agent_id, exc)
+                workflow.logger.info("could not stop %s: %s", worker.spec.agent_id, exc)
+        await collab.admit_waiting()
         await workflow.wait_condition(lambda: not collab.running())
 
     async def _claim(self, agent: AgentInput) -> str:
@@ -234,6 +248,7 @@ class AgentWorkflow(ApprovalHandlers):
                 status=str(finish.status),
                 message=finish.message,
                 error=finish.error,
+                run_stop=self.run_link.stop if self.run_link is not None else None,
             )
             try:
                 await parent.signal(ENDED_SIGNAL, output)
@@ -245,7 +260,7 @@ class AgentWorkflow(ApprovalHandlers):
         if self.collab is not None:
             await self.collab.stop_all()
         if driver.busy:
-            finish = driver.finish_now(Interrupt(reason=CANCELLED))
+            finish = driver.finish_now(Interrupt(reason=RUN_CANCELLED))
             core = driver.core
             ended = AgentEndedInput(
                 agent_id=driver.agent_id,
@@ -274,7 +289,7 @@ class RunWorkflow:
     async def run(self, run: ExecRunInput) -> ExecOutput:
         options = _options(run.root)
         await workflow.execute_activity("corral.begin_exec", run, **options)
-        agent_id = str(run.root.spec["agent_id"])
+        agent_id = run.root.spec.agent_id
         book = RunBook(run.run_limits, self.charges)
         serving = asyncio.create_task(book.serve()) if run.run_limits.counted else None
         try:

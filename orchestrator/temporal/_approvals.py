@@ -16,7 +16,7 @@ from temporalio.service import RPCError
 
 from corral.tools import InvalidInput
 
-from ._wire import ApprovalAnswer, ApprovalAsk
+from ._wire import AnsweredNote, ApprovalAnswer, ApprovalAsk, RequestedNote
 
 APPROVE_UPDATE = "approve"
 PENDING_QUERY = "pending_approvals"
@@ -88,26 +88,21 @@ class ApprovalBook:
 
 
 def requested_note(ask: ApprovalAsk, workflow_id: str, timeout_s: float) -> dict[str, Any]:
-    """The journal's `approval_requested` note: what is asked, and where to answer it (the
-    ask's own kind, escalate and the like, is `approval_kind`: `kind` is the note's)."""
-    fields = ask.model_dump(mode="json", exclude={"kind"})
-    return {
-        "kind": "approval_requested",
-        **fields,
-        "approval_kind": ask.kind,
-        "workflow_id": workflow_id,
-        "timeout_s": timeout_s,
-    }
+    """The journal's `approval_requested` note (`RequestedNote`) of `ask`."""
+    fields = ask.model_dump(exclude={"kind"})
+    note = RequestedNote(
+        **fields, approval_kind=ask.kind, workflow_id=workflow_id, timeout_s=timeout_s
+    )
+    return note.model_dump(mode="json")
 
 
 def answered_note(answer: ApprovalAnswer) -> dict[str, Any]:
-    return {
-        "kind": "approval_answered",
-        "approval_id": answer.approval_id,
-        "decision": "approve" if answer.approve else "deny",
-        "reason": answer.reason,
-        "who": answer.who,
-    }
+    """The journal's `approval_answered` note (`AnsweredNote`) of `answer`."""
+    decision = "approve" if answer.approve else "deny"
+    note = AnsweredNote(
+        approval_id=answer.approval_id, decision=decision, reason=answer.reason, who=answer.who
+    )
+    return note.model_dump(mode="json")
 
 
 async def answer_approval(

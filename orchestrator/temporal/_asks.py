@@ -9,9 +9,13 @@ the service shows for local runs. Whether an unanswered ask still waits is the w
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
-from corral.agents import Store
+from pydantic import ValidationError
+
+from corral.agents import Store, StoreError
+
+from ._wire import AnsweredNote, RequestedNote
 
 REQUESTED, ANSWERED = "approval_requested", "approval_answered"
 PENDING, APPROVED, DENIED, EXPIRED = "pending", "approved", "denied", "expired"
@@ -26,10 +30,9 @@ class Ask:
 
     run_id: str
     agent_id: str
-    note: dict[str, Any]
+    note: RequestedNote
     at: float
-    answer: dict[str, Any] | None = None
-    """The `approval_answered` note's fields: `decision`, `reason`, `who`."""
+    answer: AnsweredNote | None = None
 
     @staticmethod
     def api_id(workflow_id: str, approval_id: str) -> str:
@@ -38,19 +41,24 @@ class Ask:
 
     @property
     def workflow_id(self) -> str:
-        return str(self.note["workflow_id"])
+        return self.note.workflow_id
 
     @property
     def approval_id(self) -> str:
-        return str(self.note["approval_id"])
+        return self.note.approval_id
 
     @property
     def id(self) -> str:
         return self.api_id(self.workflow_id, self.approval_id)
 
     def answered(self, approve: bool, reason: str, who: str) -> Ask:
-        decision = "approve" if approve else "deny"
-        return replace(self, answer={"decision": decision, "reason": reason, "who": who})
+        note = AnsweredNote(
+            approval_id=self.approval_id,
+            decision="approve" if approve else "deny",
+            reason=reason,
+            who=who,
+        )
+        return replace(self, answer=note)
 
     def to_json(self, *, pending: bool = True) -> dict[str, Any]:
         """The service's approval JSON; `pending` says whether an unanswered ask still waits."""
@@ -59,15 +67,15 @@ class Ask:
         return {
             "id": self.id,
             "run_id": self.run_id,
-            "agent_id": str(note.get("agent_id") or self.agent_id),
-            "tool": note.get("tool"),
-            "command": note.get("command"),
-            "cwd": note.get("cwd"),
-            "reason": note.get("reason"),
-            "kind": note.get("approval_kind"),
+            "agent_id": note.agent_id or self.agent_id,
+            "tool": note.tool,
+            "command": note.command,
+            "cwd": note.cwd,
+            "reason": note.reason,
+            "kind": note.approval_kind,
             "state": state,
             "created_at": self.at,
-            "deadline": self.at + float(note.get("timeout_s") or 0.0),
+            "deadline": self.at + note.timeout_s,
             "decision_reason": reason,
             "answered_by": who,
         }
@@ -75,11 +83,10 @@ class Ask:
     def _outcome(self, pending: bool) -> tuple[str, str | None, str | None]:
         if self.answer is None:
             return (PENDING, None, None) if pending else (EXPIRED, ENDED_UNANSWERED, "cancel")
-        who = str(self.answer.get("who") or "api")
-        reason = self.answer.get("reason")
+        who, reason = self.answer.who or "api", self.answer.reason
         if who == "deadline":
             return EXPIRED, reason, who
-        return (APPROVED if self.answer.get("decision") == "approve" else DENIED), reason, who
+        return (APPROVED if self.answer.decision == "approve" else DENIED), reason, who
 
 
 async def journaled_asks(journal: Store, run_id: str) -> list[Ask]:
@@ -92,15 +99,26 @@ async def journaled_asks(journal: Store, run_id: str) -> list[Ask]:
     for event in await journal.run_events(run_id):
         payload = event.payload
         if event.kind == REQUESTED and "workflow_id" in payload:
-            ask = Ask(run_id, event.agent_id, payload, event.at)
+            ask = Ask(run_id, event.agent_id, _note(RequestedNote, payload), event.at)
             asks.pop(ask.id, None)
             asks[ask.id] = ask
             latest[(event.agent_id, ask.approval_id)] = ask.id
         elif event.kind == ANSWERED:
             key = latest.get((event.agent_id, str(payload.get("approval_id"))))
             if key is not None:
-                asks[key] = replace(asks[key], answer=payload)
+                asks[key] = replace(asks[key], answer=_note(AnsweredNote, payload))
     return list(asks.values())
+
+
+NoteT = TypeVar("NoteT", RequestedNote, AnsweredNote)
+
+
+def _note(model: type[NoteT], payload: dict[str, Any]) -> NoteT:
+    """A journaled approval note, read once at this boundary."""
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise StoreError(f"a journaled approval note cannot be read: {exc}") from exc
 
 
 def split_approval_id(api_id: str) -> list[str]:

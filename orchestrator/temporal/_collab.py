@@ -4,7 +4,9 @@
 its `AgentWorkflow`; `send_input` signals it; `wait_agent` is a `wait_condition` on the status
 the workers report by signal, with a durable timer for `timeout_ms`; `close_agent` cancels the
 worker's workflow and journals it `closed`. An agent addresses its own workers only (its
-direct children); limits (depth, live workers) are checked here with the local messages.
+direct children). Limits (depth, the thread limit, the spawn queue, the run's budget) and which
+queued worker starts when a slot frees are decided by the local runtime's own code
+(`_run._admission`); a queued worker's workflow starts only once it is admitted.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ with workflow.unsafe.imports_passed_through():
 
     from corral.agents import AgentStatus, FunctionCall
 
-    from .._run import CLOSED
+    from .._run import (
+        CLOSED,
+        Capacity,
+        capacity_among,
+        never_started,
+        no_more_input,
+        ready_among,
+        spawn_refusal,
+    )
     from .._run._fragments import render_notification
     from .._run._names import nickname
     from ..supervisor import COLLAB_TOOL_NAMES
@@ -46,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
         SendInput,
         SpawnedSpec,
         SpawnSpecInput,
+        WireSpec,
         agent_workflow_id,
     )
 
@@ -65,31 +76,44 @@ class Refused(Exception):
 class Worker:
     """One worker of this agent, as its parent's workflow knows it."""
 
-    spec: dict[str, Any]
+    spec: WireSpec
     task: str
-    handle: workflow.ChildWorkflowHandle[Any, AgentOutput]
+    start: AgentInput
+    """Its workflow's argument; messages sent while it waits to start join its inbox."""
+    handle: workflow.ChildWorkflowHandle[Any, AgentOutput] | None = None
+    """None until its workflow has started."""
     status: str = str(AgentStatus.RUNNING)
     message: str | None = None
     closed: bool = False
-
-    @property
-    def agent_id(self) -> str:
-        return str(self.spec["agent_id"])
-
-    @property
-    def nickname(self) -> str:
-        return str(self.spec["nickname"])
+    queued: bool = False
+    """Waiting for a thread slot (see `_run._admission`)."""
 
     @property
     def final(self) -> bool:
-        return self.closed or self.handle.done() or AgentStatus(self.status).is_final
+        done = self.handle is not None and self.handle.done()
+        return self.closed or done or AgentStatus(self.status).is_final
 
     @property
     def running(self) -> bool:
         return not self.final
 
+    @property
+    def open(self) -> bool:
+        """Its workflow runs (even idle, its turn done), or it still waits to start."""
+        return not self.closed if self.handle is None else not self.handle.done()
+
+    @property
+    def waiting_to_start(self) -> bool:
+        return self.queued and self.running
+
+    @property
+    def holds_slot(self) -> bool:
+        return self.running and not self.queued
+
     def label(self) -> str:
-        return CLOSED if self.closed else self.status
+        if self.closed:
+            return CLOSED
+        return "queued" if self.waiting_to_start else self.status
 
 
 class WorkflowCollab:
@@ -123,11 +147,18 @@ class WorkflowCollab:
         if call.name == "close_agent":
             return await self._close(_args(CloseAgentArgs, call))
         _args(ListAgentsArgs, call)
-        return {"agents": [self._describe(w) for w in self.workers.values()]}
+        agents = [self._describe(w) for w in self.workers.values()]
+        return {"agents": agents, "capacity": self.capacity().as_json()}
 
     async def _spawn(self, args: SpawnAgentArgs) -> dict[str, Any]:
-        self._check_limits()
-        spawned = await self._spec_for(args)
+        run = self.driver.run
+        depth = self.me.spec.depth
+        stop = run.stop if run is not None else None
+        refused = spawn_refusal(depth, self.capacity(), self.me.limits.agents(), stop)
+        if refused is not None:
+            raise Refused(refused)
+        queued = not self.capacity().has_room
+        spawned = await self._spec_for(args, queued)
         if spawned.spec is None:
             raise Refused(spawned.refused or "the worker was refused")
         me = self.me
@@ -141,48 +172,66 @@ class WorkflowCollab:
             policy=me.policy,
             run_terms=me.run_terms,
         )
-        agent_id = str(spawned.spec["agent_id"])
-        handle = await workflow.start_child_workflow(
+        worker = Worker(spec=spawned.spec, task=args.message, start=child, queued=queued)
+        self.workers[worker.spec.agent_id] = worker
+        if not queued:
+            await self._start(worker)
+        await self.admit_waiting()  # a slot may have freed while its spec was built
+        return {
+            "agent_id": worker.spec.agent_id,
+            "nickname": worker.spec.nickname,
+            "status": worker.label(),
+            "capacity": self.capacity().as_json(),
+        }
+
+    def capacity(self) -> Capacity:
+        """How many of this agent's workers run and wait, and the thread limit."""
+        return capacity_among(self.workers.values(), self.me.limits.agents())
+
+    async def _start(self, worker: Worker) -> None:
+        worker.handle = await workflow.start_child_workflow(
             AGENT_WORKFLOW,
-            child,
-            id=agent_workflow_id(me.run_id, agent_id),
+            worker.start,
+            id=agent_workflow_id(self.me.run_id, worker.spec.agent_id),
             result_type=AgentOutput,
             parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
         )
-        worker = Worker(spec=spawned.spec, task=args.message, handle=handle)
-        self.workers[agent_id] = worker
-        return {"agent_id": agent_id, "nickname": worker.nickname}
 
-    def _check_limits(self) -> None:
-        run = self.driver.run
-        if run is not None and run.stop is not None:
-            raise Refused(f"no more workers can start: {run.stop}")
-        limits = self.me.limits
-        depth = int(self.me.spec.get("depth", 0))
-        if depth + 1 > limits.max_depth:
-            raise Refused(
-                f"depth limit reached (agents.max_depth = {limits.max_depth}): "
-                "do this task yourself"
-            )
-        live = sum(1 for w in self.workers.values() if w.running)
-        if live >= limits.max_threads:
-            raise Refused(
-                f"thread limit reached (agents.max_threads = {limits.max_threads}): {live} of "
-                "your workers are still running; wait for one with wait_agent or close one with "
-                "close_agent before spawning another"
-            )
+    async def admit_waiting(self) -> None:
+        """Start the queued workers that free slots allow, in order; once the run's budget is
+        spent, end them unstarted instead (as locally)."""
+        ready = ready_among(list(self.workers.values()), self.me.limits.agents())
+        for worker in ready:  # all taken off the queue before any await: none starts twice
+            worker.queued = False
+        stop = self.driver.run.stop if self.driver.run is not None else None
+        for worker in ready:
+            if stop is None:
+                await self._start(worker)
+            else:
+                await self._never_started(worker, never_started(stop))
 
-    async def _spec_for(self, args: SpawnAgentArgs) -> SpawnedSpec:
-        depth = int(self.me.spec.get("depth", 0))
+    async def _never_started(self, worker: Worker, reason: str) -> None:
+        status = str(AgentStatus.BUDGET_EXCEEDED)
+        ended = AgentEndedInput(
+            agent_id=worker.spec.agent_id,
+            status=status,
+            error=reason,
+            journal=JournalBatch(agent_id=worker.spec.agent_id, first_seq=1),
+        )
+        await workflow.execute_activity("corral.agent_ended", ended, **self._options())
+        self.ended(AgentOutput(agent_id=worker.spec.agent_id, status=status, error=reason))
+
+    async def _spec_for(self, args: SpawnAgentArgs, queued: bool) -> SpawnedSpec:
         name = nickname(len(self.workers))
-        if depth > 0:  # nicknames are handed out per parent: a grandchild's names its parent
-            name = f"{self.me.spec['nickname']}/{name}"
+        if self.me.spec.depth > 0:  # nicknames are per parent: a grandchild's names its parent
+            name = f"{self.me.spec.nickname}/{name}"
         spawn = SpawnSpecInput(
             parent=self.driver.spec,
             request=args.model_dump(mode="json", exclude_none=True),
             nickname=name,
             limits=self.me.limits,
             siblings=tuple(w.spec for w in self.workers.values() if not w.closed),
+            queued=queued,
         )
         spawned: SpawnedSpec = await workflow.execute_activity(
             "corral.spawn_spec", spawn, result_type=SpawnedSpec, **self._options()
@@ -193,8 +242,19 @@ class WorkflowCollab:
         if not args.message.strip():
             raise Refused("the message is empty; say what the worker should do")
         worker = self._find(args.target)
-        if worker.closed or worker.handle.done():
-            raise Refused(f"agent {worker.nickname} ({worker.agent_id}) is closed")
+        if worker.closed or (worker.handle is not None and worker.handle.done()):
+            raise Refused(f"agent {worker.spec.nickname} ({worker.spec.agent_id}) is closed")
+        run = self.driver.run
+        if run is not None and run.stop is not None:
+            raise Refused(no_more_input(worker.spec.nickname, run.stop))
+        if worker.queued:  # read once it starts, after its task, as locally
+            inbox = (*worker.start.inbox, args.message)
+            worker.start = worker.start.model_copy(update={"inbox": inbox})
+            return {"delivered": True}
+        # Admitted: its workflow is starting, unless the run's budget ended it unstarted.
+        await workflow.wait_condition(lambda: worker.handle is not None or worker.final)
+        if worker.handle is None:
+            raise Refused(f"agent {worker.spec.nickname} ({worker.spec.agent_id}) never started")
         await worker.handle.signal(
             SEND_INPUT_SIGNAL, SendInput(message=args.message, interrupt=args.interrupt)
         )
@@ -206,7 +266,7 @@ class WorkflowCollab:
             raise Refused("targets is empty; name at least one worker to wait for")
         if args.timeout_ms < 0:
             raise Refused(f"timeout_ms must be 0 or more, not {args.timeout_ms}")
-        targets = {w.agent_id: w for w in (self._find(t) for t in args.targets)}
+        targets = {w.spec.agent_id: w for w in (self._find(t) for t in args.targets)}
         within = min(args.timeout_ms, WAIT_MAX_MS) / 1000
 
         def done() -> dict[str, Worker]:
@@ -226,9 +286,10 @@ class WorkflowCollab:
         worker = self._find(args.target)
         if worker.closed:
             return {"previous_status": CLOSED}
-        previous = worker.status
+        previous = worker.label()
         await self._stop([worker])
         await self._journal_closed(worker)
+        await self.admit_waiting()
         return {"previous_status": previous}
 
     # -- what the workflow tells it ---------------------------------------------------------
@@ -241,8 +302,8 @@ class WorkflowCollab:
         worker.status, worker.message = ended.status, ended.message or ended.error
         self.messages.append(
             render_notification(
-                agent_id=worker.agent_id,
-                nickname=worker.nickname,
+                agent_id=worker.spec.agent_id,
+                nickname=worker.spec.nickname,
                 status=ended.status,
                 message=worker.message,
             )
@@ -253,23 +314,25 @@ class WorkflowCollab:
 
     async def stop_all(self) -> None:
         """Cancel every worker still open and wait until each has ended (and journaled)."""
-        await self._stop([w for w in self.workers.values() if not w.handle.done()])
+        await self._stop([w for w in self.workers.values() if w.open])
 
     async def _stop(self, workers: list[Worker]) -> None:
+        started = [w.handle for w in workers if w.handle is not None]
         for worker in workers:
-            worker.closed = True
-            worker.handle.cancel()
-        results = await asyncio.gather(*(w.handle for w in workers), return_exceptions=True)
+            worker.closed = True  # a queued one never starts
+        for handle in started:
+            handle.cancel()
+        results = await asyncio.gather(*started, return_exceptions=True)
         for result in results:
             if isinstance(result, BaseException) and not cancelled_error(result):
                 workflow.logger.warning("a worker ended with %s while closed", result)
 
     async def _journal_closed(self, worker: Worker) -> None:
         ended = AgentEndedInput(
-            agent_id=worker.agent_id,
+            agent_id=worker.spec.agent_id,
             status=CLOSED,
             message=worker.message,
-            journal=JournalBatch(agent_id=worker.agent_id, first_seq=1),
+            journal=JournalBatch(agent_id=worker.spec.agent_id, first_seq=1),
         )
         await workflow.execute_activity("corral.agent_ended", ended, **self._options())
 
@@ -278,28 +341,29 @@ class WorkflowCollab:
     def _find(self, target: str) -> Worker:
         wanted = target.strip()
         for worker in self.workers.values():
-            if wanted in (worker.agent_id, worker.nickname):
+            if wanted in (worker.spec.agent_id, worker.spec.nickname):
                 return worker
         if not self.workers:
             listing = "you have no workers yet; start one with spawn_agent"
         else:
             names = ", ".join(
-                f"{w.nickname} ({w.agent_id}, {w.label()})" for w in self.workers.values()
+                f"{w.spec.nickname} ({w.spec.agent_id}, {w.label()})" for w in self.workers.values()
             )
             listing = f"your workers are: {names}"
         raise Refused(f"no worker of yours is called {target!r}; {listing}")
 
     def _status_of(self, worker: Worker) -> dict[str, Any]:
-        return {"status": worker.label(), "nickname": worker.nickname, "message": worker.message}
+        label, name = worker.label(), worker.spec.nickname
+        return {"status": label, "nickname": name, "message": worker.message}
 
     def _describe(self, worker: Worker) -> dict[str, Any]:
         return {
-            "agent_id": worker.agent_id,
-            "nickname": worker.nickname,
-            "role": worker.spec.get("role"),
+            "agent_id": worker.spec.agent_id,
+            "nickname": worker.spec.nickname,
+            "role": worker.spec.role,
             "status": worker.label(),
-            "depth": worker.spec.get("depth"),
-            "parent": worker.spec.get("parent_id"),
+            "depth": worker.spec.depth,
+            "parent": worker.spec.parent_id,
             "task": worker.task[:TASK_PREVIEW_CHARS],
         }
 

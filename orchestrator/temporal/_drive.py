@@ -65,6 +65,7 @@ with workflow.unsafe.imports_passed_through():
         PreparedAgent,
         ToolBatchInput,
         ToolBatchOutput,
+        WireSpec,
     )
 
 PREPARE_TIMEOUT = timedelta(minutes=5)
@@ -117,7 +118,7 @@ class AgentDriver:
         self.run: RunLink | None = None
         """The run's budget, when the run has one."""
         self.core: AgentCore | None = None
-        self.spec: dict[str, Any] = {}
+        self._spec: WireSpec | None = None
         self.seq = 0
         self.pending: list[dict[str, Any]] = []
         self.max_wall_time_s: float | None = None
@@ -133,6 +134,13 @@ class AgentDriver:
     # -- the whole agent --------------------------------------------------------------------
 
     @property
+    def spec(self) -> WireSpec:
+        """The agent's spec, once `prepare` or `resume` has it."""
+        if self._spec is None:
+            raise RuntimeError(f"agent {self.agent_id}'s spec is used before it is prepared")
+        return self._spec
+
+    @property
     def cost(self) -> float:
         """What the agent's model responses cost (its core keeps the tally)."""
         return self.core.spent_usd if self.core is not None else 0.0
@@ -140,7 +148,7 @@ class AgentDriver:
     async def prepare(self, activity: str, arg: Any) -> list[Action]:
         """Prepare the agent on its host; answer the actions of its first event."""
         prepared: PreparedAgent = await self._on_host(activity, arg, PreparedAgent, PREPARE_TIMEOUT)
-        self.spec = prepared.spec
+        self._spec = prepared.spec
         self.max_wall_time_s = prepared.max_wall_time_s
         self.core_config = prepared.core_config
         self.core = AgentCore(CoreConfig.from_data(prepared.core_config))
@@ -150,7 +158,7 @@ class AgentDriver:
     async def resume(self, carry: AgentCarry) -> list[Action]:
         """Take the agent over from an earlier run of the workflow: its core is rebuilt from
         its journal; answer the actions that carry its turn on."""
-        self.spec, self.core_config = carry.spec, carry.core_config
+        self._spec, self.core_config = carry.spec, carry.core_config
         self.max_wall_time_s, self.wall_used_s = carry.max_wall_time_s, carry.wall_used_s
         self.tool_hosts = list(carry.tool_hosts)
         events: list[dict[str, Any]] = await workflow.execute_activity(
@@ -389,7 +397,7 @@ class AgentDriver:
         """Wait for each ask's answer (the `approve` update) or its deadline, a durable timer."""
         if not asks:
             return []
-        within = float(self.spec["shell"]["approval_timeout_sec"])
+        within = self.spec.shell.approval_timeout_sec
         self.approvals.open(asks)
         me = workflow.info().workflow_id
         for ask in asks:

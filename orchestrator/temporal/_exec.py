@@ -15,7 +15,7 @@ from corral.agents import CorralConfig
 from ..runs import ExecJob, RunSetup, build_root_spec, new_id
 from ..supervisor import COLLAB_TOOL_NAMES
 from ._errors import TemporalSetupError
-from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput
+from ._wire import ActivityPolicy, AgentInput, CollabLimits, ExecRunInput, WireSpec
 
 
 def exec_input(
@@ -34,12 +34,14 @@ def exec_input(
     spec = build_root_spec(
         config, cwd=job.cwd, env=env, run_id=run_id, role=job.role, extra_tools=extra
     )
+    agents = config.agents
     limits = CollabLimits(
-        max_depth=config.agents.max_depth,
-        max_threads=config.agents.max_threads,
+        max_depth=agents.max_depth,
+        max_threads=agents.max_threads,
+        max_queued_spawns=agents.max_queued_spawns,
         personality=config.personality,
     )
     root = AgentInput(
-        run_id=run_id, spec=spec.to_journal(), task=job.task, limits=limits, policy=policy
+        run_id=run_id, spec=WireSpec.of(spec), task=job.task, limits=limits, policy=policy
     )
     return ExecRunInput(run_id=run_id, root=root, role=job.role)

@@ -89,6 +89,7 @@ class TemporalExecutor:
             concurrency=settings.concurrency,
             policy=self.policy or policy_from_config(config),
             run_limits=run_limits_of(config),
+            kind=job.run_kind,
         )
         output = await self._carry_out(run)
         return await _outcome(config, output, settings.out)

@@ -12,13 +12,13 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from corral.agents import AgentSpec, ItemRecord, RunRecord, Store
+from corral.agents import AgentSpec, AgentStatus, ItemRecord, RunRecord, Store
 from corral.agents._store import SeqConflict
 
-from ..fanout import FANOUT
 from ._wire import FanoutRunInput, JournalBatch
 
 JOURNAL_DIVERGED = "JournalDiverged"
+PENDING = str(AgentStatus.PENDING)
 
 
 async def write_batch(store: Store, batch: JournalBatch) -> int:
@@ -47,7 +47,7 @@ async def begin_run(store: Store, run: FanoutRunInput) -> list[int]:
         await store.create_run(
             RunRecord(
                 run_id=run.run_id,
-                kind=FANOUT,
+                kind=run.kind,
                 status="running",
                 created_at=now,
                 updated_at=now,
@@ -64,11 +64,16 @@ async def begin_run(store: Store, run: FanoutRunInput) -> list[int]:
     return [r.index for r in records if r.status not in ("done", "failed")]
 
 
-async def journal_agent(store: Store, spec: AgentSpec, task: str) -> None:
-    """The agent's record, as the local runtime writes it, unless a retry already did."""
-    if await store.get_agent(spec.agent_id) is not None:
-        return
-    await store.create_agent(spec.journal_record(task, now=time.time()))
+async def journal_agent(store: Store, spec: AgentSpec, task: str, *, queued: bool = False) -> None:
+    """The agent's record, as the local runtime writes it, unless a retry already did: a
+    `queued` worker's `pending`, and `running` once it starts."""
+    record = await store.get_agent(spec.agent_id)
+    now = time.time()
+    if record is None:
+        fresh = spec.journal_record(task, now=now)
+        await store.create_agent(fresh.model_copy(update={"status": PENDING}) if queued else fresh)
+    elif record.status == PENDING and not queued:  # a queued worker starts now
+        await store.update_agent(spec.agent_id, status=str(AgentStatus.RUNNING), updated_at=now)
 
 
 def usage_counts(usage: dict[str, Any]) -> dict[str, int]:

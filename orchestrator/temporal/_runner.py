@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import Any, TypeVar
 
 import anyio
 from opentelemetry.trace import TracerProvider
@@ -30,6 +30,7 @@ from ..runs import (
     ExecutorKind,
     ExecutorSettings,
     FanoutJob,
+    JobDispatch,
     RunSetup,
     SingleOutcome,
     UnknownRunApproval,
@@ -44,13 +45,14 @@ from ._executor import TemporalExecutor, policy_from_config, single_outcome
 from ._tracing import run_span
 from ._wire import ExecOutput
 
+JobT = TypeVar("JobT", ExecJob, FanoutJob)
 BLOBS = "blobs"
 """The folder under `$CORRAL_HOME` that holds payloads too big to travel through Temporal."""
 TELEMETRY_GRACE = 15.0
 
 
 @dataclass(frozen=True)
-class TemporalRunner:
+class TemporalRunner(JobDispatch):
     """Runs fan-outs (and, where this build has them, single runs) on a Temporal server.
 
     The run's hooks and services stay here: its agents run in the workers, which journal
@@ -84,23 +86,10 @@ class TemporalRunner:
     def kind(self) -> ExecutorKind:
         return "temporal"
 
-    @overload
-    async def run(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome: ...
-
-    @overload
-    async def run(self, job: FanoutJob, setup: RunSetup, config: CorralConfig) -> FanoutOutcome: ...
-
-    async def run(
-        self, job: ExecJob | FanoutJob, setup: RunSetup, config: CorralConfig
-    ) -> SingleOutcome | FanoutOutcome:
-        job = job.model_copy(update={"run_id": job.run_id or new_id("run")})
-        if isinstance(job, ExecJob):
-            return await self._run_single(job, setup, config)
-        return await self._run_fanout(job, setup, config)
-
-    async def _run_fanout(
+    async def run_fanout(
         self, job: FanoutJob, setup: RunSetup, config: CorralConfig
     ) -> FanoutOutcome:
+        job = _with_run_id(job)
         total = len(plan_fanout(job.items, job.template, job.result_schema).items)
         run_id = str(job.run_id)
         # Connecting raises at once, naming the address, before the caller announces a run.
@@ -110,9 +99,8 @@ class TemporalRunner:
             done = await executor.run_fanout(config, job, env=setup.env)
         return done.outcome
 
-    async def _run_single(
-        self, job: ExecJob, setup: RunSetup, config: CorralConfig
-    ) -> SingleOutcome:
+    async def run_exec(self, job: ExecJob, setup: RunSetup, config: CorralConfig) -> SingleOutcome:
+        job = _with_run_id(job)
         run_id = str(job.run_id)
         try:
             async with self._executor(config, setup, run_id) as executor:
@@ -235,3 +223,8 @@ async def _find_ask(journal: Store, approval_id: str) -> Ask:
                 return ask
         raise ApprovalRefused(f"run {run_id} has asked for no approval {approval_id}")
     raise UnknownRunApproval(f"no approval {approval_id} in any run on Temporal")
+
+
+def _with_run_id(job: JobT) -> JobT:
+    """The job with its run's id: the workflow's, chosen here when the job names none."""
+    return job.model_copy(update={"run_id": job.run_id or new_id("run")})

@@ -35,6 +35,7 @@ from ..fanout._plan import item_of
 from ..runs import journal_path
 from ..services._skills_service import SkillsForTask, SkillsService
 from ..supervisor import collab_tool_providers
+from ._wire import WireSpec
 
 if TYPE_CHECKING:
     from ..services._mcp_tooling import McpTooling
@@ -163,9 +164,11 @@ class WorkerServices:
             return SkillsForTask(None, ())
         return await (await self.skills.for_agent(spec)).for_task(task)
 
-    def spec_of(self, data: Mapping[str, Any]) -> AgentSpec:
-        """A journaled spec, its endpoint key read from this worker's environment."""
-        return AgentSpec.from_journal(data, env=self.env, config=self.config)
+    def spec_of(self, data: WireSpec | Mapping[str, Any]) -> AgentSpec:
+        """A spec from the wire or the journal, its endpoint key read from this worker's
+        environment (and its paths resolved on this host)."""
+        journaled = data.journaled() if isinstance(data, WireSpec) else data
+        return AgentSpec.from_journal(journaled, env=self.env, config=self.config)
 
     async def settings_of(self, run_id: str) -> FanoutSettings:
         cached = self._settings.get(run_id)

@@ -7,9 +7,11 @@ reads the key from its own environment. Journal events travel as `event_to_paylo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from corral.agents import AgentsConfig, AgentSpec
 
 SHARED_QUEUE = "corral"
 HOST_QUEUE_PREFIX = "corral-host-"
@@ -22,6 +24,41 @@ def host_queue(host: str) -> str:
 
 class _Wire(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class WireShell(BaseModel):
+    """The part of an agent's `[shell]` settings its workflow reads."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    approval_timeout_sec: float
+
+
+class WireSpec(BaseModel):
+    """An agent's spec as it travels: `AgentSpec.to_journal()` (no API key), typed where the
+    workflows read it and carried whole, so an activity rebuilds the `AgentSpec` from it
+    (`WorkerServices.spec_of`, which adds the key from its worker's environment). It is not
+    validated as an `AgentSpec` here: that resolves paths, which is the host's to do."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    agent_id: str
+    run_id: str
+    parent_id: str | None = None
+    nickname: str = "main"
+    role: str = "general"
+    depth: int = 0
+    tools: tuple[str, ...]
+    cwd: str
+    shell: WireShell
+
+    @classmethod
+    def of(cls, spec: AgentSpec) -> WireSpec:
+        return cls.model_validate(spec.to_journal())
+
+    def journaled(self) -> dict[str, Any]:
+        """The spec as `AgentSpec.to_journal` wrote it."""
+        return self.model_dump(mode="json")
 
 
 class ActivityPolicy(_Wire):
@@ -112,6 +149,8 @@ class FanoutRunInput(_Wire):
     concurrency: int = Field(ge=1)
     policy: ActivityPolicy = ActivityPolicy()
     run_limits: RunLimits = RunLimits()
+    kind: Literal["fanout", "review", "triage"] = "fanout"
+    """What the run is journaled as: a pipeline's fan-out is listed as the pipeline's run."""
 
 
 class AgentCarry(_Wire):
@@ -120,7 +159,7 @@ class AgentCarry(_Wire):
 
     agent_id: str
     host: str
-    spec: dict[str, Any]
+    spec: WireSpec
     core_config: dict[str, Any]
     cost_usd: float = 0.0
     max_cost_usd: float | None = None
@@ -137,8 +176,8 @@ class ItemInput(_Wire):
     index: int
     data: dict[str, Any]
     template: str
-    worker: dict[str, Any]
-    """The workers' prototype spec (`AgentSpec.to_journal`, agent id blank)."""
+    worker: WireSpec
+    """The workers' prototype spec (its agent id blank)."""
     policy: ActivityPolicy
     carry: AgentCarry | None = None
     """Set when the item's workflow continued as new in the middle of its agent's work."""
@@ -157,7 +196,7 @@ class PrepareInput(_Wire):
 class PreparedAgent(_Wire):
     """What the workflow needs to hold the agent's core: its config and its first event."""
 
-    spec: dict[str, Any]
+    spec: WireSpec
     core_config: dict[str, Any]
     first_event: dict[str, Any]
     max_wall_time_s: float | None = None
@@ -165,7 +204,7 @@ class PreparedAgent(_Wire):
 
 
 class ModelCallInput(_Wire):
-    spec: dict[str, Any]
+    spec: WireSpec
     request: dict[str, Any]
     journal: JournalBatch
     summary: bool = False
@@ -206,8 +245,40 @@ class ApprovalAnswer(_Wire):
     who: str = "api"
 
 
+class _Note(BaseModel):
+    # Read back from journals written by earlier versions too: unknown keys are passed over.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class RequestedNote(_Note):
+    """The journal's `approval_requested` note of an ask on Temporal: what is asked, and where to
+    answer it (the ask's own kind, escalate and the like, is `approval_kind`)."""
+
+    kind: Literal["approval_requested"] = "approval_requested"
+    approval_id: str
+    call_id: str
+    agent_id: str
+    tool: str
+    command: str
+    cwd: str
+    reason: str
+    approval_kind: str
+    workflow_id: str
+    timeout_s: float = 0.0
+
+
+class AnsweredNote(_Note):
+    """The journal's `approval_answered` note: the decision, why, and who gave it."""
+
+    kind: Literal["approval_answered"] = "approval_answered"
+    approval_id: str
+    decision: Literal["approve", "deny"]
+    reason: str = ""
+    who: str = "api"
+
+
 class ToolBatchInput(_Wire):
-    spec: dict[str, Any]
+    spec: WireSpec
     calls: tuple[dict[str, Any], ...]
     journal: JournalBatch
     answers: tuple[ApprovalAnswer, ...] = ()
@@ -281,14 +352,23 @@ class CollabLimits(_Wire):
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
+    max_queued_spawns: int = Field(default=64, ge=0)
     personality: str = "pragmatic"
+
+    def agents(self) -> AgentsConfig:
+        """The `[agents]` limits, for the admission code both executors share."""
+        return AgentsConfig(
+            max_depth=self.max_depth,
+            max_threads=self.max_threads,
+            max_queued_spawns=self.max_queued_spawns,
+        )
 
 
 class AgentInput(_Wire):
     """One agent's workflow argument: its spec, its task, and whom to tell when it ends."""
 
     run_id: str
-    spec: dict[str, Any]
+    spec: WireSpec
     task: str
     subagent_context: str | None = None
     parent_workflow_id: str | None = None
@@ -307,6 +387,8 @@ class AgentOutput(_Wire):
     status: str
     message: str | None = None
     error: str | None = None
+    run_stop: str | None = None
+    """Why the run's budget stopped the agent, if it did: its parent then admits no worker."""
 
 
 class ExecRunInput(_Wire):
@@ -333,31 +415,33 @@ class SendInput(_Wire):
 class PrepareSpecInput(_Wire):
     """Set up an agent of an exec run on its host: journal it and read its context."""
 
-    spec: dict[str, Any]
+    spec: WireSpec
     task: str
     subagent_context: str | None = None
     limits: CollabLimits = CollabLimits()
 
 
 class TurnContextInput(_Wire):
-    spec: dict[str, Any]
+    spec: WireSpec
     subagent_context: str | None = None
 
 
 class SpawnSpecInput(_Wire):
     """Build a worker's spec from its parent's and what `spawn_agent` asked for."""
 
-    parent: dict[str, Any]
+    parent: WireSpec
     request: dict[str, Any]
     nickname: str
     limits: CollabLimits
-    siblings: tuple[dict[str, Any], ...] = ()
+    siblings: tuple[WireSpec, ...] = ()
+    queued: bool = False
+    """Past the thread limit: the worker is journaled waiting (`pending`) until it starts."""
 
 
 class SpawnedSpec(_Wire):
     """The worker's spec and its `<subagent_context>`, or why it was refused."""
 
-    spec: dict[str, Any] | None = None
+    spec: WireSpec | None = None
     subagent_context: str | None = None
     refused: str | None = None
 

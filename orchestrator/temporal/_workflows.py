@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         RunOutput,
         RunVerdict,
         SkippedItems,
+        WireSpec,
         host_queue,
     )
 
@@ -203,7 +204,7 @@ class FanoutWorkflow:
             index=index,
             data=run.items[index],
             template=str(run.settings["template"]),
-            worker=dict(run.settings["worker"]),
+            worker=WireSpec.model_validate(run.settings["worker"]),
             policy=run.policy,
             run_terms=book.terms,
         )

@@ -4,57 +4,132 @@ worker templates that shape the workers' config without ever widening it."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from corral.agents import CorralConfig
 from corral.orchestrator import ExecJob, FanoutJob, WorkerTemplate
 from corral.orchestrator.cli._main import build_parser
-from corral.orchestrator.runs import JobInputError
-from corral.orchestrator.service._models import ExecRequest, FanoutRequest
+from corral.orchestrator.runs import Job, JobInputError, RefactorJob, ReviewJob, TriageJob
+from corral.orchestrator.service._models import (
+    ExecRequest,
+    FanoutRequest,
+    RefactorRequest,
+    ReviewRequest,
+    TriageRequest,
+)
 from corral.tools import ApprovalPolicy, SandboxMode
 
-FLAG_OF = {"cwd": "cd", "result_schema": "schema"}
-"""Job fields whose flag is spelled otherwise (`--cd`, `--schema`)."""
-NOT_FLAGS = {"kind", "worker"}
-"""Job fields no command sets: the kind is the command, the workers' shape is the default."""
 NOT_FIELDS = {"help", "json", "model", "base_url", "api", "config", "sandbox"}
 NOT_FIELDS |= {"executor", "temporal_address", "temporal_namespace"}
 """Flags that choose the config, the executor or the output, not the job."""
 
 
-def command_flags(command: str) -> set[str]:
-    parser = build_parser([command])
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return {action.dest for action in sub.choices[command]._actions} - NOT_FIELDS
+@dataclass(frozen=True)
+class Kind:
+    """One run kind: its command, its job and its request body, and where they differ."""
+
+    command: str
+    job: type[BaseModel]
+    request: type[BaseModel]
+    flag_of: dict[str, str] = field(default_factory=dict)
+    """Job fields whose flag is spelled otherwise (`--cd`, `--schema`)."""
+    not_flags: frozenset[str] = frozenset()
+    """Job fields no flag sets (the kind is the command; the others are the command's own)."""
+    report_flags: frozenset[str] = frozenset()
+    """Flags that choose the report's files or verdict, not what runs."""
+    local_only: frozenset[str] = frozenset()
+    """Job fields a request does not carry: the folder is `cd`, reports stay on the server."""
 
 
-def job_fields(job: type[BaseModel]) -> set[str]:
-    return {FLAG_OF.get(name, name) for name in job.model_fields} - NOT_FLAGS
-
-
-@pytest.mark.parametrize(("command", "job"), [("exec", ExecJob), ("fanout", FanoutJob)])
-def test_every_field_of_a_job_is_a_flag_of_its_command_and_every_flag_a_field(
-    command: str, job: type[BaseModel]
-) -> None:
-    assert command_flags(command) == job_fields(job)
-
-
-@pytest.mark.parametrize(
-    ("request_model", "job"), [(ExecRequest, ExecJob), (FanoutRequest, FanoutJob)]
+KINDS = (
+    Kind(
+        "exec",
+        ExecJob,
+        ExecRequest,
+        flag_of={"cwd": "cd"},
+        not_flags=frozenset({"kind"}),
+        local_only=frozenset({"kind", "cwd"}),
+    ),
+    Kind(
+        "fanout",
+        FanoutJob,
+        FanoutRequest,
+        flag_of={"cwd": "cd", "result_schema": "schema"},
+        # The workers' shape is the default, and the kind journaled the command's own.
+        not_flags=frozenset({"kind", "worker", "run_kind"}),
+        local_only=frozenset({"kind", "cwd", "out", "worker", "run_kind"}),
+    ),
+    Kind(
+        "review",
+        ReviewJob,
+        ReviewRequest,
+        not_flags=frozenset({"kind"}),
+        report_flags=frozenset({"fail_on", "format", "out"}),
+        local_only=frozenset({"kind"}),
+    ),
+    Kind(
+        "refactor",
+        RefactorJob,
+        RefactorRequest,
+        not_flags=frozenset({"kind", "worktrees_dir"}),  # tests choose where worktrees go
+        local_only=frozenset({"kind", "worktrees_dir"}),
+    ),
+    Kind(
+        "triage",
+        TriageJob,
+        TriageRequest,
+        # `--repo` is the workers' folder and gives them the read-only tools to look in it.
+        flag_of={"cwd": "repo"},
+        not_flags=frozenset({"kind", "tools", "max_result_tries", "similarity_floor"}),
+        local_only=frozenset({"kind", "cwd", "out", "tools", "max_result_tries"})
+        | {"similarity_floor"},
+    ),
 )
-def test_the_service_request_carries_the_job_fields_with_the_same_defaults(
-    request_model: type[BaseModel], job: type[BaseModel]
+
+
+def command_flags(kind: Kind) -> set[str]:
+    parser = build_parser([kind.command])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    flags = {action.dest for action in sub.choices[kind.command]._actions}
+    return flags - NOT_FIELDS - kind.report_flags
+
+
+def job_fields(kind: Kind) -> set[str]:
+    return {kind.flag_of.get(name, name) for name in kind.job.model_fields} - kind.not_flags
+
+
+def default_of(info: FieldInfo) -> Any:
+    value = info.get_default(call_default_factory=True)
+    return tuple(value) if isinstance(value, list) else value
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.command)
+def test_every_field_of_a_job_is_a_flag_of_its_command_and_every_flag_a_field(
+    kind: Kind,
 ) -> None:
-    local_only = {"kind", "cwd", "out", "worker"}  # cwd is `cd`; the report stays on the server
-    for name, field in job.model_fields.items():
-        if name in local_only:
+    assert command_flags(kind) == job_fields(kind)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.command)
+def test_the_service_request_carries_the_job_fields_with_the_same_defaults(kind: Kind) -> None:
+    for name, info in kind.job.model_fields.items():
+        if name in kind.local_only:
             continue
-        assert name in request_model.model_fields, name
-        if not field.is_required():
-            assert request_model.model_fields[name].default == field.default, name
+        assert name in kind.request.model_fields, name
+        if not info.is_required():
+            assert default_of(kind.request.model_fields[name]) == default_of(info), name
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.command)
+def test_every_run_kind_is_a_job_told_apart_by_its_kind(kind: Kind) -> None:
+    assert kind.job.model_fields["kind"].default == kind.command
+    assert kind.job in get_args(get_args(Job)[0])
 
 
 @pytest.mark.parametrize("count", ["concurrency", "max_result_tries"])
@@ -63,6 +138,22 @@ def test_a_fanout_job_refuses_a_count_below_one_when_it_is_made(count: str) -> N
         FanoutJob.model_validate(
             {"items": [{"a": 1}], "template": "{a}", "result_schema": {}, "cwd": ".", count: 0}
         )
+
+
+@pytest.mark.parametrize(
+    ("job", "fields", "count"),
+    [
+        (ReviewJob, {"repo": ".", "range": "a..b"}, "max_unit_lines"),
+        (ReviewJob, {"repo": ".", "range": "a..b"}, "concurrency"),
+        (RefactorJob, {"repo": ".", "instruction": "rename"}, "concurrency"),
+        (RefactorJob, {"repo": ".", "instruction": "rename"}, "max_attempts"),
+    ],
+)
+def test_a_pipeline_job_refuses_a_count_below_one_when_it_is_made(
+    job: type[BaseModel], fields: dict[str, Any], count: str
+) -> None:
+    with pytest.raises(JobInputError, match=f"{count} must be at least 1, not 0"):
+        job.model_validate({**fields, count: 0})
 
 
 @pytest.mark.parametrize("configured", list(SandboxMode))

@@ -13,7 +13,7 @@ import pytest
 
 from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
-from corral.orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorRequest, run_refactor
+from corral.orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorJob, run_refactor
 from corral.orchestrator.runs import RunSetup, journal_path
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +51,7 @@ async def test_a_check_failing_before_any_change_is_refused_and_leaves_nothing(
     trees = tmp_path / "trees"
     trees.mkdir()
     config = CorralConfig(home=tmp_path / "home", base_url="http://127.0.0.1:9/v1")
-    request = RefactorRequest(
+    request = RefactorJob(
         repo=repo, instruction="rename A", check="echo broken; exit 3", worktrees_dir=trees
     )
     with pytest.raises(CheckFailsAtHead) as caught:
@@ -75,7 +75,7 @@ async def test_a_cancelled_run_removes_its_worktrees_and_unused_branches(
         await release.wait()
         return "too late"
 
-    request = RefactorRequest(
+    request = RefactorJob(
         repo=repo, instruction="rename", check="true", worktrees_dir=trees, run_id="run-stop"
     )
     async with serve_model_server(stall) as server:

@@ -12,7 +12,7 @@ from corral.orchestrator.pipelines.review import (
     NotARepository,
     PatchError,
     ReviewInputError,
-    ReviewRequest,
+    ReviewJob,
     read_change,
 )
 from corral.orchestrator.pipelines.review._git import checkout_at
@@ -54,8 +54,8 @@ def repo(tmp_path: Path) -> Path:
 async def test_a_two_dot_range_diffs_the_ends_and_three_dots_diff_from_the_merge_base(
     repo: Path,
 ) -> None:
-    two = await read_change(ReviewRequest(repo=repo, range="main..topic"))
-    three = await read_change(ReviewRequest(repo=repo, range="main...topic"))
+    two = await read_change(ReviewJob(repo=repo, range="main..topic"))
+    three = await read_change(ReviewJob(repo=repo, range="main...topic"))
     assert sorted(f.path for f in two.files) == ["b.txt", "c.txt"]
     assert [f.path for f in three.files] == ["b.txt"]
     assert three.files[0].hunks[0].added == (2,)
@@ -65,7 +65,7 @@ async def test_a_two_dot_range_diffs_the_ends_and_three_dots_diff_from_the_merge
 
 async def test_an_unknown_revision_is_named_with_gits_own_message(repo: Path) -> None:
     with pytest.raises(BadRange) as caught:
-        await read_change(ReviewRequest(repo=repo, range="main..nope"))
+        await read_change(ReviewJob(repo=repo, range="main..nope"))
     message = str(caught.value)
     assert message.startswith("--range main..nope: git cannot find revision 'nope' in ")
     assert "(fatal: Needed a single revision)" in message
@@ -73,22 +73,22 @@ async def test_an_unknown_revision_is_named_with_gits_own_message(repo: Path) ->
 
 async def test_a_range_needs_two_dots_and_a_repository(repo: Path, tmp_path: Path) -> None:
     with pytest.raises(BadRange, match=r"is not a range; write BASE\.\.HEAD"):
-        await read_change(ReviewRequest(repo=repo, range="main"))
+        await read_change(ReviewJob(repo=repo, range="main"))
     elsewhere = tmp_path / "plain"
     elsewhere.mkdir()
     with pytest.raises(NotARepository, match="is not inside a git repository"):
-        await read_change(ReviewRequest(repo=elsewhere, range="main..HEAD"))
+        await read_change(ReviewJob(repo=elsewhere, range="main..HEAD"))
     with pytest.raises(ReviewInputError, match="exactly one of --range"):
-        await read_change(ReviewRequest(repo=repo))
+        await read_change(ReviewJob(repo=repo))
 
 
 async def test_a_patch_file_that_holds_no_diff_is_refused(repo: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("just some notes\n")
     with pytest.raises(PatchError, match=r"notes\.txt holds no unified diff; give the output of"):
-        await read_change(ReviewRequest(repo=repo, patch=notes))
+        await read_change(ReviewJob(repo=repo, patch=notes))
     with pytest.raises(PatchError, match="cannot read patch file"):
-        await read_change(ReviewRequest(repo=repo, patch=tmp_path / "missing.patch"))
+        await read_change(ReviewJob(repo=repo, patch=tmp_path / "missing.patch"))
 
 
 async def test_reviewers_get_the_repository_itself_when_it_is_at_the_head(repo: Path) -> None:

@@ -32,7 +32,7 @@ from tests._scripted import (
     user_texts,
 )
 
-from ._seam import WAIT, Seam, differs_on
+from ._seam import WAIT, Seam
 
 pytestmark = pytest.mark.anyio
 
@@ -119,7 +119,7 @@ async def test_a_supervisor_waits_for_messages_lists_and_closes_its_worker(
         config = CorralConfig(
             home=tmp_path / "home",
             base_url=model.base_url,
-            # Refusal at the limit, which both executors do (queuing is local only, below).
+            # Refusal at the limit, with no room in the spawn queue (queuing is below).
             agents={"max_threads": 1, "max_queued_spawns": 0},
         )
         job = ExecJob(task="steer", cwd=workspace, run_id=run_id, role="supervisor")
@@ -145,11 +145,6 @@ async def test_a_supervisor_waits_for_messages_lists_and_closes_its_worker(
     assert [(a.agent_id, a.status) for a in agents[1:]] == [(worker, "closed")]
 
 
-@differs_on(
-    "temporal",
-    "on Temporal a spawn past agents.max_threads is refused, not queued: "
-    "temporal/_collab.py has no admission queue",
-)
 async def test_a_spawn_past_the_thread_limit_is_queued_and_starts_when_a_slot_frees(
     executor: Seam, workspace: Path, tmp_path: Path
 ) -> None:
@@ -212,11 +207,6 @@ async def test_cancelling_a_run_interrupts_every_worker(
     assert journaled.root_events[-1].kind == "interrupt"
 
 
-@differs_on(
-    "local",
-    "a local run cancelled through its scope leaves its run `running` for the caller to "
-    "settle, and its agents say `interrupted by the user`",
-)
 async def test_a_cancelled_run_and_its_agents_are_journaled_as_cancelled(
     executor: Seam, workspace: Path, tmp_path: Path
 ) -> None:

@@ -43,6 +43,8 @@ async def run_to_the_end(
     assert (ending.event, ending.data["status"]) == ("end", status), ending.data
     answer = await service.http.get(f"/v1/runs/{run_id}/report")
     assert answer.status_code == 200, answer.text
+    listed = (await service.http.get(f"/v1/runs/{run_id}")).json()
+    assert listed["kind"] == request["kind"], "the run is listed (and journaled) as its own kind"
     return run_id, answer.json()["report"]
 
 

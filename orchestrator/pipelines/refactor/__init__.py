@@ -6,6 +6,9 @@ passing branches into a result branch; `RefactorOutcome.summary` is what the use
 requests raise `RefactorInputError` subclasses before anything is made.
 """
 
+from ...runs import DEFAULT_MAX_ATTEMPTS as DEFAULT_MAX_ATTEMPTS
+from ...runs import DEFAULT_REFACTOR_CONCURRENCY as DEFAULT_CONCURRENCY
+from ...runs import RefactorJob as RefactorJob
 from ._check import CheckResult as CheckResult
 from ._errors import BranchUnavailable as BranchUnavailable
 from ._errors import CheckFailsAtHead as CheckFailsAtHead
@@ -27,11 +30,8 @@ from ._partition import BALANCE_TOLERANCE as BALANCE_TOLERANCE
 from ._partition import SelectedFile as SelectedFile
 from ._partition import WriteSet as WriteSet
 from ._partition import partition as partition
-from ._pipeline import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
-from ._pipeline import DEFAULT_MAX_ATTEMPTS as DEFAULT_MAX_ATTEMPTS
 from ._pipeline import REFACTOR as REFACTOR
 from ._pipeline import RefactorPlan as RefactorPlan
-from ._pipeline import RefactorRequest as RefactorRequest
 from ._pipeline import default_branch as default_branch
 from ._pipeline import run_refactor as run_refactor
 from ._pipeline import worker_branch as worker_branch
@@ -57,9 +57,9 @@ __all__ = [
     "NoFilesSelected",
     "NotARepository",
     "RefactorInputError",
+    "RefactorJob",
     "RefactorOutcome",
     "RefactorPlan",
-    "RefactorRequest",
     "SelectedFile",
     "UncommittedChanges",
     "WorkerOutcome",

@@ -24,7 +24,15 @@ from corral.tools import BubblewrapSandbox, Sandbox
 
 from ..._run import RunRuntime
 from ...fanout import REPORT_RESULT
-from ...runs import RunSetup, build_root_spec, journal_path, new_id, open_run, refuse_remote
+from ...runs import (
+    RefactorJob,
+    RunSetup,
+    build_root_spec,
+    journal_path,
+    new_id,
+    open_run,
+    refuse_remote,
+)
 from ._check import CheckResult, CheckRunner
 from ._errors import CheckFailsAtHead, RefactorInputError
 from ._git import Git, ensure_identity
@@ -41,28 +49,10 @@ WORKTREES_HERE = (
     "its workers edit git worktrees of the repository on this machine, which workers on "
     "other hosts cannot reach"
 )
-DEFAULT_CONCURRENCY = 4
-DEFAULT_MAX_ATTEMPTS = 2
 WORKER_WALL_TIME_S = 30 * 60.0
 """An attempt's wall-time budget when the config sets none."""
 JOURNAL_TIMEOUT = 10.0
 _RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
-
-
-@dataclass(frozen=True)
-class RefactorRequest:
-    """What the user asked for. `files` are git pathspecs relative to `repo` (none: all files)."""
-
-    repo: Path
-    instruction: str
-    files: tuple[str, ...] = ()
-    check: str | None = None
-    branch: str | None = None
-    concurrency: int = DEFAULT_CONCURRENCY
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    run_id: str | None = None
-    worktrees_dir: Path | None = None
-    """Where the run's temporary folder of worktrees goes (default: the system's temp folder)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +79,7 @@ def default_branch(run_id: str) -> str:
 
 async def run_refactor(
     config: CorralConfig,
-    request: RefactorRequest,
+    request: RefactorJob,
     *,
     setup: RunSetup | None = None,
     on_start: Callable[[RefactorPlan], None] | None = None,
@@ -123,13 +113,9 @@ async def run_refactor(
         return await run.carry_out(result, on_start, on_worker)
 
 
-def _check_request(request: RefactorRequest) -> None:
+def _check_request(request: RefactorJob) -> None:
     if not request.instruction.strip():
         raise RefactorInputError("the instruction is empty; say what to change")
-    for name in ("concurrency", "max_attempts"):
-        value = getattr(request, name)
-        if value < 1:
-            raise RefactorInputError(f"{name} must be at least 1, not {value}")
     if request.run_id is not None and not _RUN_ID.fullmatch(request.run_id):
         raise RefactorInputError(
             f"run id {request.run_id!r} names branches and folders: use letters, digits, "
@@ -158,7 +144,7 @@ class _Run:
     """One journaled refactor run, from its worktrees to its result branch."""
 
     config: CorralConfig
-    request: RefactorRequest
+    request: RefactorJob
     setup: RunSetup
     git: Git
     repo: Repository
@@ -263,15 +249,14 @@ class _Run:
 
     def _record(self) -> RunRecord:
         now = time.time()
+        # The job as it ran (its id and branch chosen), and what the run found and planned.
+        job = self.request.model_copy(update={"run_id": self.plan.run_id})
         config: dict[str, Any] = {
+            **job.model_dump(mode="json"),
             "repo": str(self.repo.root),
-            "instruction": self.request.instruction,
-            "files": list(self.request.files),
-            "check": self.request.check,
             "base": self.repo.head,
             "source_branch": self.repo.branch,
             "branch": self.plan.branch,
-            "max_attempts": self.request.max_attempts,
             "write_sets": [list(s.files) for s in self.plan.write_sets],
         }
         return RunRecord(

@@ -6,6 +6,8 @@ findings (`aggregate`: only lines in the change, near-duplicates merged, sorted 
 `write_reports` writes the result as Markdown, JSON and SARIF 2.1.0.
 """
 
+from ...runs import DEFAULT_MAX_UNIT_LINES as DEFAULT_MAX_UNIT_LINES
+from ...runs import ReviewJob as ReviewJob
 from ._aggregate import Aggregation as Aggregation
 from ._aggregate import DroppedFinding as DroppedFinding
 from ._aggregate import aggregate as aggregate
@@ -25,7 +27,6 @@ from ._findings import Severity as Severity
 from ._findings import findings_from_result as findings_from_result
 from ._pipeline import REVIEWER_TOOLS as REVIEWER_TOOLS
 from ._pipeline import Change as Change
-from ._pipeline import ReviewRequest as ReviewRequest
 from ._pipeline import read_change as read_change
 from ._pipeline import read_only as read_only
 from ._pipeline import run_review as run_review
@@ -35,7 +36,6 @@ from ._report import UnitOutcome as UnitOutcome
 from ._report import fingerprint as fingerprint
 from ._sarif import render_sarif as render_sarif
 from ._units import CONTEXT_TOLERANCE as CONTEXT_TOLERANCE
-from ._units import DEFAULT_MAX_UNIT_LINES as DEFAULT_MAX_UNIT_LINES
 from ._units import ChangeMap as ChangeMap
 from ._units import ReviewUnit as ReviewUnit
 from ._units import split_units as split_units
@@ -64,8 +64,8 @@ __all__ = [
     "NotARepository",
     "PatchError",
     "ReviewInputError",
+    "ReviewJob",
     "ReviewReport",
-    "ReviewRequest",
     "ReviewUnit",
     "Severity",
     "UnitOutcome",

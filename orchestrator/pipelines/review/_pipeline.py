@@ -19,7 +19,7 @@ from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, SandboxMode
 
 from ...fanout import FanoutOutcome, StartCallback
-from ...runs import FanoutJob, RunSetup, WorkerTemplate, executor_of
+from ...runs import FanoutJob, ReviewJob, RunSetup, WorkerTemplate, executor_of
 from ._aggregate import aggregate
 from ._diff import FileDiff, parse_unified_diff
 from ._errors import PatchError, ReviewInputError
@@ -27,7 +27,7 @@ from ._findings import FINDINGS_SCHEMA, Finding, findings_from_result
 from ._git import checkout_at, range_diff, repo_root, resolve_range
 from ._report import ChangeSource, ReviewReport, UnitOutcome, fingerprint
 from ._task import AT_HEAD, PATCH_TREE, TASK_TEMPLATE
-from ._units import DEFAULT_MAX_UNIT_LINES, ChangeMap, ReviewUnit, split_units
+from ._units import ChangeMap, ReviewUnit, split_units
 
 REVIEWER_TOOLS = ("shell", "read_file", "list_dir", "grep")
 """The core tools a reviewer gets besides `report_result`; none of them can write."""
@@ -39,18 +39,6 @@ REVIEWER = WorkerTemplate(
     approval=ApprovalPolicy.NEVER,
 )
 """A reviewer: read-only, never asking to escalate, with the tools that cannot write."""
-
-
-@dataclass(frozen=True)
-class ReviewRequest:
-    """What to review: `range` (`BASE..HEAD`) in the git repository at `repo`, or `patch`."""
-
-    repo: Path
-    range: str | None = None
-    patch: Path | None = None
-    concurrency: int | None = None
-    max_unit_lines: int = DEFAULT_MAX_UNIT_LINES
-    run_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,19 +54,17 @@ class Change:
         return tuple((f.path, f.skip_reason) for f in self.files if f.skip_reason is not None)
 
 
-async def read_change(request: ReviewRequest) -> Change:
-    """The change `request` names; raises `ReviewInputError` subclasses for bad input."""
-    if (request.range is None) == (request.patch is None):
+async def read_change(job: ReviewJob) -> Change:
+    """The change `job` names; raises `ReviewInputError` subclasses for bad input."""
+    if (job.range is None) == (job.patch is None):
         raise ReviewInputError("give exactly one of --range BASE..HEAD and --patch FILE")
-    if request.max_unit_lines < 1:
-        raise ReviewInputError(f"max_unit_lines must be at least 1, not {request.max_unit_lines}")
-    if not request.repo.is_dir():
-        raise ReviewInputError(f"--repo {request.repo}: not a directory; give the repository")
-    if request.patch is not None:
-        return await _patch_change(request.repo.resolve(), request.patch)
-    assert request.range is not None
-    root = await repo_root(request.repo.resolve())
-    span = await resolve_range(root, request.range)
+    if not job.repo.is_dir():
+        raise ReviewInputError(f"--repo {job.repo}: not a directory; give the repository")
+    if job.patch is not None:
+        return await _patch_change(job.repo.resolve(), job.patch)
+    assert job.range is not None
+    root = await repo_root(job.repo.resolve())
+    span = await resolve_range(root, job.range)
     files = parse_unified_diff(await range_diff(root, span), source=f"git diff {span.text}")
     source = ChangeSource("range", span.text, span.base, span.head)
     return Change(source, root, tuple(files))
@@ -99,31 +85,32 @@ async def _patch_change(root: Path, patch: Path) -> Change:
 
 async def run_review(
     config: CorralConfig,
-    request: ReviewRequest,
+    job: ReviewJob,
     *,
     setup: RunSetup,
     on_start: StartCallback | None = None,
 ) -> ReviewReport:
     """Read the change, review each unit of it in parallel, and aggregate the findings."""
-    change = await read_change(request)
-    units = split_units(change.files, request.max_unit_lines)
+    change = await read_change(job)
+    units = split_units(change.files, job.max_unit_lines)
     if not units:
         return ReviewReport(change.source, change.root, skipped=change.skipped)
     async with _reviewers_cwd(change) as cwd:
         items = [
             unit.item(AT_HEAD if change.source.kind == "range" else PATCH_TREE) for unit in units
         ]
-        job = FanoutJob(
+        fanout = FanoutJob(
             items=tuple(items),
             template=TASK_TEMPLATE,
             result_schema=FINDINGS_SCHEMA,
             cwd=cwd,
-            concurrency=request.concurrency,
-            run_id=request.run_id,
+            concurrency=job.concurrency,
+            run_id=job.run_id,
             worker=REVIEWER,
+            run_kind="review",
         )
         setup = replace(setup, on_start=on_start) if on_start is not None else setup
-        outcome = await executor_of(setup).run(job, setup, config)
+        outcome = await executor_of(setup).run(fanout, setup, config)
     return _report(change, units, outcome, roots=(str(cwd), str(change.root)))
 
 

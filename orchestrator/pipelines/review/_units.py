@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...runs import DEFAULT_MAX_UNIT_LINES
 from ._diff import FileDiff, Hunk
 
-DEFAULT_MAX_UNIT_LINES = 400
 CONTEXT_TOLERANCE = 3
 """A finding may start or end this many lines away from a changed line and still be kept: the
 `-U3` context a reviewer sees around every change, where a defect the change exposes often sits."""

@@ -7,22 +7,22 @@ runs one read-only worker per issue, and writes `triage.json` (conforming to
 for a model, for the offline demo.
 """
 
+from ...runs import SIMILARITY_FLOOR as SIMILARITY_FLOOR
+from ...runs import Issue as Issue
+from ...runs import Label as Label
+from ...runs import LabelSet as LabelSet
+from ...runs import TriageJob as TriageJob
 from ._errors import IssuesFileError as IssuesFileError
 from ._errors import LabelsFileError as LabelsFileError
 from ._errors import TriageInputError as TriageInputError
-from ._index import SIMILARITY_FLOOR as SIMILARITY_FLOOR
 from ._index import TOP_CANDIDATES as TOP_CANDIDATES
 from ._index import Candidate as Candidate
 from ._index import DuplicateIndex as DuplicateIndex
-from ._issues import Issue as Issue
 from ._issues import parse_issues as parse_issues
 from ._issues import read_issues as read_issues
-from ._labels import Label as Label
-from ._labels import LabelSet as LabelSet
 from ._labels import parse_labels as parse_labels
 from ._labels import read_labels as read_labels
 from ._pipeline import READ_ONLY_TOOLS as READ_ONLY_TOOLS
-from ._pipeline import TriageJob as TriageJob
 from ._pipeline import TriageOutcome as TriageOutcome
 from ._pipeline import run_triage as run_triage
 from ._pipeline import triage_config as triage_config

@@ -12,13 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...runs import SIMILARITY_FLOOR, Issue
 from ...services import Embedder, Vectors
-from ._issues import Issue
 
 TOP_CANDIDATES = 3
-SIMILARITY_FLOOR = 0.4
-"""Cosine similarity under which an issue is no candidate. With WordLlama, unrelated issues of
-one project score about 0.2-0.4 and restatements of one problem 0.5 and up."""
 MAX_EMBEDDED_BODY = 2000
 """Characters of the body embedded after the title; long logs would drown the words."""
 SNIPPET_CHARS = 160

@@ -10,31 +10,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
+from ...runs import Issue
 from ._errors import IssuesFileError
 
 _SHAPE = "each issue is an object with at least a number and a title, as `gh issue list --json "
 _SHAPE += "number,title,body,labels,author,createdAt` prints"
 _WHITESPACE = " \t\r\n"
 _UNION_MEMBERS = frozenset({"_GhName", "_GhAuthor", "str"})
-
-
-@dataclass(frozen=True)
-class Issue:
-    """One issue, and where it came from (`position`, e.g. "index 3, line 41") for messages."""
-
-    number: int
-    title: str
-    body: str = ""
-    labels: tuple[str, ...] = ()
-    author: str = ""
-    created_at: str = ""
-    position: str = ""
 
 
 class _GhName(BaseModel):

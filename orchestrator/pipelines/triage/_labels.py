@@ -8,38 +8,17 @@ lines of both definitions (a plain YAML load would keep the last one silently).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from ...runs import Label, LabelSet
 from ._errors import LabelsFileError
 
 MAX_LABEL_LENGTH = 50
 """GitHub's limit on a label name."""
 _SHAPE = "write `name: description` lines, or a list of {name: ..., description: ...}"
 _NULL_TAG = "tag:yaml.org,2002:null"
-
-
-@dataclass(frozen=True)
-class Label:
-    name: str
-    description: str
-    line: int
-
-
-@dataclass(frozen=True)
-class LabelSet:
-    """The labels in file order; `names` is what the result schema's enum holds."""
-
-    labels: tuple[Label, ...]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(label.name for label in self.labels)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.names
 
 
 def read_labels(path: Path) -> LabelSet:

@@ -18,11 +18,9 @@ from corral.agents import CorralConfig
 from corral.tools import SandboxMode
 
 from ...fanout import FanoutOutcome
-from ...runs import DEFAULT_MAX_RESULT_TRIES, FanoutJob, RunSetup, WorkerTemplate, executor_of
+from ...runs import FanoutJob, LabelSet, RunSetup, TriageJob, WorkerTemplate, executor_of
 from ...services import Embedder, WordLlamaEmbedder
-from ._index import SIMILARITY_FLOOR, TOP_CANDIDATES, DuplicateIndex
-from ._issues import Issue
-from ._labels import LabelSet
+from ._index import TOP_CANDIDATES, DuplicateIndex
 from ._render import render_markdown
 from ._report import (
     JSON_NAME,
@@ -53,23 +51,6 @@ class TriageOutcome:
     @property
     def ok(self) -> bool:
         return self.report.ok
-
-
-@dataclass(frozen=True)
-class TriageJob:
-    """What to triage: `issues` against `labels`, its workers in `cwd`; with `out`, where
-    `triage.json` and `triage.md` go. Workers run read-only with `tools` (none by default: the
-    issue is in the task; give `READ_ONLY_TOOLS` to let them look at the code in `cwd`)."""
-
-    issues: Sequence[Issue]
-    labels: LabelSet
-    cwd: Path
-    out: Path | None = None
-    concurrency: int | None = None
-    run_id: str | None = None
-    similarity_floor: float = SIMILARITY_FLOOR
-    tools: Sequence[str] = ()
-    max_result_tries: int = DEFAULT_MAX_RESULT_TRIES
 
 
 async def run_triage(
@@ -105,6 +86,7 @@ async def run_triage(
         run_id=job.run_id,
         max_result_tries=job.max_result_tries,
         worker=triager(labels, job.tools),
+        run_kind="triage",
     )
     fanout = await executor_of(setup).run(fanout_job, setup, config)
     report = build_report(issues, labels.names, index, fanout)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ...fanout import FanoutOutcome
+from ...runs import Issue
 from ._index import DuplicateIndex
-from ._issues import Issue
 
 REPORT_VERSION = 1
 JSON_NAME = "triage.json"

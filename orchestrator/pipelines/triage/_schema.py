@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ._labels import LabelSet
+from ...runs import LabelSet
 
 TYPES = ("bug", "feature", "question", "docs", "chore")
 PRIORITIES = ("p0", "p1", "p2", "p3")

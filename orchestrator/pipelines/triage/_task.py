@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...runs import Issue, LabelSet
 from ._index import Candidate
-from ._issues import Issue
-from ._labels import LabelSet
 from ._schema import PRIORITY_MEANINGS, TYPES
 
 MAX_TASK_BODY = 6000
