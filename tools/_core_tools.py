@@ -6,7 +6,7 @@ iteration. Callers pick a subset by name; the order stays this one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._apply_patch_tool import apply_patch_tool
@@ -30,9 +30,12 @@ def build_core_registry(
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
     output_max_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
     approval_timeout: float = APPROVAL_TIMEOUT,
+    shell_env: Mapping[str, str] | None = None,
 ) -> ToolRegistry:
     """A registry of the named core tools, in the core order; unknown names are an error."""
-    factories = _factories(max_timeout_ms, default_timeout_ms, output_max_tokens, approval_timeout)
+    factories = _factories(
+        max_timeout_ms, default_timeout_ms, output_max_tokens, approval_timeout, shell_env
+    )
     unknown = sorted(set(names) - set(factories))
     if unknown:
         known = ", ".join(factories)
@@ -46,6 +49,7 @@ def _factories(
     default_timeout_ms: int,
     output_max_tokens: int,
     approval_timeout: float = APPROVAL_TIMEOUT,
+    shell_env: Mapping[str, str] | None = None,
 ) -> dict[str, Callable[[], Tool[Any]]]:
     return {
         "shell": lambda: shell_tool(
@@ -53,6 +57,7 @@ def _factories(
             default_timeout_ms=default_timeout_ms,
             max_output_tokens=output_max_tokens,
             approval_timeout=approval_timeout,
+            env=shell_env,
         ),
         "read_file": read_file_tool,
         "list_dir": list_dir_tool,

@@ -30,6 +30,9 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
         "--api", choices=("responses", "chat"), help="which API the endpoint speaks"
     )
     parser.add_argument(
+        "-p", "--profile", help="use the [profiles.NAME] table of your config (config: profile)"
+    )
+    parser.add_argument(
         "-c",
         "--config",
         action="append",
@@ -95,6 +98,7 @@ def load_cli_config(args: argparse.Namespace, cwd: Path) -> CorralConfig:
         "base_url": getattr(args, "base_url", None),
         "model_provider_api": getattr(args, "api", None),
         "sandbox_mode": getattr(args, "sandbox", None),
+        "profile": getattr(args, "profile", None),
     }
     loaded = load_config(cwd=cwd, overrides=overrides, cli_settings=args.config)
     return loaded.config
