@@ -10,7 +10,7 @@ from corral.agents import ROLES, AgentStatus, RunnerHooks
 from corral.tools import ToolServices
 
 from .._run import ToolProvider
-from ..runs import ExecJob, RunSetup, SingleOutcome
+from ..runs import ExecJob, RunSetup, SingleOutcome, new_id
 from ..supervisor import collab_tool_providers
 from ._approval import TerminalApprover
 from ._common import (
@@ -51,7 +51,10 @@ async def run(args: argparse.Namespace) -> int:
     setup = RunSetup(
         hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
     )
-    job = ExecJob(task=args.task, cwd=cwd, run_id=args.run_id, role=args.role)
+    run_id = args.run_id or new_id("run")
+    if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
+        print(f"corral exec: run {run_id} (see it with `corral status {run_id}`)", file=sys.stderr)
+    job = ExecJob(task=args.task, cwd=cwd, run_id=run_id, role=args.role)
     outcome = await cli_executor(args, config).run(job, setup, config)
     return report(outcome, json_mode=args.json, command="exec")
 

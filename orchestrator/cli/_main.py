@@ -11,6 +11,7 @@ import argparse
 import importlib
 import inspect
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -74,6 +75,22 @@ def _modules_for(argv: Sequence[str] | None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code. Output cut short by the reader (`| head`) is exit 0."""
+    try:
+        code = _main(argv)
+    except SystemExit:  # --help and usage errors: argparse itself ignores a closed pipe
+        _flush_stdout()
+        raise
+    except BaseException as exc:
+        if not _only_broken_pipes(exc):
+            raise
+        _silence_stdout()
+        return 0
+    _flush_stdout()
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # Set before any library can: wordllama calls basicConfig(level=INFO) when imported.
     logging.basicConfig(level=logging.WARNING, format="corral: %(levelname)s: %(message)s")
     arguments = sys.argv[1:] if argv is None else list(argv)
@@ -91,6 +108,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _only_broken_pipes(exc: BaseException) -> bool:
+    """Whether `exc` is the reader closing our output (task groups wrap it), and only that."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_only_broken_pipes(inner) for inner in exc.exceptions)
+    return isinstance(exc, BrokenPipeError)
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    # The interpreter flushes stdout at exit; into a closed pipe that prints a second error.
+    # Point the descriptor at /dev/null so that flush succeeds quietly.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # stdout is not a real file (a test's capture): nothing will flush into a pipe
 
 
 def _corral_errors(exc: BaseException) -> list[CorralError] | None:

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from corral.agents import UnknownRun, export_jsonl, load_config, open_sqlite_store
+from corral.agents import UnknownRun, export_jsonl, format_cost, load_config, open_sqlite_store
 from corral.agents._store import SQLiteStore
 
 from .._inspect import RunStatus, read_status, run_summary
@@ -25,8 +25,11 @@ def add_parser(sub: Any) -> None:
     status.add_argument("run_id", metavar="RUN")
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(handler=show_status)
-    runs = sub.add_parser("runs", help="list the runs in the journal")
+    runs = sub.add_parser("runs", help="list the runs in the journal, newest first")
     runs.add_argument("--status", help="only runs with this status")
+    runs.add_argument(
+        "--limit", type=_limit, default=20, help="show at most this many (default 20; 0: all)"
+    )
     runs.add_argument("--json", action="store_true", help="print a JSON array")
     runs.set_defaults(handler=list_runs)
     export = sub.add_parser("export", help="write a run's whole journal as JSON lines")
@@ -63,14 +66,47 @@ async def list_runs(args: argparse.Namespace) -> int:
     else:
         async with open_sqlite_store(journal, read_only=True) as store:
             runs = await store.list_runs(status=args.status)
+    runs = runs[::-1][: args.limit or None]  # the journal lists oldest first
     if args.json:
-        print(json.dumps([run_summary(r) for r in runs]))
+        print(json.dumps([{**run_summary(r), "title": run_title(r)} for r in runs]))
         return 0
     if not runs:
         print("no runs yet")
     for run in runs:
-        print(f"{run.run_id}  {run.kind:<8} {run.status:<16} {_when(run.created_at)}")
+        status = status_word(run.status)
+        when = _when(run.created_at)
+        print(f"{run.run_id}  {run.kind:<8} {status:<12} {when}  {run_title(run)}".rstrip())
     return 0
+
+
+# The journal says `done` for a finished fan-out and `completed` for a finished agent; a person
+# reading `corral runs` sees one word for both.
+_STATUS_WORDS = {"done": "completed"}
+_TITLE_KEYS = ("title", "task", "template", "instruction", "issue")
+_TITLE_WIDTH = 60
+
+
+def status_word(status: str) -> str:
+    """The status as `corral runs` and `corral status` say it."""
+    return _STATUS_WORDS.get(status, status)
+
+
+def run_title(run: Any) -> str:
+    """A run's title: the first line of its task (or fan-out template), shortened."""
+    config = run.config if isinstance(run.config, dict) else {}
+    text = next((config[k] for k in _TITLE_KEYS if isinstance(config.get(k), str)), "")
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= _TITLE_WIDTH else first[: _TITLE_WIDTH - 1] + "\u2026"
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("give 0 (all runs) or a positive number")
+    return value
 
 
 async def export_run(args: argparse.Namespace) -> int:
@@ -87,9 +123,10 @@ async def export_run(args: argparse.Namespace) -> int:
 def format_status(status: RunStatus) -> str:
     run, totals = status.run, status.totals()
     lines = [
-        f"run {run.run_id} ({run.kind}): {run.status}, started {_when(run.created_at)}",
+        f"run {run.run_id} ({run.kind}): {status_word(run.status)}, "
+        f"started {_when(run.created_at)}",
         f"tokens: {totals['input_tokens']} in ({totals['cached_input_tokens']} cached), "
-        f"{totals['output_tokens']} out; cost ${totals['cost_usd']:.4f}",
+        f"{totals['output_tokens']} out; cost {format_cost(totals['cost_usd'])}",
     ]
     lines.extend(_lease_lines(status))
     if status.agents:
@@ -100,7 +137,7 @@ def format_status(status: RunStatus) -> str:
             tokens = agent.usage.get("input_tokens", 0) + agent.usage.get("output_tokens", 0)
             lines.append(
                 f"{indent}{agent.nickname} ({agent.agent_id}) {agent.role}: {agent.status}, "
-                f"{tokens} tokens, ${agent.cost_usd:.4f}"
+                f"{tokens} tokens, {format_cost(agent.cost_usd)}"
                 + (f" - {agent.error}" if agent.error else "")
             )
     if status.items:
