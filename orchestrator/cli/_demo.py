@@ -23,6 +23,7 @@ from ..pipelines.review import ReviewRequest, Severity, run_review, write_report
 from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
 from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
 from ..runs import RunSetup
+from ._invocation import corral_invocation
 
 DEMO_MODEL = "demo-rules"
 
@@ -96,12 +97,13 @@ def _summary(out: Path, triaged: bool, reviewed: bool, requests: int, seconds: f
         "review/review.sarif",
     ):
         print(f"  {out / name}")
+    corral = corral_invocation()
     print(
         "\nTo run the same pipelines against a real model, set OPENAI_API_KEY and run:\n"
-        f"  corral triage --issues {DEMO_ISSUES} --labels {DEMO_LABELS} --model gpt-5.4-mini\n"
-        f"  corral review --repo {out / 'shop'} --range main..feature --model gpt-5.4-mini\n"
+        f"  {corral} triage --issues {DEMO_ISSUES} --labels {DEMO_LABELS} --model gpt-5.4-mini\n"
+        f"  {corral} review --repo {out / 'shop'} --range main..feature --model gpt-5.4-mini\n"
         "(any OpenAI-compatible endpoint works: add --base-url URL, and --api chat if it only "
         "speaks Chat Completions)"
     )
     if not (triaged and reviewed):
-        print("\nsome workers did not finish: `corral runs` and `corral status RUN` say which")
+        print(f"\nsome workers did not finish: `{corral} runs` and `{corral} status RUN` say which")

@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from corral.agents import AgentRecord, ItemRecord, RunRecord, open_sqlite_store
+from corral.orchestrator.cli._invocation import corral_invocation
 from corral.orchestrator.runs._setup import JOURNAL_NAME
 
 TIMEOUT = 60
@@ -146,3 +147,16 @@ def test_a_run_on_an_unpriced_model_shows_no_dollar_cost(home: Path) -> None:
     assert "$0.0000" not in out
     assert "cost \u2014" in out
     assert "1280 tokens, \u2014" in out
+
+
+def test_next_step_lines_name_corral_as_it_can_be_called_again(tmp_path: Path) -> None:
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    program = venv_bin / "corral"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    elsewhere = tmp_path / "bin"
+    elsewhere.mkdir()
+    assert corral_invocation(str(program), path=str(elsewhere)) == str(program)
+    assert corral_invocation(str(program), path=str(venv_bin)) == "corral"
+    assert corral_invocation("/x/__main__.py", path="").endswith(" -m corral")
