@@ -11,18 +11,12 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+if TYPE_CHECKING:
+    pass
 
-from corral.agents import load_config
 
-from ..demo import DemoProgress, demo_policy, write_shop_repo
-from ..model_server import serve_model_server
-from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
-from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
-from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
-from ..runs import RunSetup
 from ._invocation import corral_invocation
 
 DEMO_MODEL = "demo-rules"
@@ -39,6 +33,11 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from corral.agents import load_config
+
+    from ..demo import demo_policy
+    from ..model_server import serve_model_server
+
     out = (args.out or Path(tempfile.mkdtemp(prefix="corral-demo-"))).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -61,6 +60,11 @@ async def run(args: argparse.Namespace) -> int:
 
 
 async def _triage(config: Any, env: dict[str, str], out: Path) -> bool:
+    from ..demo import DemoProgress
+    from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
+    from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+    from ..runs import RunSetup
+
     issues = read_issues(DEMO_ISSUES)
     labels = read_labels(DEMO_LABELS)
     print(f"\ntriage: {len(issues)} issues, {len(labels.names)} labels, one worker per issue")
@@ -74,6 +78,12 @@ async def _triage(config: Any, env: dict[str, str], out: Path) -> bool:
 
 
 async def _review(config: Any, env: dict[str, str], out: Path) -> bool:
+    import anyio
+
+    from ..demo import DemoProgress, write_shop_repo
+    from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
+    from ..runs import RunSetup
+
     repo = await anyio.to_thread.run_sync(write_shop_repo, out / "shop")
     print(f"\nreview: main..feature of {repo}, one read-only reviewer per changed file")
     setup = RunSetup(hooks=DemoProgress("review", 3), env=env)
@@ -89,6 +99,8 @@ async def _review(config: Any, env: dict[str, str], out: Path) -> bool:
 
 
 def _summary(out: Path, triaged: bool, reviewed: bool, requests: int, seconds: float) -> None:
+    from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+
     print(f"\n{requests} model requests in {seconds:.1f} s. Reports are in {out}:")
     for name in (
         "triage/triage.md",

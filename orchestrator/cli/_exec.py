@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import ROLES, AgentStatus, RunnerHooks
-from corral.tools import ToolServices
+from ._common import add_executor_flags, add_model_flags, add_workspace_flags
 
-from .._run import ToolProvider
-from ..runs import ExecJob, RunSetup, SingleOutcome, new_id
-from ..supervisor import collab_tool_providers
-from ._approval import TerminalApprover
-from ._common import (
-    JsonLinesHooks,
-    ProgressHooks,
-    add_executor_flags,
-    add_model_flags,
-    add_workspace_flags,
-    cli_executor,
-    load_cli_config,
-    resolve_cwd,
-)
+if TYPE_CHECKING:
+    from corral.tools import ToolServices
+
+    from .._run import ToolProvider
+    from ..runs import SingleOutcome
+
+ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
+"""`corral.agents.ROLES`, spelled out so that `--help` need not import the agent core."""
 
 
 def add_parser(sub: Any) -> None:
@@ -45,6 +38,12 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from corral.agents import RunnerHooks
+
+    from ..runs import ExecJob, RunSetup, new_id
+    from ._common import cli_executor, load_cli_config, resolve_cwd
+    from ._hooks import JsonLinesHooks, ProgressHooks
+
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
@@ -61,15 +60,23 @@ async def run(args: argparse.Namespace) -> int:
 
 def providers_for(role: str) -> dict[str, ToolProvider]:
     """Run-specific tools of the root agent: the collab tools for a supervisor, else none."""
+    from ..supervisor import collab_tool_providers
+
     return collab_tool_providers() if role == "supervisor" else {}
 
 
 def approval_services() -> ToolServices:
     """Escalations are asked about at the terminal; with no terminal they are denied."""
+    from corral.tools import ToolServices
+
+    from ._approval import TerminalApprover
+
     return ToolServices(approver=TerminalApprover())
 
 
 def report(outcome: SingleOutcome, *, json_mode: bool, command: str) -> int:
+    from corral.agents import AgentStatus
+
     finish = outcome.finish
     if finish.status is AgentStatus.COMPLETED:
         if not json_mode:

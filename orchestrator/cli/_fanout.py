@@ -12,32 +12,18 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from corral.agents import CorralConfig, RunnerHooks
-from corral.tools import InvalidInput
-
-from ..fanout import (
-    DEFAULT_MAX_RESULT_TRIES,
-    FanoutOutcome,
-    ResultSchema,
-    TemplateError,
-    read_items,
-    resume_fanout,
-)
-from ..runs import FanoutJob, RunSetup
-from ._common import (
-    JsonLinesHooks,
-    add_executor_flags,
-    add_model_flags,
-    add_workspace_flags,
-    cli_executor,
-    load_cli_config,
-    resolve_cwd,
-)
+from ._common import add_executor_flags, add_model_flags, add_workspace_flags
 from ._exec import approval_services
+
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
+
+    from ..fanout import FanoutOutcome
+
+DEFAULT_MAX_RESULT_TRIES = 3
+"""`corral.orchestrator.fanout.DEFAULT_MAX_RESULT_TRIES`, spelled out for a fast `--help`."""
 
 _DESCRIPTION = (
     "Run one worker per line of a JSONL file on the template, its {field} placeholders filled "
@@ -77,6 +63,10 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from ..fanout import ResultSchema, read_items
+    from ..runs import FanoutJob, RunSetup
+    from ._common import cli_executor, load_cli_config, resolve_cwd
+
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     items = read_items(args.items)
@@ -101,6 +91,13 @@ async def run(args: argparse.Namespace) -> int:
 
 async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) -> int:
     """`corral resume RUN` for a fan-out run (called by the resume command)."""
+    from corral.agents import RunnerHooks
+    from corral.tools import InvalidInput
+
+    from ..fanout import resume_fanout
+    from ..runs import RunSetup
+    from ._hooks import JsonLinesHooks
+
     if args.message is not None:
         raise InvalidInput(f"run {run_id} is a fan-out: it takes no follow-up message; drop it")
     hooks: RunnerHooks = JsonLinesHooks() if args.json else RunnerHooks()
@@ -121,6 +118,8 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
 
 def read_template(raw: str) -> str:
     """`--template`: the text itself, or `@FILE` for a file's contents."""
+    from ..fanout import TemplateError
+
     if not raw.startswith("@"):
         return raw
     path = Path(raw[1:]).expanduser()
@@ -145,6 +144,8 @@ class Console:
 
     async def cancellable(self, work: Callable[[], Awaitable[FanoutOutcome]]) -> FanoutOutcome:
         """Run `work`; if Ctrl-C or SIGTERM cancels it (see `_main`), say how to resume."""
+        import anyio
+
         try:
             return await work()
         except anyio.get_cancelled_exc_class():

@@ -15,13 +15,13 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
-
-import anyio
-
-from corral.tools import CorralError
+from typing import TYPE_CHECKING, Any
 
 from .._version import corral_version
+from ._help import SUMMARIES, add_examples, add_summaries
+
+if TYPE_CHECKING:
+    from corral.tools import CorralError
 
 TERMINATED = 143
 
@@ -53,15 +53,23 @@ _MODULES = {
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser; with `argv`, only the module of the command it names is loaded."""
+    """The parser; with `argv`, only the module of the command it names is loaded, and none
+    when it names no command (`corral --help` lists the commands by their summaries)."""
     parser = argparse.ArgumentParser(
         prog="corral",
         description="Asynchronous multi-agent orchestration against any OpenAI-compatible model.",
     )
     parser.add_argument("--version", action="version", version=f"corral {corral_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in _modules_for(argv):
+    modules = _modules_for(argv)
+    if argv is not None and len(modules) > 1:
+        known = [name for name in _MODULES if name in SUMMARIES]
+        add_summaries(sub, known)
+        # A command registered without a summary is listed the slow way, by its module.
+        modules = list(dict.fromkeys(m for n, m in _MODULES.items() if n not in SUMMARIES))
+    for name in modules:
         importlib.import_module(f"{__package__}.{name}").add_parser(sub)
+    add_examples(parser, sub)
     return parser
 
 
@@ -96,6 +104,8 @@ def _main(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
     args = parser.parse_args(arguments)
+    from corral.tools import CorralError  # imported here: it loads every tool
+
     try:
         return _run(args)
     except (CorralError, BaseExceptionGroup) as exc:
@@ -136,6 +146,8 @@ def _silence_stdout() -> None:
 
 def _corral_errors(exc: BaseException) -> list[CorralError] | None:
     """The corral errors inside `exc` (task groups wrap them), or None if anything else is."""
+    from corral.tools import CorralError
+
     if isinstance(exc, CorralError):
         return [exc]
     if isinstance(exc, BaseExceptionGroup):
@@ -150,6 +162,8 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import anyio
+
     handler: Any = args.handler
     result = (
         anyio.run(_until_terminated, handler, args)
@@ -161,6 +175,8 @@ def _run(args: argparse.Namespace) -> int:
 
 async def _until_terminated(handler: Any, args: argparse.Namespace) -> int:
     """Run `handler`; SIGTERM cancels it like Ctrl-C does, so cleanup and journaling happen."""
+    import anyio
+
     outcome: list[int] = []
     async with anyio.create_task_group() as tg:
 

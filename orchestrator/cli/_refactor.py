@@ -11,23 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+from ._common import add_executor_flags, add_model_flags
 
-from corral.agents import CorralConfig
-from corral.tools import InvalidInput
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
 
-from ..pipelines.refactor import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_ATTEMPTS,
-    RefactorPlan,
-    RefactorRequest,
-    WorkerOutcome,
-    run_refactor,
-)
-from ..runs import RunSetup
-from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config
+    from ..pipelines.refactor import RefactorPlan, RefactorRequest, WorkerOutcome
+
+# The pipeline's defaults, spelled out so that `--help` need not import it (a test holds them).
+DEFAULT_CONCURRENCY = 4
+DEFAULT_MAX_ATTEMPTS = 2
 
 _DESCRIPTION = (
     "Apply INSTRUCTION to the tracked files of a git repository with parallel workers. The "
@@ -82,6 +77,12 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..pipelines.refactor import run_refactor
+    from ..runs import RunSetup
+    from ._common import cli_executor
+
     config, request = _request(args)
     setup = RunSetup(executor=cli_executor(args, config))
     started: list[str] = []
@@ -103,6 +104,9 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def _request(args: argparse.Namespace) -> tuple[CorralConfig, RefactorRequest]:
+    from ..pipelines.refactor import RefactorRequest
+    from ._common import load_cli_config
+
     repo = args.repo.expanduser()
     config = load_cli_config(args, repo if repo.is_dir() else Path.cwd())
     request = RefactorRequest(
@@ -120,6 +124,8 @@ def _request(args: argparse.Namespace) -> tuple[CorralConfig, RefactorRequest]:
 
 def _instruction(raw: str) -> str:
     """`--instruction`: the text itself, or `@FILE` for a file's contents."""
+    from corral.tools import InvalidInput
+
     if not raw.startswith("@"):
         return raw
     path = Path(raw[1:]).expanduser()

@@ -12,33 +12,18 @@ import argparse
 import sys
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-import anyio.to_thread
+from ._common import add_executor_flags, add_model_flags
 
-from corral.tools import InvalidInput
-
-from ..pipelines.review import (
-    DEFAULT_MAX_UNIT_LINES,
-    ReviewInputError,
-    ReviewReport,
-    ReviewRequest,
-    Severity,
-    parse_formats,
-    run_review,
-    write_reports,
-)
-from ..runs import RunSetup
-from ._common import (
-    ProgressHooks,
-    add_executor_flags,
-    add_model_flags,
-    cli_executor,
-    load_cli_config,
-)
+if TYPE_CHECKING:
+    from ..pipelines.review import ReviewReport, Severity
 
 NEVER = "none"
+# The review pipeline's values, spelled out so that `--help` need not import the pipeline
+# (a test holds them equal): its severities, most severe first, and its unit size.
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+DEFAULT_MAX_UNIT_LINES = 400
 _DESCRIPTION = (
     "Review a git range (BASE..HEAD, or BASE...HEAD from their merge base) or a patch file. "
     "The change is cut per file (and a large file per group of hunks); one read-only reviewer "
@@ -74,8 +59,8 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--fail-on",
-        choices=(*(s.value for s in Severity), NEVER),
-        default=Severity.HIGH.value,
+        choices=(*SEVERITIES, NEVER),
+        default="high",
         help="exit 1 when a finding is at or above this severity (default: high)",
     )
     parser.add_argument(
@@ -90,6 +75,15 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio.to_thread
+
+    from corral.tools import InvalidInput
+
+    from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
+    from ..runs import RunSetup
+    from ._common import cli_executor, load_cli_config
+    from ._hooks import ProgressHooks
+
     repo = (args.repo or Path.cwd()).expanduser()
     if not repo.is_dir():
         raise InvalidInput(f"--repo {repo}: not a directory; give the repository to review")
@@ -125,6 +119,8 @@ class _Console:
         _say(f"run {run_id}: {total} {noun}")
 
     async def cancellable(self, work: Awaitable[ReviewReport]) -> ReviewReport:
+        import anyio
+
         try:
             return await work
         except anyio.get_cancelled_exc_class():
@@ -157,6 +153,8 @@ def _say(text: str) -> None:
 
 
 def _formats(text: str) -> tuple[str, ...]:
+    from ..pipelines.review import ReviewInputError, parse_formats
+
     try:
         return parse_formats(text)
     except ReviewInputError as exc:

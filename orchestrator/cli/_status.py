@@ -11,13 +11,12 @@ import sys
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import UnknownRun, export_jsonl, format_cost, load_config, open_sqlite_store
-from corral.agents._store import SQLiteStore
+if TYPE_CHECKING:
+    from corral.agents._store import SQLiteStore
 
-from .._inspect import RunStatus, read_status, run_summary
-from ..runs import journal_path
+    from .._inspect import RunStatus
 
 
 def add_parser(sub: Any) -> None:
@@ -39,17 +38,25 @@ def add_parser(sub: Any) -> None:
 
 
 def _journal() -> Path:
+    from corral.agents import load_config
+
+    from ..runs import journal_path
+
     return journal_path(load_config(cwd=Path.cwd()).config)
 
 
 def open_journal_of(run_id: str, journal: Path) -> AbstractAsyncContextManager[SQLiteStore]:
     """The journal, opened read-only to read run `run_id`; with no journal, no such run."""
+    from corral.agents import UnknownRun, open_sqlite_store
+
     if not journal.exists():
         raise UnknownRun(run_id, str(journal))
     return open_sqlite_store(journal, read_only=True)
 
 
 async def show_status(args: argparse.Namespace) -> int:
+    from .._inspect import read_status
+
     async with open_journal_of(args.run_id, _journal()) as store:
         status = await read_status(store, args.run_id)
     if args.json:
@@ -60,6 +67,10 @@ async def show_status(args: argparse.Namespace) -> int:
 
 
 async def list_runs(args: argparse.Namespace) -> int:
+    from corral.agents import open_sqlite_store
+
+    from .._inspect import run_summary
+
     journal = _journal()
     if not journal.exists():  # nothing has run here yet; reading must not create the file
         runs = []
@@ -110,6 +121,8 @@ def _limit(text: str) -> int:
 
 
 async def export_run(args: argparse.Namespace) -> int:
+    from corral.agents import export_jsonl
+
     async with open_journal_of(args.run_id, _journal()) as store:
         if args.out is None:
             await export_jsonl(store, args.run_id, sys.stdout)
@@ -121,6 +134,8 @@ async def export_run(args: argparse.Namespace) -> int:
 
 
 def format_status(status: RunStatus) -> str:
+    from corral.agents import format_cost
+
     run, totals = status.run, status.totals()
     lines = [
         f"run {run.run_id} ({run.kind}): {status_word(run.status)}, "

@@ -10,22 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from ..pipelines.triage import (
-    READ_ONLY_TOOLS,
-    TriageJob,
-    TriageOutcome,
-    read_issues,
-    read_labels,
-    run_triage,
-)
-from ..runs import RunSetup
-from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config, resolve_cwd
+from ._common import add_executor_flags, add_model_flags
 from ._exec import approval_services
 from ._fanout import Console
+
+if TYPE_CHECKING:
+    from ..pipelines.triage import TriageOutcome
 
 DEFAULT_OUT = Path("corral-triage")
 _DESCRIPTION = (
@@ -73,6 +65,12 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..pipelines.triage import READ_ONLY_TOOLS, TriageJob, read_issues, read_labels, run_triage
+    from ..runs import RunSetup
+    from ._common import cli_executor, load_cli_config, resolve_cwd
+
     cwd = resolve_cwd(args.repo)
     config = load_cli_config(args, cwd)
     issues = read_issues(args.issues)
