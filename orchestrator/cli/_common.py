@@ -49,6 +49,13 @@ def add_workspace_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_output_flags(parser: argparse.ArgumentParser) -> None:
+    """`-q/--quiet`: no live progress on stderr (the run id and the summary still print)."""
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="show no progress while the run goes on"
+    )
+
+
 def add_executor_flags(parser: argparse.ArgumentParser) -> None:
     """`--executor`, `--temporal-address`, `--temporal-namespace`: where the run executes."""
     group = parser.add_argument_group("executor")

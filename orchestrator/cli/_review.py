@@ -14,10 +14,11 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags
+from ._common import add_executor_flags, add_model_flags, add_output_flags
 
 if TYPE_CHECKING:
     from ..pipelines.review import ReviewReport, Severity
+    from ._progress import LiveProgress
 
 NEVER = "none"
 # The review pipeline's values, spelled out so that `--help` need not import the pipeline
@@ -40,6 +41,7 @@ def add_parser(sub: Any) -> None:
     )
     add_model_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument("--repo", type=Path, metavar="DIR", help="the repository (default: here)")
     change = parser.add_mutually_exclusive_group(required=True)
     change.add_argument("--range", metavar="BASE..HEAD", help="a git range, e.g. main..HEAD")
@@ -82,7 +84,7 @@ async def run(args: argparse.Namespace) -> int:
     from ..pipelines.review import ReviewRequest, Severity, run_review, write_reports
     from ..runs import RunSetup
     from ._common import cli_executor, load_cli_config
-    from ._hooks import ProgressHooks
+    from ._fanout import live_progress
 
     repo = (args.repo or Path.cwd()).expanduser()
     if not repo.is_dir():
@@ -97,8 +99,8 @@ async def run(args: argparse.Namespace) -> int:
         max_unit_lines=args.max_unit_lines,
         run_id=args.run_id,
     )
-    console = _Console()
-    setup = RunSetup(hooks=ProgressHooks(), executor=cli_executor(args, config))
+    console = _Console(live_progress("review", args, config))
+    setup = RunSetup(hooks=console.progress, executor=cli_executor(args, config))
     report = await console.cancellable(
         run_review(config, request, setup=setup, on_start=console.started)
     )
@@ -107,14 +109,17 @@ async def run(args: argparse.Namespace) -> int:
 
 
 class _Console:
-    """What a person sees: the run at the start, each finding, the summary and the verdict."""
+    """What a person sees: the run at the start, the reviewers' progress (each named), each
+    finding, the summary and the verdict."""
 
-    def __init__(self) -> None:
+    def __init__(self, progress: LiveProgress) -> None:
         self.run_id: str | None = None
+        self.progress = progress
 
     def started(self, run_id: str, total: int, left: int) -> None:
-        del left
         self.run_id = run_id
+        self.progress.tally.total = total
+        self.progress.tally.done += total - left
         noun = "reviewer" if total == 1 else "reviewers"
         _say(f"run {run_id}: {total} {noun}")
 
@@ -124,10 +129,12 @@ class _Console:
         try:
             return await work
         except anyio.get_cancelled_exc_class():
+            self.progress.close()
             _say("stopped; no report was written")
             raise
 
     def finish(self, report: ReviewReport, written: list[Path], fail_on: Severity | None) -> int:
+        self.progress.close()
         for f in report.findings:
             print(f"{f.severity.value:<8} {f.path}:{f.lines}  {f.title}")
         sys.stdout.flush()

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags
+from ._common import add_executor_flags, add_model_flags, add_output_flags
 from ._exec import approval_services
-from ._fanout import Console
+from ._fanout import Console, live_progress
 
 if TYPE_CHECKING:
     from ..pipelines.triage import TriageOutcome
@@ -34,6 +34,7 @@ def add_parser(sub: Any) -> None:
     )
     add_model_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument(
         "--issues", type=Path, required=True, metavar="FILE.json|FILE.jsonl", help="the issues"
     )
@@ -75,8 +76,10 @@ async def run(args: argparse.Namespace) -> int:
     config = load_cli_config(args, cwd)
     issues = read_issues(args.issues)
     labels = read_labels(args.labels)
-    console = Console("triage")
+    progress = live_progress("triage", args, config)
+    console = Console("triage", progress=progress)
     setup = RunSetup(
+        hooks=progress,
         services=approval_services(),
         executor=cli_executor(args, config),
         on_start=console.started,
@@ -93,12 +96,14 @@ async def run(args: argparse.Namespace) -> int:
     try:
         outcome = await run_triage(config, job, setup=setup)
     except anyio.get_cancelled_exc_class():
+        console.close()
         if console.run_id is not None:
             print(
                 f"corral triage: stopped; no report written (run {console.run_id} is journaled)",
                 file=sys.stderr,
             )
         raise
+    console.close()
     return report(outcome)
 
 
