@@ -27,8 +27,16 @@ from tenacity.wait import wait_exponential_jitter
 from corral.agents import McpServerConfig
 from corral.tools import ToolOutput
 
-from ._connection import McpConnection, ProtocolMode, describe_failure, open_connection
+from ._connection import (
+    McpConnection,
+    ProtocolMode,
+    describe_failure,
+    open_connection,
+    start_failure,
+    stderr_said,
+)
 from ._results import result_to_output
+from ._stdio import StdioProcess
 
 logger = logging.getLogger(__name__)
 
@@ -133,9 +141,12 @@ class ServerSupervisor:
         """
         timeout = self.config.startup_timeout_sec
         was_up = False
+        started: list[StdioProcess] = []
         with anyio.CancelScope(deadline=anyio.current_time() + timeout) as startup:
             try:
-                async with open_connection(self.name, self.config, mode=self._mode) as conn:
+                async with open_connection(
+                    self.name, self.config, mode=self._mode, on_process=started.append
+                ) as conn:
                     tools = await conn.list_tools()
                     startup.deadline = math.inf
                     was_up = True
@@ -144,8 +155,10 @@ class ServerSupervisor:
                 reason = describe_failure(exc, self.name)
                 if was_up:
                     return reason
-                raise _StartFailed(reason) from exc
-        raise _StartFailed(f"did not start within {timeout:g} s (startup_timeout_sec)")
+                process = started[0] if started else None
+                raise _StartFailed(await start_failure(reason, process)) from exc
+        late = f"did not start within {timeout:g} s (startup_timeout_sec)"
+        raise _StartFailed(late + stderr_said(started[0] if started else None))
 
     async def _serve(
         self, conn: McpConnection, tools: list[types.Tool], on_ready: Callable[[], None]
