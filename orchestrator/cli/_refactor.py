@@ -54,7 +54,14 @@ def add_parser(sub: Any) -> None:
         metavar="GLOB",
         help="git pathspecs relative to --repo, e.g. 'src/*.py' (default: every tracked file)",
     )
-    parser.add_argument("--check", metavar="CMD", help="command that must pass, run by bash -c")
+    parser.add_argument(
+        "--check",
+        metavar="CMD",
+        help="command that must pass, run by bash -c from the top of the worktree. It runs "
+        "read-only in the sandbox, which sees the system folders (/usr, /etc, /lib*, /opt), the "
+        "toolchains on PATH, the worktree and its git data, and nothing else: not /tmp, not your "
+        "home folder, not a virtual environment outside the repository",
+    )
     parser.add_argument(
         "--branch", metavar="NAME", help="result branch (default: corral/refactor/RUN/result)"
     )
