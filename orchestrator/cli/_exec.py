@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags, add_workspace_flags
+from ._common import add_executor_flags, add_model_flags, add_output_flags, add_workspace_flags
 
 if TYPE_CHECKING:
     from corral.tools import ToolServices
@@ -25,6 +25,7 @@ def add_parser(sub: Any) -> None:
     add_model_flags(parser)
     add_workspace_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
     parser.add_argument("--run-id", help="choose the run id (default: generated)")
     parser.add_argument(
@@ -46,7 +47,9 @@ async def run(args: argparse.Namespace) -> int:
 
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
-    hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
+    hooks: RunnerHooks = (
+        JsonLinesHooks() if args.json else RunnerHooks() if args.quiet else ProgressHooks()
+    )
     setup = RunSetup(
         hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
     )

@@ -20,7 +20,7 @@ FLAG_OF = {"cwd": "cd", "result_schema": "schema"}
 """Job fields whose flag is spelled otherwise (`--cd`, `--schema`)."""
 NOT_FLAGS = {"kind", "worker"}
 """Job fields no command sets: the kind is the command, the workers' shape is the default."""
-NOT_FIELDS = {"help", "json", "model", "base_url", "api", "config", "sandbox", "profile"}
+NOT_FIELDS = {"help", "json", "model", "base_url", "api", "config", "sandbox", "profile", "quiet"}
 NOT_FIELDS |= {"executor", "temporal_address", "temporal_namespace"}
 """Flags that choose the config, the executor or the output, not the job."""
 
