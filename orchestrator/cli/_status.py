@@ -76,10 +76,15 @@ async def list_runs(args: argparse.Namespace) -> int:
         runs = []
     else:
         async with open_sqlite_store(journal, read_only=True) as store:
-            runs = await store.list_runs(status=args.status)
+            runs = await store.list_runs()
+    if args.status is not None:  # in the words `corral runs` shows: `completed` finds `done` too
+        runs = [r for r in runs if status_word(r.status) == status_word(args.status)]
     runs = runs[::-1][: args.limit or None]  # the journal lists oldest first
     if args.json:
-        print(json.dumps([{**run_summary(r), "title": run_title(r)} for r in runs]))
+        listed = [
+            {**run_summary(r), "status": status_word(r.status), "title": run_title(r)} for r in runs
+        ]
+        print(json.dumps(listed))
         return 0
     if not runs:
         print("no runs yet")

@@ -160,3 +160,8 @@ def test_next_step_lines_name_corral_as_it_can_be_called_again(tmp_path: Path) -
     assert corral_invocation(str(program), path=str(elsewhere)) == str(program)
     assert corral_invocation(str(program), path=str(venv_bin)) == "corral"
     assert corral_invocation("/x/__main__.py", path="").endswith(" -m corral")
+
+
+def test_runs_status_filter_uses_the_words_runs_shows(home: Path) -> None:
+    listed = json.loads(corral(home, "runs", "--json", "--status", "completed").stdout)
+    assert [r["run_id"] for r in listed] == [RUN, "run-old"]
