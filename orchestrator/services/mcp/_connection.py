@@ -24,6 +24,7 @@ from mcp.client import IncomingMessage
 from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types import RequestParamsMeta
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -102,18 +103,25 @@ class McpConnection:
         return tools
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], trace: Mapping[str, str]
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        trace: Mapping[str, str],
+        on_progress: ProgressFnT | None = None,
     ) -> types.CallToolResult:
         """Call `name`; the W3C keys of `trace` go out in the request's `_meta`.
 
         The trace is also made the current OpenTelemetry context for the call, so the SDK's own
-        client span (when tracing is on) joins that trace instead of replacing it.
+        client span (when tracing is on) joins that trace instead of replacing it. With
+        `on_progress`, the request asks for progress notifications and each one is passed on.
         """
         carrier = {key: trace[key] for key in TRACE_KEYS if key in trace}
         token = otel_context.attach(propagate.extract(carrier)) if carrier else None
         try:
             meta = cast(RequestParamsMeta, carrier) if carrier else None
-            return await self.client.call_tool(name, arguments, meta=meta)
+            return await self.client.call_tool(
+                name, arguments, meta=meta, progress_callback=on_progress
+            )
         finally:
             if token is not None:
                 otel_context.detach(token)
