@@ -15,7 +15,7 @@ from typing import Any
 Key = tuple[str, ...]
 # Top-level keys Codex documents and corral does not read.
 _IGNORED_TOP = """
-    analytics apps approvals_reviewer audio background_terminal_max_timeout chatgpt_base_url
+    analytics apps approvals_reviewer background_terminal_max_timeout chatgpt_base_url
     check_for_update_on_startup cli_auth_credentials_store commit_attribution compact_prompt
     default_permissions disable_paste_burst experimental_compact_prompt_file
     experimental_instructions_file experimental_resume experimental_use_freeform_apply_patch
@@ -27,7 +27,7 @@ _IGNORED_TOP = """
     model_catalog_json model_max_output_tokens model_personality model_reasoning_summary
     model_reasoning_summary_format model_supports_reasoning_summaries model_verbosity notice
     notify oss_provider permissions plan_mode_reasoning_effort plugins
-    preferred_auth_method realtime review_model sandbox_mode_override service_tier
+    preferred_auth_method realtime review_model service_tier
     show_raw_agent_reasoning sqlite_home suppress_unstable_features_warning tools
     tools_view_image tools_web_search tui web_search windows windows_wsl_setup_acknowledged
     zsh_path allow_login_shell
@@ -38,7 +38,7 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
     ("agents",): frozenset({"enabled", "job_max_runtime_seconds", "default_subagent_model"}),
     ("otel",): frozenset({"log_user_prompt", "environment", "trace_exporter", "metrics_exporter"}),
     ("sandbox_workspace_write",): frozenset({"exclude_tmpdir_env_var", "exclude_slash_tmp"}),
-    ("skills",): frozenset({"config", "include_instructions"}),
+    ("skills",): frozenset({"config"}),
     ("shell_environment_policy",): frozenset(
         {
             "inherit",
