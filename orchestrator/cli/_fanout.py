@@ -148,7 +148,8 @@ class Console:
             self.progress.started(run_id, total, left)
             return
         todo = "" if left == total else f", {left} to go"
-        print(f"corral {self.command}: run {run_id} ({total} items{todo})", file=sys.stderr)
+        noun = "item" if total == 1 else "items"
+        print(f"corral {self.command}: run {run_id} ({total} {noun}{todo})", file=sys.stderr)
         sys.stderr.flush()
 
     async def cancellable(self, work: Callable[[], Awaitable[FanoutOutcome]]) -> FanoutOutcome:

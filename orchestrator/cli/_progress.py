@@ -83,7 +83,8 @@ class LiveProgress(RunnerHooks):
         self.tally.total = total
         self.tally.done += total - left  # finished before a resume
         todo = "" if left == total else f", {left} to go"
-        self._say(f"run {run_id} ({total} items{todo})", always=True)
+        noun = "item" if total == 1 else "items"
+        self._say(f"run {run_id} ({total} {noun}{todo})", always=True)
 
     def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
         self.tally.running[agent_id] = name

@@ -68,4 +68,4 @@ def test_quiet_prints_only_the_run_id() -> None:
     progress.agent_started("a", None, "worker-1")
     progress.turn_ended("a", 1, AgentStatus.COMPLETED)
     progress.close()
-    assert out.getvalue() == "corral fanout: run run-3 (1 items)\n"
+    assert out.getvalue() == "corral fanout: run run-3 (1 item)\n"
