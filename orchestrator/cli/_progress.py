@@ -75,6 +75,11 @@ class LiveProgress(RunnerHooks):
         self._last_draw = float("-inf")
         self._drawn = False
         self._color = _wants_color(self.out) if color is None else color
+        self._labels: dict[str, str] = {}
+
+    def name_items(self, labels: tuple[str, ...]) -> None:
+        """Call item workers by what they work on (`labels` in item order), not "item N"."""
+        self._labels = {f"item {index}": label for index, label in enumerate(labels)}
 
     # -- what the run tells us ------------------------------------------------------------
 
@@ -87,7 +92,7 @@ class LiveProgress(RunnerHooks):
         self._say(f"run {run_id} ({total} {noun}{todo})", always=True)
 
     def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
-        self.tally.running[agent_id] = name
+        self.tally.running[agent_id] = self._labels.get(name, name)
         self._draw()
 
     def turn_ended(self, agent_id: str, turn: int, status: AgentStatus) -> None:

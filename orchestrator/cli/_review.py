@@ -102,7 +102,13 @@ async def run(args: argparse.Namespace) -> int:
     console = _Console(live_progress("review", args, config))
     setup = RunSetup(hooks=console.progress, executor=cli_executor(args, config))
     report = await console.cancellable(
-        run_review(config, request, setup=setup, on_start=console.started)
+        run_review(
+            config,
+            request,
+            setup=setup,
+            on_start=console.started,
+            on_units=console.progress.name_items,
+        )
     )
     written = await anyio.to_thread.run_sync(write_reports, report, args.out, args.format, fail_on)
     return console.finish(report, written, fail_on)
