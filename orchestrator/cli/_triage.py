@@ -77,6 +77,7 @@ async def run(args: argparse.Namespace) -> int:
     issues = read_issues(args.issues)
     labels = read_labels(args.labels)
     progress = live_progress("triage", args, config)
+    progress.name_items(tuple(f"#{issue.number}" for issue in issues))  # workers go in this order
     console = Console("triage", progress=progress)
     setup = RunSetup(
         hooks=progress,
