@@ -120,6 +120,7 @@ from ._runner import RunnerLimits as RunnerLimits
 from ._spend import AgentSpend as AgentSpend
 from ._spend import SpendBreaker as SpendBreaker
 from ._spend import cost_of as cost_of
+from ._spend import format_cost as format_cost
 from ._spend import request_overrun as request_overrun
 from ._store import AgentRecord as AgentRecord
 from ._store import ItemRecord as ItemRecord
@@ -262,6 +263,7 @@ __all__ = [
     "event_from_payload",
     "event_to_payload",
     "export_jsonl",
+    "format_cost",
     "fragment_kind_of",
     "hook_context_fragments",
     "is_contextual",

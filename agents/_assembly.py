@@ -17,7 +17,13 @@ from pydantic import BaseModel, ConfigDict
 from corral.tools import PermissionProfile, ToolContext, ToolRegistry, ToolServices
 
 from ._agents_md import AgentsMd, AgentsMdPart, load_agents_md
-from ._config import BudgetConfig, CorralConfig, ModelPrice, ShellConfig
+from ._config import (
+    BudgetConfig,
+    CorralConfig,
+    ModelPrice,
+    ShellConfig,
+    ShellEnvironmentPolicy,
+)
 from ._core import AgentCore, CoreConfig
 from ._endpoint_keys import named_endpoints
 from ._environment import capture_environment
@@ -61,6 +67,7 @@ class AgentSpec(BaseModel):
     early_compact_percent: int | None = 80
     budgets: BudgetConfig = BudgetConfig()
     shell: ShellConfig = ShellConfig()
+    shell_environment_policy: ShellEnvironmentPolicy = ShellEnvironmentPolicy()
     developer_instructions: str | None = None
     user_instructions: str | None = None
     agents_md: AgentsMdSettings
@@ -119,6 +126,7 @@ def model_settings_from_config(config: CorralConfig, env: Mapping[str, str]) -> 
         retry_deadline=config.request_retry_deadline_sec,
         backoff_initial=config.request_backoff_initial_ms / 1000,
         stream_idle_timeout=config.stream_idle_timeout_ms / 1000,
+        reasoning_effort=config.model_reasoning_effort,
     )
 
 
@@ -148,6 +156,7 @@ def spec_from_config(
         early_compact_percent=config.compaction.early_percent,
         budgets=config.budgets,
         shell=config.shell,
+        shell_environment_policy=config.shell_environment_policy,
         developer_instructions=config.developer_instructions,
         user_instructions=config.user_instructions,
         web_search=config.web_search,

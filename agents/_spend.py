@@ -63,6 +63,15 @@ def _amount(value: float, priced: bool) -> str:
     return f"${value:.4f}" if priced else f"{value:,.0f} tokens"
 
 
+NO_PRICE = "\u2014"
+
+
+def format_cost(cost_usd: float) -> str:
+    """A cost as people read it: dollars to four places, or a dash when nothing was charged
+    (a model without a known price), so an unpriced run never claims `$0.0000`."""
+    return f"${cost_usd:.4f}" if cost_usd > 0 else NO_PRICE
+
+
 def cost_of(usage: Usage, price: ModelPrice | None) -> float:
     """The USD cost of `usage` at `price` (0 when the model has no price)."""
     if price is None:

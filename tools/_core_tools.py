@@ -8,7 +8,7 @@ only where the run turns them on (`[shell] unified_exec`) and can own sessions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._apply_patch_tool import apply_patch_tool
@@ -58,9 +58,12 @@ def build_core_registry(
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
     output_max_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
     approval_timeout: float = APPROVAL_TIMEOUT,
+    shell_env: Mapping[str, str] | None = None,
 ) -> ToolRegistry:
     """A registry of the named core tools, in the core order; unknown names are an error."""
-    factories = _factories(max_timeout_ms, default_timeout_ms, output_max_tokens, approval_timeout)
+    factories = _factories(
+        max_timeout_ms, default_timeout_ms, output_max_tokens, approval_timeout, shell_env
+    )
     unknown = sorted(set(names) - set(factories))
     if unknown:
         known = ", ".join(factories)
@@ -74,6 +77,7 @@ def _factories(
     default_timeout_ms: int,
     output_max_tokens: int,
     approval_timeout: float = APPROVAL_TIMEOUT,
+    shell_env: Mapping[str, str] | None = None,
 ) -> dict[str, Callable[[], Tool[Any]]]:
     return {
         "shell": lambda: shell_tool(
@@ -81,6 +85,7 @@ def _factories(
             default_timeout_ms=default_timeout_ms,
             max_output_tokens=output_max_tokens,
             approval_timeout=approval_timeout,
+            env=shell_env,
         ),
         EXEC_COMMAND: lambda: exec_command_tool(
             max_output_tokens=output_max_tokens, approval_timeout=approval_timeout

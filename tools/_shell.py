@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import shlex
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -96,6 +97,8 @@ class ShellSettings:
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     approval_timeout: float = APPROVAL_TIMEOUT
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables every command gets on top of the sandbox's allow-listed ones."""
 
 
 def shell_tool(
@@ -104,13 +107,15 @@ def shell_tool(
     default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
     approval_timeout: float = APPROVAL_TIMEOUT,
+    env: Mapping[str, str] | None = None,
 ) -> Tool[ShellArgs]:
-    """The `shell` tool, with its timeouts, output budget and approval deadline."""
+    """The `shell` tool, with its timeouts, output budget, approval deadline and variables."""
     settings = ShellSettings(
         max_timeout_ms=max_timeout_ms,
         default_timeout_ms=default_timeout_ms,
         max_output_tokens=max_output_tokens,
         approval_timeout=approval_timeout,
+        env=dict(env or {}),
     )
 
     async def handle(args: ShellArgs, ctx: ToolContext) -> ToolOutput:
@@ -209,7 +214,7 @@ class _ShellRun:
             cwd=self.cwd,
             profile=profile,
             timeout=self.timeout,
-            env={},
+            env=self.settings.env,
             output_budget=budget_tokens * APPROX_BYTES_PER_TOKEN,
         )
 

@@ -1,7 +1,8 @@
 """corral's configuration: built-in defaults, `$CORRAL_HOME/config.toml`, the project's
 `.corral/config.toml`, `CORRAL_*` environment variables and flags, merged in that order.
 
-Key names follow Codex's `config.toml` where Codex has them; unknown keys are errors. A project
+Key names follow Codex's `config.toml` where Codex has them; Codex keys corral does not use are
+skipped with one warning per file, and other unknown keys are errors. A project
 file widens power (sandbox, MCP servers, endpoints, ...) only in a project the user trusted.
 """
 
@@ -16,12 +17,14 @@ from ._model import McpApprovalMode as McpApprovalMode
 from ._model import McpServerConfig as McpServerConfig
 from ._model import McpToolConfig as McpToolConfig
 from ._model import ModelPrice as ModelPrice
+from ._model import ModelProviderConfig as ModelProviderConfig
 from ._model import OtelConfig as OtelConfig
 from ._model import ProjectTrust as ProjectTrust
 from ._model import RateLimit as RateLimit
 from ._model import RoleConfig as RoleConfig
 from ._model import ServiceConfig as ServiceConfig
 from ._model import ShellConfig as ShellConfig
+from ._model import ShellEnvironmentPolicy as ShellEnvironmentPolicy
 from ._model import SkillsConfig as SkillsConfig
 from ._model import TemporalConfig as TemporalConfig
 from ._sources import ConfigLayer as ConfigLayer
@@ -50,6 +53,7 @@ __all__ = [
     "McpServerConfig",
     "McpToolConfig",
     "ModelPrice",
+    "ModelProviderConfig",
     "OtelConfig",
     "ProjectTrust",
     "ProjectVerdict",
@@ -57,6 +61,7 @@ __all__ = [
     "RoleConfig",
     "ServiceConfig",
     "ShellConfig",
+    "ShellEnvironmentPolicy",
     "SkillsConfig",
     "TemporalConfig",
     "TrustListing",

@@ -1,7 +1,8 @@
 """Loading the effective configuration: layers merged in order, validated once, origins kept.
 
 Order, later wins: built-in defaults, `$CORRAL_HOME/config.toml`, the project's
-`.corral/config.toml`, `CORRAL_*` environment variables, then flags and `-c key=value`.
+`.corral/config.toml`, the selected `[profiles.NAME]`, `CORRAL_*` environment variables, then
+flags and `-c key=value`. Codex's `model_provider` fills in the endpoint keys no layer set.
 Tables merge deeply; scalars and arrays replace. Every validation error is traced back to the
 layer that set the key, so its message names the file, variable or flag to fix. The project file
 applies in full only to a trusted project (`_trust`); the endpoints the user's own layers name
@@ -10,6 +11,7 @@ are kept as `key_endpoints`, the only ones an API key from the environment goes 
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import os
@@ -32,6 +34,7 @@ from ._sources import (
     env_layer,
     find_project_file,
     flags_layer,
+    normalise,
     parse_key,
     read_file_layer,
 )
@@ -79,11 +82,10 @@ def load_config(
     environ = os.environ if env is None else env
     cwd = Path(os.path.abspath(cwd))
     layers, verdict = _read_layers(cwd, environ, overrides or {}, cli_settings)
-    merged: dict[str, Any] = {}
-    key_layers: dict[Key, int] = {}
-    for index, layer in enumerate(layers):
-        _merge(merged, layer.values, (), index, key_layers)
-    merged["key_endpoints"] = _named_endpoints(layers)
+    layers = with_profile(layers, cwd)
+    merged, key_layers = _merge_all(layers)
+    provider_url = apply_provider(merged, layers, key_layers)
+    merged["key_endpoints"] = _named_endpoints(layers) + ([provider_url] if provider_url else [])
     config = _validate(merged, layers, key_layers)
     return _with_instructions_file(LoadedConfig(config, layers, key_layers, verdict))
 
@@ -122,6 +124,74 @@ def _root_markers(user: ConfigLayer | None) -> Sequence[str]:
     if isinstance(markers, list) and all(isinstance(m, str) for m in markers):
         return markers
     return DEFAULT_ROOT_MARKERS
+
+
+def _merge_all(layers: Sequence[ConfigLayer]) -> tuple[dict[str, Any], dict[Key, int]]:
+    merged: dict[str, Any] = {}
+    key_layers: dict[Key, int] = {}
+    for index, layer in enumerate(layers):
+        _merge(merged, layer.values, (), index, key_layers)
+    return merged, key_layers
+
+
+def with_profile(layers: tuple[ConfigLayer, ...], cwd: Path) -> tuple[ConfigLayer, ...]:
+    """`layers` with the selected `[profiles.NAME]` table as a layer of its own, after the
+    files and before the environment and flags (Codex: flags > profile > config.toml)."""
+    merged, key_layers = _merge_all(layers)
+    name = merged.get("profile")
+    if not isinstance(name, str):
+        return layers  # none selected, or the wrong type, which validation reports
+    profiles = merged.get("profiles")
+    table = profiles.get(name) if isinstance(profiles, dict) else None
+    if not isinstance(table, dict):
+        where = _where(("profile",), layers, key_layers)
+        raise ConfigError(
+            f"{where}: profile = {_show(name)}: no [profiles.{name}] table defines it; "
+            "add one to your config.toml or pick another profile"
+        )
+    source = layers[key_layers[("profiles", name)]]
+    values = copy.deepcopy(table)
+    label = f"profile {name} in {source.label(('profiles', name))}"
+    normalise(values, base=source.path.parent if source.path else cwd, label=lambda _: label)
+    at = next((i for i, layer in enumerate(layers) if layer.kind in ("env", "flags")), len(layers))
+    profile = ConfigLayer("profile", label, values)
+    return (*layers[:at], profile, *layers[at:])
+
+
+def apply_provider(
+    merged: dict[str, Any], layers: tuple[ConfigLayer, ...], key_layers: dict[Key, int]
+) -> str | None:
+    """Fill `base_url`, `model_api_key_env` and `model_provider_api` from the `[model_providers]`
+    table `model_provider` names, where no layer set them; returns the endpoint it filled in.
+
+    An untrusted project's provider keys were dropped before this, so the endpoint is one the
+    user's own layers name and the key may go to it.
+    """
+    name = merged.get("model_provider")
+    providers = merged.get("model_providers")
+    table = providers.get(name) if isinstance(providers, dict) and isinstance(name, str) else None
+    if name is None or (table is None and name == "openai"):
+        return None
+    if not isinstance(table, dict):
+        where = _where(("model_provider",), layers, key_layers)
+        raise ConfigError(
+            f"{where}: model_provider = {_show(name)}: no [model_providers.{name}] table; "
+            "add one with base_url, env_key and wire_api, or remove the key"
+        )
+    filled = None
+    for ours, theirs in _PROVIDER_KEYS:
+        if theirs in table and (ours,) not in key_layers:
+            merged[ours] = table[theirs]
+            key_layers[(ours,)] = key_layers[("model_providers", name, theirs)]
+            filled = table[theirs] if ours == "base_url" else filled
+    return filled.strip().rstrip("/") if isinstance(filled, str) and filled.strip() else None
+
+
+_PROVIDER_KEYS = (
+    ("base_url", "base_url"),
+    ("model_api_key_env", "env_key"),
+    ("model_provider_api", "wire_api"),
+)
 
 
 def _merge(
@@ -177,7 +247,8 @@ def _where(loc: Key, layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, i
 
 
 def _suggestion(loc: Key) -> str:
-    close = difflib.get_close_matches(loc[-1], field_names(loc[:-1]) or (), n=1)
+    # Only a near miss (`modle`, `max_thread`): a loose match suggests unrelated keys.
+    close = difflib.get_close_matches(loc[-1], field_names(loc[:-1]) or (), n=1, cutoff=0.75)
     return f"; did you mean `{'.'.join((*loc[:-1], close[0]))}`?" if close else ""
 
 

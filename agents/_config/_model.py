@@ -1,12 +1,14 @@
 """The shape of corral's configuration: one frozen pydantic model per TOML table.
 
-Key names follow Codex's `config.toml` where Codex has them, so an existing Codex config mostly
-works. Every model forbids unknown keys so typos surface; reading, layering and error messages
-are `_load`'s job. A new `[section]` is a new `_Section` subclass and one field on `CorralConfig`.
+Key names follow Codex's `config.toml` where Codex has them; the Codex keys corral has no use
+for are taken out before validation (`_codex`). Every model forbids unknown keys so typos
+surface; reading, layering and error messages are `_load`'s job. A new `[section]` is a new
+`_Section` subclass and one field on `CorralConfig`.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
@@ -32,11 +34,13 @@ from ._errors import ConfigError
 
 # Codex compacts at 90% of the window; a configured limit can only lower that.
 AUTO_COMPACT_PERCENT = 90
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 DEFAULT_ROOT_MARKERS = (".git",)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class ShellConfig(_Section):
@@ -60,6 +64,27 @@ class ShellConfig(_Section):
                 f"({self.max_timeout_ms}); lower it or raise max_timeout_ms"
             )
         return self
+
+
+class ShellEnvironmentPolicy(_Section):
+    """`[shell_environment_policy]`, Codex's table: `set` adds variables to every command.
+
+    Commands always start from the sandbox's short allow-list of this process's variables
+    (PATH, HOME, USER, LOGNAME, SHELL, TZ), never its whole environment, so Codex's `inherit`,
+    `exclude`, `include_only` and `ignore_default_excludes` are skipped with a warning.
+    """
+
+    set: dict[str, str] = {}
+
+    @field_validator("set")
+    @classmethod
+    def _variable_names(cls, values: dict[str, str]) -> dict[str, str]:
+        for name, value in values.items():
+            if not _ENV_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a variable name; use letters, digits and _")
+            if "\0" in value:
+                raise ValueError(f"the value of {name} holds a NUL byte")
+        return values
 
 
 class RoleConfig(_Section):
@@ -302,6 +327,17 @@ class ProjectTrust(_Section):
     trusted_hash: str | None = None
 
 
+class ModelProviderConfig(_Section):
+    """`[model_providers.ID]`, as Codex writes it; `model_provider = "ID"` selects one. Its
+    `base_url`, `env_key` and `wire_api` stand in for corral's `base_url`, `model_api_key_env`
+    and `model_provider_api` wherever those are not set themselves."""
+
+    name: str | None = None
+    base_url: str | None = None
+    env_key: str | None = Field(default=None, min_length=1)
+    wire_api: Literal["responses", "chat"] | None = None
+
+
 class JournalConfig(_Section):
     """`[journal]`: what the journal keeps. Of each tool output, the text the model sees (at
     most `max_tool_output_bytes`), its full size and a sha256 of it, once."""
@@ -322,6 +358,14 @@ class CorralConfig(_Section):
 
     model: str = Field(default="gpt-5.4-mini", min_length=1)
     model_provider_api: Literal["responses", "chat"] = "responses"
+    model_provider: str | None = None
+    """Codex's provider id: one of `[model_providers]`, or "openai" (the default endpoint)."""
+    model_providers: dict[str, ModelProviderConfig] = {}
+    model_reasoning_effort: ReasoningEffort | None = None
+    """Sent with every model request (Responses `reasoning.effort`, Chat `reasoning_effort`)."""
+    profile: str | None = None
+    """The `[profiles.NAME]` table laid over the files' top-level keys (`--profile` wins)."""
+    profiles: dict[str, dict[str, Any]] = {}
     base_url: str | None = None
     model_api_key_env: str = Field(default="OPENAI_API_KEY", min_length=1)
     request_max_retries: int | None = Field(default=None, ge=0, le=100)
@@ -355,6 +399,7 @@ class CorralConfig(_Section):
     project_root_markers: tuple[str, ...] = DEFAULT_ROOT_MARKERS
 
     shell: ShellConfig = ShellConfig()
+    shell_environment_policy: ShellEnvironmentPolicy = ShellEnvironmentPolicy()
     agents: AgentsConfig = AgentsConfig()
     budgets: BudgetConfig = BudgetConfig()
     prices: dict[str, ModelPrice] = {}

@@ -8,6 +8,7 @@ Merging the layers and validating the result is `_load`'s job.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -15,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ._codex import ignored_warning, strip_codex
 from ._errors import ConfigError
 
+logger = logging.getLogger("corral.config")
 Key = tuple[str, ...]
-LayerKind = Literal["default", "user", "project", "env", "flags"]
+LayerKind = Literal["default", "user", "project", "profile", "env", "flags"]
 
 CONFIG_FILE_NAME = "config.toml"
 PROJECT_CONFIG_DIR = ".corral"
@@ -50,6 +53,8 @@ class ConfigLayer:
     values: Mapping[str, Any]
     labels: Mapping[Key, str] = field(default_factory=dict)
     path: Path | None = None
+    ignored: tuple[str, ...] = ()
+    """Codex keys this source set that corral does not use, taken out before validation."""
 
     def label(self, key: Key) -> str:
         """Who set `key` in this layer: a file path, "env NAME" or "flag ..."."""
@@ -84,7 +89,8 @@ def read_file_layer(path: Path, kind: LayerKind) -> ConfigLayer | None:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
-    layer = ConfigLayer(kind, str(path), values, path=path)
+    ignored = _without_codex_keys(values, str(path))
+    layer = ConfigLayer(kind, str(path), values, path=path, ignored=ignored)
     normalise(values, base=path.parent, label=layer.label)
     return layer
 
@@ -134,9 +140,10 @@ def flags_layer(
         if value is not None:
             label = "flag --" + dotted.replace("_", "-")
             _set(values, parse_key(dotted, label), copy.deepcopy(value), labels, label)
+    ignored = _without_codex_keys(values, "flags")
     if not values:
         return None
-    layer = ConfigLayer("flags", "flags", values, labels)
+    layer = ConfigLayer("flags", "flags", values, labels, ignored=ignored)
     normalise(values, base=cwd, label=layer.label)
     return layer
 
@@ -197,6 +204,19 @@ def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]
     for role in roles.values() if isinstance(roles, dict) else ():
         if isinstance(role, dict) and "instructions_file" in role:
             role["instructions_file"] = _absolute(role["instructions_file"], base)
+
+
+_warned: set[str] = set()
+
+
+def _without_codex_keys(values: dict[str, Any], source: str) -> tuple[str, ...]:
+    ignored = strip_codex(values)
+    message = ignored_warning(source, ignored)
+    # Once per process: a command that loads its config twice still warns once.
+    if ignored and message not in _warned:
+        _warned.add(message)
+        logger.warning(message)
+    return tuple(ignored)
 
 
 def _lift_sandbox_table(values: dict[str, Any], source: str) -> None:

@@ -41,6 +41,7 @@ SAFE_KEYS = frozenset(
         "model_auto_compact_token_limit",
         "tool_output_token_limit",
         "personality",
+        "model_reasoning_effort",
         "base_instructions",
         "developer_instructions",
         "user_instructions",
@@ -98,6 +99,13 @@ WIDENING_KEYS = frozenset(
         # turn them on.
         "shell.unified_exec",
         "web_search",  # reaches the web, like network_access
+        # Codex's spellings of an endpoint and its key variable, and named sets of any keys.
+        "model_provider",
+        "model_providers",
+        "profile",
+        "profiles",
+        # Variables such as LD_PRELOAD or PATH change what every command runs.
+        "shell_environment_policy",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

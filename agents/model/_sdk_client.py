@@ -93,6 +93,8 @@ class SdkModelClient(ABC):
         self, request: ModelRequest, *, on_event: EventCallback | None = None
     ) -> ModelResponse:
         """Send `request`, retrying transient failures; raises a `ModelError` when it cannot."""
+        if request.reasoning_effort is None and self.settings.reasoning_effort is not None:
+            request = replace(request, reasoning_effort=self.settings.reasoning_effort)
         body = self.build_body(request)
         emit = on_event or _discard
         gate = self._gate

@@ -45,6 +45,8 @@ class ModelSettings(BaseModel):
     """The longest one attempt may take, streamed or not."""
     stream_idle_timeout: float = Field(default=300.0, gt=0)
     """The longest wait for the next bytes of a streamed response (Codex: 300 s)."""
+    reasoning_effort: str | None = None
+    """Sent with every request that sets none itself (Codex's `model_reasoning_effort`)."""
 
     @classmethod
     def resolve(

@@ -101,6 +101,7 @@ def build_registry(spec: AgentSpec, services: AgentServices) -> ToolRegistry:
         default_timeout_ms=spec.shell.default_timeout_ms,
         output_max_tokens=spec.shell.output_max_tokens,
         approval_timeout=spec.shell.approval_timeout_sec,
+        shell_env=spec.shell_environment_policy.set,
     )
     scope = ToolScope(agent_id=spec.agent_id, agents=services.agents, collab=services.collab)
     for name in names:

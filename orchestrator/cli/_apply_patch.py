@@ -11,17 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from corral.tools import (
-    PatchParseError,
-    PermissionDenied,
-    PermissionProfile,
-    SandboxMode,
-    apply_patch,
-)
+if TYPE_CHECKING:
+    pass
 
 
 def add_parser(sub: Any) -> None:
@@ -42,6 +35,16 @@ def add_parser(sub: Any) -> None:
 
 
 async def run_apply_patch(args: argparse.Namespace) -> int:
+    import anyio
+
+    from corral.tools import (
+        PatchParseError,
+        PermissionDenied,
+        PermissionProfile,
+        SandboxMode,
+        apply_patch,
+    )
+
     raw = await anyio.to_thread.run_sync(sys.stdin.buffer.read)
     text = _decode(raw)
     if not text.strip():
@@ -63,6 +66,8 @@ async def run_apply_patch(args: argparse.Namespace) -> int:
 
 
 def _decode(raw: bytes) -> str:
+    from corral.tools import PatchParseError
+
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

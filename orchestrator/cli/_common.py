@@ -1,24 +1,22 @@
-"""Flags and helpers shared by the commands that start agents (exec, resume, demo, fanout...)."""
+"""Flags and helpers shared by the commands that start agents (exec, resume, demo, fanout...).
+
+Defining the flags imports nothing heavy, so that `--help` answers at once; the helpers that
+load config or build executors import what they need when called.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import CorralConfig, FunctionCall, RunnerHooks, load_config
-from corral.tools import InvalidInput, ToolOutput
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
 
-from ..runs import (
-    EXECUTOR_KINDS,
-    Executor,
-    ExecutorSettings,
-    executor_from_settings,
-    resolve_executor_settings,
-)
+    from ..runs import Executor, ExecutorSettings
+
+EXECUTOR_CHOICES = ("local", "temporal")
+"""`corral.orchestrator.runs.EXECUTOR_KINDS`, spelled out so the flags need not import it."""
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +26,9 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--api", choices=("responses", "chat"), help="which API the endpoint speaks"
+    )
+    parser.add_argument(
+        "-p", "--profile", help="use the [profiles.NAME] table of your config (config: profile)"
     )
     parser.add_argument(
         "-c",
@@ -48,12 +49,19 @@ def add_workspace_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_output_flags(parser: argparse.ArgumentParser) -> None:
+    """`-q/--quiet`: no live progress on stderr (the run id and the summary still print)."""
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="show no progress while the run goes on"
+    )
+
+
 def add_executor_flags(parser: argparse.ArgumentParser) -> None:
     """`--executor`, `--temporal-address`, `--temporal-namespace`: where the run executes."""
     group = parser.add_argument_group("executor")
     group.add_argument(
         "--executor",
-        choices=EXECUTOR_KINDS,
+        choices=EXECUTOR_CHOICES,
         help="run the agents here (local) or on corral workers of a Temporal server "
         "(config: executor, default local)",
     )
@@ -69,6 +77,8 @@ def add_executor_flags(parser: argparse.ArgumentParser) -> None:
 
 def executor_settings(args: argparse.Namespace, config: CorralConfig) -> ExecutorSettings:
     """The executor flags over `config`'s `executor` and `[temporal]`; flags win."""
+    from ..runs import resolve_executor_settings
+
     return resolve_executor_settings(
         config,
         kind=getattr(args, "executor", None),
@@ -79,10 +89,14 @@ def executor_settings(args: argparse.Namespace, config: CorralConfig) -> Executo
 
 def cli_executor(args: argparse.Namespace, config: CorralConfig) -> Executor:
     """The executor the flags and `config` ask for; Temporal's SDK is loaded only for it."""
+    from ..runs import executor_from_settings
+
     return executor_from_settings(executor_settings(args, config))
 
 
 def resolve_cwd(raw: Path | None) -> Path:
+    from corral.tools import InvalidInput
+
     cwd = (raw or Path.cwd()).expanduser()
     if not cwd.is_dir():
         raise InvalidInput(f"--cd {cwd}: not a directory; give an existing folder")
@@ -90,41 +104,14 @@ def resolve_cwd(raw: Path | None) -> Path:
 
 
 def load_cli_config(args: argparse.Namespace, cwd: Path) -> CorralConfig:
+    from corral.agents import load_config
+
     overrides: dict[str, Any] = {
         "model": getattr(args, "model", None),
         "base_url": getattr(args, "base_url", None),
         "model_provider_api": getattr(args, "api", None),
         "sandbox_mode": getattr(args, "sandbox", None),
+        "profile": getattr(args, "profile", None),
     }
     loaded = load_config(cwd=cwd, overrides=overrides, cli_settings=args.config)
     return loaded.config
-
-
-class JsonLinesHooks(RunnerHooks):
-    """Prints every journaled event as one JSON line."""
-
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self._out = out
-
-    def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
-        line = {"agent_id": agent_id, "seq": seq, "kind": kind, "payload": payload}
-        self._out.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self._out.flush()
-
-
-class ProgressHooks(RunnerHooks):
-    """Tells a person on stderr what the agent is doing, one line per tool call."""
-
-    def __init__(self, out: TextIO = sys.stderr) -> None:
-        self._out = out
-
-    def tool_call_started(self, agent_id: str, call: FunctionCall) -> None:
-        args = call.arguments if len(call.arguments) <= 160 else call.arguments[:157] + "..."
-        self._out.write(f"  -> {call.name} {args}\n")
-        self._out.flush()
-
-    def tool_call_ended(self, agent_id: str, call: FunctionCall, output: ToolOutput) -> None:
-        first = output.text.strip().splitlines()[:1]
-        status = "ok" if output.success else "error"
-        self._out.write(f"  <- {call.name} {status}: {first[0][:160] if first else ''}\n")
-        self._out.flush()

@@ -11,18 +11,13 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+if TYPE_CHECKING:
+    pass
 
-from corral.agents import load_config
 
-from ..demo import DemoProgress, demo_policy, write_shop_repo
-from ..model_server import serve_model_server
-from ..pipelines.review import ReviewJob, Severity, run_review, write_reports
-from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
-from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
-from ..runs import RunSetup
+from ._invocation import corral_invocation
 
 DEMO_MODEL = "demo-rules"
 
@@ -38,6 +33,11 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from corral.agents import load_config
+
+    from ..demo import demo_policy
+    from ..model_server import serve_model_server
+
     out = (args.out or Path(tempfile.mkdtemp(prefix="corral-demo-"))).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -60,6 +60,11 @@ async def run(args: argparse.Namespace) -> int:
 
 
 async def _triage(config: Any, env: dict[str, str], out: Path) -> bool:
+    from ..demo import DemoProgress
+    from ..pipelines.triage import TriageJob, read_issues, read_labels, run_triage
+    from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+    from ..runs import RunSetup
+
     issues = read_issues(DEMO_ISSUES)
     labels = read_labels(DEMO_LABELS)
     print(f"\ntriage: {len(issues)} issues, {len(labels.names)} labels, one worker per issue")
@@ -73,6 +78,12 @@ async def _triage(config: Any, env: dict[str, str], out: Path) -> bool:
 
 
 async def _review(config: Any, env: dict[str, str], out: Path) -> bool:
+    import anyio
+
+    from ..demo import DemoProgress, write_shop_repo
+    from ..pipelines.review import ReviewJob, Severity, run_review, write_reports
+    from ..runs import RunSetup
+
     repo = await anyio.to_thread.run_sync(write_shop_repo, out / "shop")
     print(f"\nreview: main..feature of {repo}, one read-only reviewer per changed file")
     setup = RunSetup(hooks=DemoProgress("review", 3), env=env)
@@ -88,6 +99,8 @@ async def _review(config: Any, env: dict[str, str], out: Path) -> bool:
 
 
 def _summary(out: Path, triaged: bool, reviewed: bool, requests: int, seconds: float) -> None:
+    from ..pipelines.triage.demo_policy import DEMO_ISSUES, DEMO_LABELS
+
     print(f"\n{requests} model requests in {seconds:.1f} s. Reports are in {out}:")
     for name in (
         "triage/triage.md",
@@ -96,12 +109,13 @@ def _summary(out: Path, triaged: bool, reviewed: bool, requests: int, seconds: f
         "review/review.sarif",
     ):
         print(f"  {out / name}")
+    corral = corral_invocation()
     print(
         "\nTo run the same pipelines against a real model, set OPENAI_API_KEY and run:\n"
-        f"  corral triage --issues {DEMO_ISSUES} --labels {DEMO_LABELS} --model gpt-5.4-mini\n"
-        f"  corral review --repo {out / 'shop'} --range main..feature --model gpt-5.4-mini\n"
+        f"  {corral} triage --issues {DEMO_ISSUES} --labels {DEMO_LABELS} --model gpt-5.4-mini\n"
+        f"  {corral} review --repo {out / 'shop'} --range main..feature --model gpt-5.4-mini\n"
         "(any OpenAI-compatible endpoint works: add --base-url URL, and --api chat if it only "
         "speaks Chat Completions)"
     )
     if not (triaged and reviewed):
-        print("\nsome workers did not finish: `corral runs` and `corral status RUN` say which")
+        print(f"\nsome workers did not finish: `{corral} runs` and `{corral} status RUN` say which")

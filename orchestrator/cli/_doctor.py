@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
+if TYPE_CHECKING:
+    from .._doctor import FileHealth
 
-from corral.agents import load_config
-
-from .._doctor import FileHealth, check_file
-from ..runs import journal_path
 
 SERVICE_STORE = "service.sqlite"
 
@@ -30,6 +27,10 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio.to_thread
+
+    from .._doctor import check_file
+
     files = _files(args.journal)
     results = [await anyio.to_thread.run_sync(check_file, path) for path in files]
     for health in results:
@@ -38,6 +39,10 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def _files(journal: Path | None) -> list[Path]:
+    from corral.agents import load_config
+
+    from ..runs import journal_path
+
     if journal is not None:
         return [journal.expanduser()]
     home_journal = journal_path(load_config(cwd=Path.cwd()).config)

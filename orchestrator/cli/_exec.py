@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import ROLES, AgentStatus, RunnerHooks
-from corral.tools import ToolServices
+from ._common import add_executor_flags, add_model_flags, add_output_flags, add_workspace_flags
 
-from .._run import ToolProvider
-from ..runs import ExecJob, RunSetup, SingleOutcome
-from ..supervisor import collab_tool_providers
-from ._approval import TerminalApprover
-from ._common import (
-    JsonLinesHooks,
-    ProgressHooks,
-    add_executor_flags,
-    add_model_flags,
-    add_workspace_flags,
-    cli_executor,
-    load_cli_config,
-    resolve_cwd,
-)
+if TYPE_CHECKING:
+    from corral.tools import ToolServices
+
+    from .._run import ToolProvider
+    from ..runs import SingleOutcome
+
+ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
+"""`corral.agents.ROLES`, spelled out so that `--help` need not import the agent core."""
 
 
 def add_parser(sub: Any) -> None:
@@ -32,6 +25,7 @@ def add_parser(sub: Any) -> None:
     add_model_flags(parser)
     add_workspace_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line")
     parser.add_argument("--run-id", help="choose the run id (default: generated)")
     parser.add_argument(
@@ -45,28 +39,47 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from corral.agents import RunnerHooks
+
+    from ..runs import ExecJob, RunSetup, new_id
+    from ._common import cli_executor, load_cli_config, resolve_cwd
+    from ._hooks import JsonLinesHooks, ProgressHooks
+
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
-    hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
+    hooks: RunnerHooks = (
+        JsonLinesHooks() if args.json else RunnerHooks() if args.quiet else ProgressHooks()
+    )
     setup = RunSetup(
         hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
     )
-    job = ExecJob(task=args.task, cwd=cwd, run_id=args.run_id, role=args.role)
+    run_id = args.run_id or new_id("run")
+    if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
+        print(f"corral exec: run {run_id} (see it with `corral status {run_id}`)", file=sys.stderr)
+    job = ExecJob(task=args.task, cwd=cwd, run_id=run_id, role=args.role)
     outcome = await cli_executor(args, config).run(job, setup, config)
     return report(outcome, json_mode=args.json, command="exec")
 
 
 def providers_for(role: str) -> dict[str, ToolProvider]:
     """Run-specific tools of the root agent: the collab tools for a supervisor, else none."""
+    from ..supervisor import collab_tool_providers
+
     return collab_tool_providers() if role == "supervisor" else {}
 
 
 def approval_services() -> ToolServices:
     """Escalations are asked about at the terminal; with no terminal they are denied."""
+    from corral.tools import ToolServices
+
+    from ._approval import TerminalApprover
+
     return ToolServices(approver=TerminalApprover())
 
 
 def report(outcome: SingleOutcome, *, json_mode: bool, command: str) -> int:
+    from corral.agents import AgentStatus
+
     finish = outcome.finish
     if finish.status is AgentStatus.COMPLETED:
         if not json_mode:

@@ -12,32 +12,19 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from corral.agents import CorralConfig, RunnerHooks
-from corral.tools import InvalidInput
-
-from ..fanout import (
-    DEFAULT_MAX_RESULT_TRIES,
-    FanoutOutcome,
-    ResultSchema,
-    TemplateError,
-    read_items,
-    resume_fanout,
-)
-from ..runs import FanoutJob, RunSetup
-from ._common import (
-    JsonLinesHooks,
-    add_executor_flags,
-    add_model_flags,
-    add_workspace_flags,
-    cli_executor,
-    load_cli_config,
-    resolve_cwd,
-)
+from ._common import add_executor_flags, add_model_flags, add_output_flags, add_workspace_flags
 from ._exec import approval_services
+
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
+
+    from ..fanout import FanoutOutcome
+    from ._progress import LiveProgress
+
+DEFAULT_MAX_RESULT_TRIES = 3
+"""`corral.orchestrator.fanout.DEFAULT_MAX_RESULT_TRIES`, spelled out for a fast `--help`."""
 
 _DESCRIPTION = (
     "Run one worker per line of a JSONL file on the template, its {field} placeholders filled "
@@ -54,6 +41,7 @@ def add_parser(sub: Any) -> None:
     add_model_flags(parser)
     add_workspace_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument("--items", type=Path, required=True, metavar="FILE.jsonl")
     parser.add_argument(
         "--template", required=True, metavar="TEXT_OR_@FILE", help="the task; {field} is filled"
@@ -77,13 +65,18 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from ..fanout import ResultSchema, read_items
+    from ..runs import FanoutJob, RunSetup
+    from ._common import cli_executor, load_cli_config, resolve_cwd
+
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     items = read_items(args.items)
     template = read_template(args.template)
     schema = ResultSchema.load(args.schema)
-    console = Console("fanout")
-    setup = RunSetup(services=approval_services(), on_start=console.started)
+    progress = live_progress("fanout", args, config)
+    console = Console("fanout", progress=progress)
+    setup = RunSetup(hooks=progress, services=approval_services(), on_start=console.started)
     job = FanoutJob(
         items=tuple(items),
         template=template,
@@ -101,10 +94,18 @@ async def run(args: argparse.Namespace) -> int:
 
 async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) -> int:
     """`corral resume RUN` for a fan-out run (called by the resume command)."""
+    from corral.agents import RunnerHooks
+    from corral.tools import InvalidInput
+
+    from ..fanout import resume_fanout
+    from ..runs import RunSetup
+    from ._hooks import JsonLinesHooks
+
     if args.message is not None:
         raise InvalidInput(f"run {run_id} is a fan-out: it takes no follow-up message; drop it")
-    hooks: RunnerHooks = JsonLinesHooks() if args.json else RunnerHooks()
-    console = Console("resume")
+    progress = None if args.json else live_progress("resume", args, config)
+    hooks: RunnerHooks = JsonLinesHooks() if progress is None else progress
+    console = Console("resume", progress=progress)
     setup = RunSetup(hooks=hooks, services=approval_services())
     outcome = await console.cancellable(
         lambda: resume_fanout(
@@ -121,6 +122,8 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
 
 def read_template(raw: str) -> str:
     """`--template`: the text itself, or `@FILE` for a file's contents."""
+    from ..fanout import TemplateError
+
     if not raw.startswith("@"):
         return raw
     path = Path(raw[1:]).expanduser()
@@ -132,22 +135,31 @@ def read_template(raw: str) -> str:
 
 @dataclass
 class Console:
-    """What a person sees on stderr: the run id at the start, one summary line at the end."""
+    """What a person sees on stderr: the run id at the start, the progress while it runs (when
+    given one), one summary line at the end."""
 
     command: str
     run_id: str | None = None
+    progress: LiveProgress | None = None
 
     def started(self, run_id: str, total: int, left: int) -> None:
         self.run_id = run_id
+        if self.progress is not None:
+            self.progress.started(run_id, total, left)
+            return
         todo = "" if left == total else f", {left} to go"
-        print(f"corral {self.command}: run {run_id} ({total} items{todo})", file=sys.stderr)
+        noun = "item" if total == 1 else "items"
+        print(f"corral {self.command}: run {run_id} ({total} {noun}{todo})", file=sys.stderr)
         sys.stderr.flush()
 
     async def cancellable(self, work: Callable[[], Awaitable[FanoutOutcome]]) -> FanoutOutcome:
         """Run `work`; if Ctrl-C or SIGTERM cancels it (see `_main`), say how to resume."""
+        import anyio
+
         try:
             return await work()
         except anyio.get_cancelled_exc_class():
+            self.close()
             if self.run_id is not None:
                 print(
                     f"corral {self.command}: stopped; resume with `corral resume {self.run_id}`",
@@ -155,7 +167,12 @@ class Console:
                 )
             raise
 
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+
     def report(self, outcome: FanoutOutcome) -> int:
+        self.close()
         if outcome.to_stdout:
             for line in outcome.lines():
                 print(line)
@@ -169,6 +186,15 @@ class Console:
                 file=sys.stderr,
             )
         return 0 if outcome.ok else 1
+
+
+def live_progress(command: str, args: argparse.Namespace, config: CorralConfig) -> LiveProgress:
+    """The run's progress on stderr, priced with the config's `[prices]`."""
+    from .._run._budget import price_for
+    from ._progress import LiveProgress, progress_mode
+
+    mode = progress_mode(sys.stderr, quiet=getattr(args, "quiet", False))
+    return LiveProgress(command, mode=mode, price_of=lambda model: price_for(config.prices, model))
 
 
 def _positive(text: str) -> int:

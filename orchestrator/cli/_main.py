@@ -11,16 +11,17 @@ import argparse
 import importlib
 import inspect
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
-
-import anyio
-
-from corral.tools import CorralError
+from typing import TYPE_CHECKING, Any
 
 from .._version import corral_version
+from ._help import SUMMARIES, add_examples, add_summaries
+
+if TYPE_CHECKING:
+    from corral.tools import CorralError
 
 TERMINATED = 143
 
@@ -53,15 +54,23 @@ _MODULES = {
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser; with `argv`, only the module of the command it names is loaded."""
+    """The parser; with `argv`, only the module of the command it names is loaded, and none
+    when it names no command (`corral --help` lists the commands by their summaries)."""
     parser = argparse.ArgumentParser(
         prog="corral",
         description="Asynchronous multi-agent orchestration against any OpenAI-compatible model.",
     )
     parser.add_argument("--version", action="version", version=f"corral {corral_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in _modules_for(argv):
+    modules = _modules_for(argv)
+    if argv is not None and len(modules) > 1:
+        known = [name for name in _MODULES if name in SUMMARIES]
+        add_summaries(sub, known)
+        # A command registered without a summary is listed the slow way, by its module.
+        modules = list(dict.fromkeys(m for n, m in _MODULES.items() if n not in SUMMARIES))
+    for name in modules:
         importlib.import_module(f"{__package__}.{name}").add_parser(sub)
+    add_examples(parser, sub)
     return parser
 
 
@@ -75,11 +84,29 @@ def _modules_for(argv: Sequence[str] | None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code. Output cut short by the reader (`| head`) is exit 0."""
+    try:
+        code = _main(argv)
+    except SystemExit:  # --help and usage errors: argparse itself ignores a closed pipe
+        _flush_stdout()
+        raise
+    except BaseException as exc:
+        if not _only_broken_pipes(exc):
+            raise
+        _silence_stdout()
+        return 0
+    _flush_stdout()
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # Set before any library can: wordllama calls basicConfig(level=INFO) when imported.
     logging.basicConfig(level=logging.WARNING, format="corral: %(levelname)s: %(message)s")
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
     args = parser.parse_args(arguments)
+    from corral.tools import CorralError  # imported here: it loads every tool
+
     try:
         return _run(args)
     except (CorralError, BaseExceptionGroup) as exc:
@@ -94,8 +121,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _only_broken_pipes(exc: BaseException) -> bool:
+    """Whether `exc` is the reader closing our output (task groups wrap it), and only that."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_only_broken_pipes(inner) for inner in exc.exceptions)
+    return isinstance(exc, BrokenPipeError)
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    # The interpreter flushes stdout at exit; into a closed pipe that prints a second error.
+    # Point the descriptor at /dev/null so that flush succeeds quietly.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # stdout is not a real file (a test's capture): nothing will flush into a pipe
+
+
 def _corral_errors(exc: BaseException) -> list[CorralError] | None:
     """The corral errors inside `exc` (task groups wrap them), or None if anything else is."""
+    from corral.tools import CorralError
+
     if isinstance(exc, CorralError):
         return [exc]
     if isinstance(exc, BaseExceptionGroup):
@@ -110,6 +163,8 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import anyio
+
     handler: Any = args.handler
     result = (
         anyio.run(_until_terminated, handler, args)
@@ -121,6 +176,8 @@ def _run(args: argparse.Namespace) -> int:
 
 async def _until_terminated(handler: Any, args: argparse.Namespace) -> int:
     """Run `handler`; SIGTERM cancels it like Ctrl-C does, so cleanup and journaling happen."""
+    import anyio
+
     outcome: list[int] = []
     async with anyio.create_task_group() as tg:
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import load_config
-
-from ..services.mcp import McpServerStatus, open_mcp_manager
+if TYPE_CHECKING:
+    from ..services.mcp import McpServerStatus
 
 
 def add_parser(sub: Any) -> None:
@@ -36,6 +35,10 @@ def add_parser(sub: Any) -> None:
 
 
 async def list_servers(args: argparse.Namespace) -> int:
+    from corral.agents import load_config
+
+    from ..services.mcp import open_mcp_manager
+
     config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
     async with open_mcp_manager(config, enforce_required=False) as manager:
         statuses = manager.statuses()

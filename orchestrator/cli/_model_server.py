@@ -10,17 +10,13 @@ import argparse
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+if TYPE_CHECKING:
+    from corral.orchestrator.model_server import (
+        ModelServerOptions,
+    )
 
-from corral.orchestrator.model_server import (
-    FaultRates,
-    ModelServerOptions,
-    load_policy,
-    parse_fault_plan,
-    serve_model_server,
-)
 
 _DESCRIPTION = (
     "Serve POST /v1/responses and /v1/chat/completions (streaming and not), GET /v1/models and "
@@ -68,6 +64,8 @@ def _add_fault_flags(p: argparse.ArgumentParser) -> None:
 
 
 def options_from_args(args: argparse.Namespace) -> ModelServerOptions:
+    from corral.orchestrator.model_server import FaultRates, ModelServerOptions, parse_fault_plan
+
     return ModelServerOptions(
         host=args.host,
         port=args.port,
@@ -87,6 +85,10 @@ def options_from_args(args: argparse.Namespace) -> ModelServerOptions:
 
 
 async def run_model_server(args: argparse.Namespace) -> int:
+    import anyio
+
+    from corral.orchestrator.model_server import load_policy, serve_model_server
+
     options = options_from_args(args)
     policy = load_policy(args.policy) if args.policy else None
     # The receiver is in place before the ready line, so a signal sent right after it is caught.

@@ -11,23 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+from ._common import add_executor_flags, add_model_flags
 
-from corral.agents import CorralConfig
-from corral.tools import InvalidInput
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
 
-from ..pipelines.refactor import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_ATTEMPTS,
-    RefactorJob,
-    RefactorPlan,
-    WorkerOutcome,
-    run_refactor,
-)
-from ..runs import RunSetup
-from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config
+    from ..pipelines.refactor import RefactorJob, RefactorPlan, WorkerOutcome
+
+# The pipeline's defaults, spelled out so that `--help` need not import it (a test holds them).
+DEFAULT_CONCURRENCY = 4
+DEFAULT_MAX_ATTEMPTS = 2
 
 _DESCRIPTION = (
     "Apply INSTRUCTION to the tracked files of a git repository with parallel workers. The "
@@ -59,7 +54,14 @@ def add_parser(sub: Any) -> None:
         metavar="GLOB",
         help="git pathspecs relative to --repo, e.g. 'src/*.py' (default: every tracked file)",
     )
-    parser.add_argument("--check", metavar="CMD", help="command that must pass, run by bash -c")
+    parser.add_argument(
+        "--check",
+        metavar="CMD",
+        help="command that must pass, run by bash -c from the top of the worktree. It runs "
+        "read-only in the sandbox, which sees the system folders (/usr, /etc, /lib*, /opt), the "
+        "toolchains on PATH, the worktree and its git data, and nothing else: not /tmp, not your "
+        "home folder, not a virtual environment outside the repository",
+    )
     parser.add_argument(
         "--branch", metavar="NAME", help="result branch (default: corral/refactor/RUN/result)"
     )
@@ -82,6 +84,12 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..pipelines.refactor import run_refactor
+    from ..runs import RunSetup
+    from ._common import cli_executor
+
     config, request = _request(args)
     setup = RunSetup(executor=cli_executor(args, config))
     started: list[str] = []
@@ -103,6 +111,9 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def _request(args: argparse.Namespace) -> tuple[CorralConfig, RefactorJob]:
+    from ..pipelines.refactor import RefactorJob
+    from ._common import load_cli_config
+
     repo = args.repo.expanduser()
     config = load_cli_config(args, repo if repo.is_dir() else Path.cwd())
     request = RefactorJob(
@@ -120,6 +131,8 @@ def _request(args: argparse.Namespace) -> tuple[CorralConfig, RefactorJob]:
 
 def _instruction(raw: str) -> str:
     """`--instruction`: the text itself, or `@FILE` for a file's contents."""
+    from corral.tools import InvalidInput
+
     if not raw.startswith("@"):
         return raw
     path = Path(raw[1:]).expanduser()

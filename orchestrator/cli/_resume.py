@@ -6,20 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from corral.agents import RunnerHooks, load_config
-from corral.tools import InvalidInput
-
-from ..fanout import find_fanout_run
-from ..runs import RunSetup, refuse_remote, resume_single
-from ..supervisor import collab_tool_providers
 from . import _fanout
-from ._common import (
-    JsonLinesHooks,
-    ProgressHooks,
-    add_executor_flags,
-    executor_settings,
-    resolve_cwd,
-)
+from ._common import add_executor_flags, executor_settings, resolve_cwd
 from ._exec import approval_services, report
 
 CARRIED_ON_HERE = (
@@ -54,6 +42,14 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    from corral.agents import RunnerHooks, load_config
+    from corral.tools import InvalidInput
+
+    from ..fanout import find_fanout_run
+    from ..runs import RunSetup, refuse_remote, resume_single
+    from ..supervisor import collab_tool_providers
+    from ._hooks import JsonLinesHooks, ProgressHooks
+
     config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
     refuse_remote(executor_settings(args, config), "resume", CARRIED_ON_HERE)
     fanout_run = await find_fanout_run(config, args.target)

@@ -12,33 +12,19 @@ import argparse
 import sys
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-import anyio.to_thread
+from ._common import add_executor_flags, add_model_flags, add_output_flags
 
-from corral.tools import InvalidInput
-
-from ..pipelines.review import (
-    DEFAULT_MAX_UNIT_LINES,
-    ReviewInputError,
-    ReviewJob,
-    ReviewReport,
-    Severity,
-    parse_formats,
-    run_review,
-    write_reports,
-)
-from ..runs import RunSetup
-from ._common import (
-    ProgressHooks,
-    add_executor_flags,
-    add_model_flags,
-    cli_executor,
-    load_cli_config,
-)
+if TYPE_CHECKING:
+    from ..pipelines.review import ReviewReport, Severity
+    from ._progress import LiveProgress
 
 NEVER = "none"
+# The review pipeline's values, spelled out so that `--help` need not import the pipeline
+# (a test holds them equal): its severities, most severe first, and its unit size.
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+DEFAULT_MAX_UNIT_LINES = 400
 _DESCRIPTION = (
     "Review a git range (BASE..HEAD, or BASE...HEAD from their merge base) or a patch file. "
     "The change is cut per file (and a large file per group of hunks); one read-only reviewer "
@@ -55,6 +41,7 @@ def add_parser(sub: Any) -> None:
     )
     add_model_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument("--repo", type=Path, metavar="DIR", help="the repository (default: here)")
     change = parser.add_mutually_exclusive_group(required=True)
     change.add_argument("--range", metavar="BASE..HEAD", help="a git range, e.g. main..HEAD")
@@ -74,8 +61,8 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--fail-on",
-        choices=(*(s.value for s in Severity), NEVER),
-        default=Severity.HIGH.value,
+        choices=(*SEVERITIES, NEVER),
+        default="high",
         help="exit 1 when a finding is at or above this severity (default: high)",
     )
     parser.add_argument(
@@ -90,6 +77,15 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio.to_thread
+
+    from corral.tools import InvalidInput
+
+    from ..pipelines.review import ReviewJob, Severity, run_review, write_reports
+    from ..runs import RunSetup
+    from ._common import cli_executor, load_cli_config
+    from ._fanout import live_progress
+
     repo = (args.repo or Path.cwd()).expanduser()
     if not repo.is_dir():
         raise InvalidInput(f"--repo {repo}: not a directory; give the repository to review")
@@ -103,35 +99,48 @@ async def run(args: argparse.Namespace) -> int:
         max_unit_lines=args.max_unit_lines,
         run_id=args.run_id,
     )
-    console = _Console()
-    setup = RunSetup(hooks=ProgressHooks(), executor=cli_executor(args, config))
+    console = _Console(live_progress("review", args, config))
+    setup = RunSetup(hooks=console.progress, executor=cli_executor(args, config))
     report = await console.cancellable(
-        run_review(config, request, setup=setup, on_start=console.started)
+        run_review(
+            config,
+            request,
+            setup=setup,
+            on_start=console.started,
+            on_units=console.progress.name_items,
+        )
     )
     written = await anyio.to_thread.run_sync(write_reports, report, args.out, args.format, fail_on)
     return console.finish(report, written, fail_on)
 
 
 class _Console:
-    """What a person sees: the run at the start, each finding, the summary and the verdict."""
+    """What a person sees: the run at the start, the reviewers' progress (each named), each
+    finding, the summary and the verdict."""
 
-    def __init__(self) -> None:
+    def __init__(self, progress: LiveProgress) -> None:
         self.run_id: str | None = None
+        self.progress = progress
 
     def started(self, run_id: str, total: int, left: int) -> None:
-        del left
         self.run_id = run_id
+        self.progress.tally.total = total
+        self.progress.tally.done += total - left
         noun = "reviewer" if total == 1 else "reviewers"
         _say(f"run {run_id}: {total} {noun}")
 
     async def cancellable(self, work: Awaitable[ReviewReport]) -> ReviewReport:
+        import anyio
+
         try:
             return await work
         except anyio.get_cancelled_exc_class():
+            self.progress.close()
             _say("stopped; no report was written")
             raise
 
     def finish(self, report: ReviewReport, written: list[Path], fail_on: Severity | None) -> int:
+        self.progress.close()
         for f in report.findings:
             print(f"{f.severity.value:<8} {f.path}:{f.lines}  {f.title}")
         sys.stdout.flush()
@@ -157,6 +166,8 @@ def _say(text: str) -> None:
 
 
 def _formats(text: str) -> tuple[str, ...]:
+    from ..pipelines.review import ReviewInputError, parse_formats
+
     try:
         return parse_formats(text)
     except ReviewInputError as exc:

@@ -6,21 +6,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+if TYPE_CHECKING:
+    pass
 
-from corral.agents import load_config
 
-from ..service import (
-    CorralService,
-    ServiceLimits,
-    ServiceOptions,
-    ServiceOptionsError,
-    ServicePolicy,
-    check_bind,
-    resolve_token,
-)
 from ._common import add_executor_flags, cli_executor
 
 
@@ -49,6 +40,20 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from corral.agents import load_config
+
+    from ..service import (
+        CorralService,
+        ServiceLimits,
+        ServiceOptions,
+        ServiceOptionsError,
+        ServicePolicy,
+        check_bind,
+        resolve_token,
+    )
+
     if not 0 <= args.port <= 65535:
         raise ServiceOptionsError(f"--port {args.port} is not a port; use 0-65535")
     workdir = Path.cwd()

@@ -11,20 +11,15 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import load_config
-from corral.orchestrator.services import WordLlamaEmbedder
-from corral.orchestrator.services.skills import (
-    EmptySkillQuery,
-    Match,
-    Skill,
-    SkillCatalog,
-    SkillInputError,
-    SkillMatcher,
-    SkillsFolderMissing,
-    discover_skills,
-)
+if TYPE_CHECKING:
+    from corral.orchestrator.services.skills import (
+        Match,
+        Skill,
+        SkillCatalog,
+    )
+
 
 _DESCRIPTION_WIDTH = 60
 _NAME_WIDTH = 40
@@ -68,6 +63,9 @@ def list_skills(args: argparse.Namespace) -> int:
 
 
 def match_skills(args: argparse.Namespace) -> int:
+    from corral.orchestrator.services import WordLlamaEmbedder
+    from corral.orchestrator.services.skills import EmptySkillQuery, SkillInputError, SkillMatcher
+
     if not args.text.strip():
         raise EmptySkillQuery('give the task to match, e.g. corral skills match "fill in a form"')
     if args.limit < 1:
@@ -84,6 +82,9 @@ def match_skills(args: argparse.Namespace) -> int:
 
 
 def _discover(dirs: Sequence[Path]) -> SkillCatalog:
+    from corral.agents import load_config
+    from corral.orchestrator.services.skills import SkillsFolderMissing, discover_skills
+
     for folder in dirs:
         if not folder.is_dir():
             raise SkillsFolderMissing(f"--dir {folder}: no such folder; give one that holds skills")

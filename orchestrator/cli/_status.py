@@ -11,13 +11,12 @@ import sys
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import UnknownRun, export_jsonl, load_config, open_sqlite_store
-from corral.agents._store import SQLiteStore
+if TYPE_CHECKING:
+    from corral.agents._store import SQLiteStore
 
-from .._inspect import RunStatus, read_status, run_summary
-from ..runs import journal_path
+    from .._inspect import RunStatus
 
 
 def add_parser(sub: Any) -> None:
@@ -25,8 +24,11 @@ def add_parser(sub: Any) -> None:
     status.add_argument("run_id", metavar="RUN")
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(handler=show_status)
-    runs = sub.add_parser("runs", help="list the runs in the journal")
+    runs = sub.add_parser("runs", help="list the runs in the journal, newest first")
     runs.add_argument("--status", help="only runs with this status")
+    runs.add_argument(
+        "--limit", type=_limit, default=20, help="show at most this many (default 20; 0: all)"
+    )
     runs.add_argument("--json", action="store_true", help="print a JSON array")
     runs.set_defaults(handler=list_runs)
     export = sub.add_parser("export", help="write a run's whole journal as JSON lines")
@@ -36,17 +38,25 @@ def add_parser(sub: Any) -> None:
 
 
 def _journal() -> Path:
+    from corral.agents import load_config
+
+    from ..runs import journal_path
+
     return journal_path(load_config(cwd=Path.cwd()).config)
 
 
 def open_journal_of(run_id: str, journal: Path) -> AbstractAsyncContextManager[SQLiteStore]:
     """The journal, opened read-only to read run `run_id`; with no journal, no such run."""
+    from corral.agents import UnknownRun, open_sqlite_store
+
     if not journal.exists():
         raise UnknownRun(run_id, str(journal))
     return open_sqlite_store(journal, read_only=True)
 
 
 async def show_status(args: argparse.Namespace) -> int:
+    from .._inspect import read_status
+
     async with open_journal_of(args.run_id, _journal()) as store:
         status = await read_status(store, args.run_id)
     if args.json:
@@ -57,23 +67,67 @@ async def show_status(args: argparse.Namespace) -> int:
 
 
 async def list_runs(args: argparse.Namespace) -> int:
+    from corral.agents import open_sqlite_store
+
+    from .._inspect import run_summary
+
     journal = _journal()
     if not journal.exists():  # nothing has run here yet; reading must not create the file
         runs = []
     else:
         async with open_sqlite_store(journal, read_only=True) as store:
-            runs = await store.list_runs(status=args.status)
+            runs = await store.list_runs()
+    if args.status is not None:  # in the words `corral runs` shows: `completed` finds `done` too
+        runs = [r for r in runs if status_word(r.status) == status_word(args.status)]
+    runs = runs[::-1][: args.limit or None]  # the journal lists oldest first
     if args.json:
-        print(json.dumps([run_summary(r) for r in runs]))
+        listed = [
+            {**run_summary(r), "status": status_word(r.status), "title": run_title(r)} for r in runs
+        ]
+        print(json.dumps(listed))
         return 0
     if not runs:
         print("no runs yet")
     for run in runs:
-        print(f"{run.run_id}  {run.kind:<8} {run.status:<16} {_when(run.created_at)}")
+        status = status_word(run.status)
+        when = _when(run.created_at)
+        print(f"{run.run_id}  {run.kind:<8} {status:<12} {when}  {run_title(run)}".rstrip())
     return 0
 
 
+# The journal says `done` for a finished fan-out and `completed` for a finished agent; a person
+# reading `corral runs` sees one word for both.
+_STATUS_WORDS = {"done": "completed"}
+_TITLE_KEYS = ("title", "task", "template", "instruction", "issue")
+_TITLE_WIDTH = 60
+
+
+def status_word(status: str) -> str:
+    """The status as `corral runs` and `corral status` say it."""
+    return _STATUS_WORDS.get(status, status)
+
+
+def run_title(run: Any) -> str:
+    """A run's title: the first line of its task (or fan-out template), shortened."""
+    config = run.config if isinstance(run.config, dict) else {}
+    text = next((config[k] for k in _TITLE_KEYS if isinstance(config.get(k), str)), "")
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= _TITLE_WIDTH else first[: _TITLE_WIDTH - 1] + "\u2026"
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("give 0 (all runs) or a positive number")
+    return value
+
+
 async def export_run(args: argparse.Namespace) -> int:
+    from corral.agents import export_jsonl
+
     async with open_journal_of(args.run_id, _journal()) as store:
         if args.out is None:
             await export_jsonl(store, args.run_id, sys.stdout)
@@ -85,11 +139,14 @@ async def export_run(args: argparse.Namespace) -> int:
 
 
 def format_status(status: RunStatus) -> str:
+    from corral.agents import format_cost
+
     run, totals = status.run, status.totals()
     lines = [
-        f"run {run.run_id} ({run.kind}): {run.status}, started {_when(run.created_at)}",
+        f"run {run.run_id} ({run.kind}): {status_word(run.status)}, "
+        f"started {_when(run.created_at)}",
         f"tokens: {totals['input_tokens']} in ({totals['cached_input_tokens']} cached), "
-        f"{totals['output_tokens']} out; cost ${totals['cost_usd']:.4f}",
+        f"{totals['output_tokens']} out; cost {format_cost(totals['cost_usd'])}",
     ]
     lines.extend(_lease_lines(status))
     if status.agents:
@@ -101,7 +158,7 @@ def format_status(status: RunStatus) -> str:
             refused = status.network_denials.get(agent.agent_id, 0)
             lines.append(
                 f"{indent}{agent.nickname} ({agent.agent_id}) {agent.role}: {agent.status}, "
-                f"{tokens} tokens, ${agent.cost_usd:.4f}"
+                f"{tokens} tokens, {format_cost(agent.cost_usd)}"
                 + (f", network denials: {refused}" if refused else "")
                 + (f" - {agent.error}" if agent.error else "")
             )

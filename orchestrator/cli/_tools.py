@@ -9,25 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
 
-from corral.agents import CorralConfig, load_config
+    from ..services.toolsearch import Hit, IndexedTool, ToolIndex
 
-from ..services import WordLlamaEmbedder
-from ..services.mcp import open_mcp_manager
-from ..services.toolsearch import (
-    DEFAULT_LIMIT,
-    EmptyQuery,
-    Hit,
-    IndexedTool,
-    NoToolsToSearch,
-    ToolIndex,
-    indexed_tool,
-    load_catalog,
-    one_line,
-)
+
+DEFAULT_LIMIT = 8
+"""`corral.orchestrator.services.toolsearch.DEFAULT_LIMIT`, spelled out for a fast `--help`."""
 
 
 def add_parser(sub: Any) -> None:
@@ -51,6 +42,13 @@ def add_parser(sub: Any) -> None:
 
 
 async def search_tools(args: argparse.Namespace) -> int:
+    import anyio.to_thread
+
+    from corral.agents import load_config
+
+    from ..services import WordLlamaEmbedder
+    from ..services.toolsearch import EmptyQuery, ToolIndex, load_catalog
+
     if not args.query.strip():
         raise EmptyQuery()
     if args.catalog is not None:
@@ -65,6 +63,9 @@ async def search_tools(args: argparse.Namespace) -> int:
 
 async def live_tools(config: CorralConfig) -> list[IndexedTool]:
     """The tools of the configured MCP servers: the seam where the MCP manager plugs in."""
+    from ..services.mcp import open_mcp_manager
+    from ..services.toolsearch import NoToolsToSearch, indexed_tool
+
     servers = sorted(name for name, server in config.mcp_servers.items() if server.enabled)
     if not servers:
         raise NoToolsToSearch(
@@ -82,6 +83,8 @@ async def live_tools(config: CorralConfig) -> list[IndexedTool]:
 
 
 def format_hits(hits: list[Hit], index: ToolIndex) -> str:
+    from ..services.toolsearch import one_line
+
     if not hits:
         return "no tools to search"
     width = max(len(h.name) for h in hits)

@@ -9,14 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import Store, load_config
-from corral.observability import TURN_KIND, build_trace_tree, format_trace_tree
-
-from .._inspect import read_status
-from ..runs import journal_path
-from ._status import format_status, open_journal_of
+if TYPE_CHECKING:
+    from corral.agents import Store
 
 
 def add_parser(sub: Any) -> None:
@@ -27,6 +23,13 @@ def add_parser(sub: Any) -> None:
 
 
 async def show_trace(args: argparse.Namespace) -> int:
+    from corral.agents import load_config
+    from corral.observability import build_trace_tree, format_trace_tree
+
+    from .._inspect import read_status
+    from ..runs import journal_path
+    from ._status import format_status, open_journal_of
+
     journal = journal_path(load_config(cwd=Path.cwd()).config)
     async with open_journal_of(args.run_id, journal) as store:
         status = await read_status(store, args.run_id)
@@ -42,4 +45,6 @@ async def show_trace(args: argparse.Namespace) -> int:
 
 
 async def _turns(store: Store, agent_id: str) -> int:
+    from corral.observability import TURN_KIND
+
     return sum(1 for event in await store.events(agent_id) if event.kind == TURN_KIND)

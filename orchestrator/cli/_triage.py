@@ -10,22 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from ..pipelines.triage import (
-    READ_ONLY_TOOLS,
-    TriageJob,
-    TriageOutcome,
-    read_issues,
-    read_labels,
-    run_triage,
-)
-from ..runs import RunSetup
-from ._common import add_executor_flags, add_model_flags, cli_executor, load_cli_config, resolve_cwd
+from ._common import add_executor_flags, add_model_flags, add_output_flags
 from ._exec import approval_services
-from ._fanout import Console
+from ._fanout import Console, live_progress
+
+if TYPE_CHECKING:
+    from ..pipelines.triage import TriageOutcome
 
 DEFAULT_OUT = Path("corral-triage")
 _DESCRIPTION = (
@@ -42,6 +34,7 @@ def add_parser(sub: Any) -> None:
     )
     add_model_flags(parser)
     add_executor_flags(parser)
+    add_output_flags(parser)
     parser.add_argument(
         "--issues", type=Path, required=True, metavar="FILE.json|FILE.jsonl", help="the issues"
     )
@@ -73,12 +66,21 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..pipelines.triage import READ_ONLY_TOOLS, TriageJob, read_issues, read_labels, run_triage
+    from ..runs import RunSetup
+    from ._common import cli_executor, load_cli_config, resolve_cwd
+
     cwd = resolve_cwd(args.repo)
     config = load_cli_config(args, cwd)
     issues = read_issues(args.issues)
     labels = read_labels(args.labels)
-    console = Console("triage")
+    progress = live_progress("triage", args, config)
+    progress.name_items(tuple(f"#{issue.number}" for issue in issues))  # workers go in this order
+    console = Console("triage", progress=progress)
     setup = RunSetup(
+        hooks=progress,
         services=approval_services(),
         executor=cli_executor(args, config),
         on_start=console.started,
@@ -95,12 +97,14 @@ async def run(args: argparse.Namespace) -> int:
     try:
         outcome = await run_triage(config, job, setup=setup)
     except anyio.get_cancelled_exc_class():
+        console.close()
         if console.run_id is not None:
             print(
                 f"corral triage: stopped; no report written (run {console.run_id} is journaled)",
                 file=sys.stderr,
             )
         raise
+    console.close()
     return report(outcome)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from corral.agents import list_trust, trust_target, user_config_file, write_trust
+if TYPE_CHECKING:
+    pass
+
 
 _SHOWN = {"trusted": "trusted", "changed": "changed since trusted", "untrusted": "not trusted"}
 
@@ -35,6 +37,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from corral.agents import list_trust, trust_target, user_config_file, write_trust
+
     env, cwd = os.environ, Path.cwd()
     if args.list:
         for entry in list_trust(env, cwd):

@@ -11,13 +11,12 @@ import argparse
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+if TYPE_CHECKING:
+    pass
 
-from corral.tools import InvalidInput
 
-from ..runs import resolve_executor_settings
 from ._common import load_cli_config
 
 _DESCRIPTION = (
@@ -64,6 +63,12 @@ def add_parser(sub: Any) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from corral.tools import InvalidInput
+
+    from ..runs import resolve_executor_settings
+
     try:
         from corral.orchestrator.temporal import TemporalSettings, WorkerSettings, run_worker
     except ImportError as exc:

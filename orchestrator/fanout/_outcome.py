@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corral.agents import ItemRecord, Usage
+from corral.agents import ItemRecord, Usage, format_cost
 
 DONE = "done"
 FAILED = "failed"
@@ -109,7 +109,7 @@ class FanoutOutcome:
         return (
             f"{t['done']} done, {t['failed']} failed of {t['items']} items; "
             f"{t['input_tokens']:,} input tokens ({t['cached_tokens']:,} cached), "
-            f"{t['output_tokens']:,} output tokens; ${t['cost_usd']:.4f}"
+            f"{t['output_tokens']:,} output tokens; {format_cost(t['cost_usd'])}"
         )
 
     def lines(self) -> list[str]:

@@ -28,7 +28,8 @@ BELOW: Final = "**"
 """A last pattern part matching the whole table below it."""
 
 _SAFE_KEYS = """
-model model_provider_api request_max_retries stream_max_retries stream_idle_timeout_ms
+model model_provider_api model_reasoning_effort
+request_max_retries stream_max_retries stream_idle_timeout_ms
 request_retry_deadline_sec request_backoff_initial_ms
 model_context_window model_auto_compact_token_limit tool_output_token_limit
 personality base_instructions developer_instructions user_instructions
@@ -71,6 +72,11 @@ NEVER: Final[Mapping[Key, str]] = {
     ("projects", BELOW): "it says which projects the server trusts",
     ("project_root_markers",): "it moves where project config is looked for",
     ("hooks", BELOW): "hooks run commands on the server",
+    ("model_provider",): "it picks the endpoint the server's key goes to",
+    ("model_providers", BELOW): "it names endpoints and key variables on the server",
+    ("profile",): "it picks one of the server's own profiles",
+    ("profiles", BELOW): "it is the server's own setting",
+    ("shell_environment_policy", BELOW): "it sets variables in commands run on the server",
 }
 """Keys no request may change, with the reason the refusal gives."""
 

@@ -59,7 +59,7 @@ class SkillsService:
                 root_markers=config.project_root_markers,
             )
             for warning in catalog.warnings:
-                logger.warning("%s", warning.message)
+                _warn_once(warning.message)
             # No skills, no model to load: a run without skills starts as fast as it would.
             matcher = (
                 SkillMatcher(catalog, embedder or WordLlamaEmbedder()) if len(catalog) else None
@@ -78,3 +78,13 @@ class SkillsService:
 
     def mentioned(self, text: str) -> tuple[str, ...]:
         return tuple(render_skill(s) for s in mentioned_skills(text, self.catalog))
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    # A run discovers skills for each folder its agents work in; a broken skill is told once.
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning("%s", message)

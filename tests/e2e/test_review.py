@@ -224,6 +224,8 @@ async def test_range_review_keeps_changed_lines_merges_duplicates_and_writes_val
     ]
     assert "3 findings (1 critical, 1 high, 1 medium); 3 of 3 units reviewed" in result.stderr
     assert "2 at or above high" in result.stderr
+    for path in ("shop/cart.py", "shop/db.py", "shop/users.py"):  # progress names each reviewer
+        assert f"] {path} completed · " in result.stderr
 
     report = json.loads((out / "review.json").read_text())
     assert report["source"]["label"] == "main..feature"

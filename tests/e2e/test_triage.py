@@ -171,6 +171,8 @@ async def test_triage_writes_a_valid_report_with_labels_from_the_set_and_the_dup
     assert result.code == 0, result.stderr
     assert "corral triage: run run-tri (4 items)" in result.stderr
     assert "4 triaged, 0 failed of 4 issues; 1 duplicates" in result.stderr
+    assert result.stderr.count(" completed · ") == 4, "one progress line per issue"
+    assert re.search(r"\] #\d+ completed · ", result.stderr), "each names its issue"
     out = workspace / "corral-triage"
     report = json.loads((out / "triage.json").read_text())
     Draft202012Validator(triage_json_schema()).validate(report)

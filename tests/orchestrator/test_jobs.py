@@ -25,7 +25,7 @@ from corral.orchestrator.service._models import (
 )
 from corral.tools import ApprovalPolicy, SandboxMode
 
-NOT_FIELDS = {"help", "json", "model", "base_url", "api", "config", "sandbox"}
+NOT_FIELDS = {"help", "json", "model", "base_url", "api", "config", "sandbox", "profile", "quiet"}
 NOT_FIELDS |= {"executor", "temporal_address", "temporal_namespace"}
 """Flags that choose the config, the executor or the output, not the job."""
 

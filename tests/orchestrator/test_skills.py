@@ -111,13 +111,32 @@ def test_without_a_git_marker_only_the_working_folder_is_the_project(tmp_path: P
     assert [skill.name for skill in catalog] == ["inner-skill"]
 
 
+def test_an_over_long_description_is_cut_with_one_warning_not_skipped(
+    places: tuple[Path, Path, Path],
+) -> None:
+    project, _, _ = places
+    words = " ".join(f"word{n}" for n in range(200))  # about 1,400 characters
+    path = write_skill(project / ".corral/skills/wordy", "wordy", words)
+
+    catalog = discover(places)
+
+    (skill,) = catalog
+    assert skill.path == path
+    assert len(skill.description) <= 1024
+    assert skill.description.endswith("\u2026")
+    assert words.startswith(skill.description[:-1])
+    assert [str(w) for w in catalog.warnings] == [
+        f"{path}: `description` is {len(words)} characters long, past the limit of 1024; "
+        "listed cut to that length"
+    ]
+
+
 @pytest.mark.parametrize(
     ("field", "length", "fault"),
     [
         ("name", 64, None),
         ("name", 65, "`name` is 65 characters long; the limit is 64"),
         ("description", 1024, None),
-        ("description", 1025, "`description` is 1025 characters long; the limit is 1024"),
     ],
 )
 def test_name_and_description_limits_are_inclusive(

@@ -75,7 +75,7 @@ def test_list_json_prints_every_valid_skill_and_warns_about_broken_yaml_on_stder
 
     assert done.returncode == 0, done.stderr
     skills = json.loads(done.stdout)
-    assert len(skills) == 144
+    assert len(skills) == 145
     assert {"name", "path", "description"} <= skills[0].keys()
     assert [s["name"] for s in skills] == sorted(s["name"] for s in skills)
     assert "broken" not in {s["name"] for s in skills}
@@ -84,7 +84,10 @@ def test_list_json_prints_every_valid_skill_and_warns_about_broken_yaml_on_stder
         "mapping values are not allowed here"
     ) in done.stderr.splitlines()
     over_limit = data / "anthropics__skills/claude-api/SKILL.md"
-    assert f"skipped {over_limit}: `description` is 1068 characters long" in done.stderr
+    cut = f"{over_limit}: `description` is 1068 characters long, past the limit of 1024"
+    assert done.stderr.count(cut) == 1, "listed, cut, and warned about once"
+    (claude_api,) = [s for s in skills if s["path"] == str(over_limit)]
+    assert len(claude_api["description"]) <= 1024
 
 
 def test_a_missing_dir_is_a_usage_error(tmp_path: Path) -> None:

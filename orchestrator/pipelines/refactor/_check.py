@@ -16,6 +16,14 @@ CHECK_TIMEOUT_S = 600.0
 """How long one run of the check may take before it is killed and counted as failed."""
 CHECK_OUTPUT_BUDGET = 64 * 1024
 TAIL_LINES = 20
+NOT_FOUND_EXIT = 127
+"""bash's exit code for a command it cannot find: here, one that is not inside the sandbox."""
+CHECK_WORLD = (
+    "the check runs read-only in the sandbox, which sees the system folders (/usr, /etc, /lib*, "
+    "/opt, ...), the toolchains on PATH, the worktree (a copy of the repository at HEAD) and its "
+    "git data, and nothing else: not /tmp, not your home folder, not a virtual environment "
+    "outside the repository"
+)
 
 
 @dataclass(frozen=True)
@@ -31,12 +39,19 @@ class CheckResult:
     def passed(self) -> bool:
         return self.command is None or (self.exit_code == 0 and not self.timed_out)
 
+    @property
+    def not_found(self) -> bool:
+        """Whether the check could not start: a program it names is not in the sandbox."""
+        return self.exit_code == NOT_FOUND_EXIT and not self.timed_out
+
     def describe(self) -> str:
         """`passed (exit 0)`, `failed (exit 1)`, `timed out` or `none given`."""
         if self.command is None:
             return "none given"
         if self.timed_out:
             return "timed out"
+        if self.not_found:
+            return f"a command it runs was not found in the sandbox (exit {NOT_FOUND_EXIT})"
         return f"{'passed' if self.passed else 'failed'} (exit {self.exit_code})"
 
     def tail(self, lines: int = TAIL_LINES) -> str:

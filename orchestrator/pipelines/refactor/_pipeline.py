@@ -33,7 +33,7 @@ from ...runs import (
     open_run,
     refuse_remote,
 )
-from ._check import CheckResult, CheckRunner
+from ._check import CHECK_WORLD, NOT_FOUND_EXIT, CheckResult, CheckRunner
 from ._errors import CheckFailsAtHead, RefactorInputError
 from ._git import Git, ensure_identity
 from ._merge import create_result_branch, merge_workers
@@ -127,6 +127,12 @@ def _check_request(request: RefactorJob) -> None:
 
 async def _refuse_failing_check(checker: CheckRunner, worktree: Path) -> None:
     baseline = await checker.run(worktree)
+    if baseline.not_found:
+        raise CheckFailsAtHead(
+            f"the check `{checker.command}` cannot run: a command it names was not found in the "
+            f"sandbox (exit {NOT_FOUND_EXIT}); {CHECK_WORLD}. Use a program from the system or "
+            f"one inside the repository. Its last lines:\n{baseline.tail()}"
+        )
     if not baseline.passed:
         raise CheckFailsAtHead(
             f"the check `{checker.command}` already fails on the unchanged HEAD "

@@ -8,7 +8,7 @@ Writing the report is left to `write_reports`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -89,12 +89,19 @@ async def run_review(
     *,
     setup: RunSetup,
     on_start: StartCallback | None = None,
+    on_units: Callable[[tuple[str, ...]], None] | None = None,
 ) -> ReviewReport:
-    """Read the change, review each unit of it in parallel, and aggregate the findings."""
+    """Read the change, review each unit of it in parallel, and aggregate the findings.
+
+    `on_units` hears the units' labels (a file, or a file's group of hunks) in item order before
+    the reviewers start, so progress can name each reviewer by what it reviews.
+    """
     change = await read_change(job)
     units = split_units(change.files, job.max_unit_lines)
     if not units:
         return ReviewReport(change.source, change.root, skipped=change.skipped)
+    if on_units is not None:
+        on_units(tuple(unit.label for unit in units))
     async with _reviewers_cwd(change) as cwd:
         items = [
             unit.item(AT_HEAD if change.source.kind == "range" else PATCH_TREE) for unit in units

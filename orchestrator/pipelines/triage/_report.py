@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from corral.agents import format_cost
+
 from ...fanout import FanoutOutcome
 from ...runs import Issue
 from ._index import DuplicateIndex
@@ -108,7 +110,7 @@ class TriageReport:
             f"{t['triaged']} triaged, {t['failed']} failed of {t['issues']} issues; "
             f"{t['duplicates']} duplicates; {t['input_tokens']:,} input tokens "
             f"({t['cached_tokens']:,} cached), {t['output_tokens']:,} output tokens; "
-            f"${t['cost_usd']:.4f}"
+            f"{format_cost(t['cost_usd'])}"
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from types import TracebackType
 from typing import Any, Literal, cast
@@ -24,6 +24,7 @@ from mcp.client import IncomingMessage
 from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types import RequestParamsMeta
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -102,18 +103,25 @@ class McpConnection:
         return tools
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], trace: Mapping[str, str]
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        trace: Mapping[str, str],
+        on_progress: ProgressFnT | None = None,
     ) -> types.CallToolResult:
         """Call `name`; the W3C keys of `trace` go out in the request's `_meta`.
 
         The trace is also made the current OpenTelemetry context for the call, so the SDK's own
-        client span (when tracing is on) joins that trace instead of replacing it.
+        client span (when tracing is on) joins that trace instead of replacing it. With
+        `on_progress`, the request asks for progress notifications and each one is passed on.
         """
         carrier = {key: trace[key] for key in TRACE_KEYS if key in trace}
         token = otel_context.attach(propagate.extract(carrier)) if carrier else None
         try:
             meta = cast(RequestParamsMeta, carrier) if carrier else None
-            return await self.client.call_tool(name, arguments, meta=meta)
+            return await self.client.call_tool(
+                name, arguments, meta=meta, progress_callback=on_progress
+            )
         finally:
             if token is not None:
                 otel_context.detach(token)
@@ -139,15 +147,23 @@ class _Streams(AbstractAsyncContextManager[TransportStreams]):
 
 @asynccontextmanager
 async def open_connection(
-    name: str, config: McpServerConfig, *, mode: ProtocolMode = "auto"
+    name: str,
+    config: McpServerConfig,
+    *,
+    mode: ProtocolMode = "auto",
+    on_process: Callable[[StdioProcess], None] | None = None,
 ) -> AsyncIterator[McpConnection]:
     """Connect to server `name` and keep watching it until the block ends.
 
     Raises `McpConnectFailed` with a message for people when the server cannot be started or
-    reached, or fails the handshake. Time limits are the caller's.
+    reached, or fails the handshake. Time limits are the caller's; `on_process` hears of a
+    stdio server's process as soon as it runs, so a caller whose deadline passes during the
+    handshake can still say what the server wrote to stderr.
     """
     async with AsyncExitStack() as stack:
         process, streams = await _open_transport(stack, name, config)
+        if process is not None and on_process is not None:
+            on_process(process)
         connection = McpConnection(process)
         client = Client(
             _Streams(streams),
@@ -158,8 +174,13 @@ async def open_connection(
         )
         try:
             await stack.enter_async_context(client)
-        except MCPError as exc:
-            raise McpConnectFailed(await _handshake_failure(exc, process)) from exc
+        except Exception as exc:
+            # The SDK's task group may wrap the error: a server that exits at once shows up as
+            # "Connection closed" inside an exception group.
+            leaf = _first_leaf(exc)
+            if not isinstance(leaf, MCPError | anyio.BrokenResourceError | anyio.EndOfStream):
+                raise
+            raise McpConnectFailed(await _handshake_failure(leaf, process)) from exc
         connection._client = client
         if process is not None:
             process.graceful_close = True
@@ -221,16 +242,36 @@ def http_headers(
     return headers
 
 
-async def _handshake_failure(exc: MCPError, process: StdioProcess | None) -> str:
+async def _handshake_failure(exc: Exception, process: StdioProcess | None) -> str:
     if process is None:
         return f"the handshake failed: {exc}"
-    with anyio.move_on_after(2.0):
+    with anyio.move_on_after(EXIT_GRACE_SEC):
         await process.closed.wait()
     if process.returncode is None:
-        return f"the handshake failed: {exc}"
-    last = process.last_stderr_line()
-    said = f": {last}" if last else ""
-    return f"the server exited during startup ({process.exit_reason()}){said}"
+        return f"the handshake failed: {exc}{stderr_said(process)}"
+    return f"the server exited during startup ({process.exit_reason()}){stderr_said(process)}"
+
+
+EXIT_GRACE_SEC = 2.0
+"""How long a failed start waits for the server to exit, so its exit code and stderr are in."""
+STDERR_LINES_SHOWN = 3
+
+
+def stderr_said(process: StdioProcess | None) -> str:
+    """The server's last stderr lines, as the tail of a failure message ("" when silent):
+    a server that cannot start usually says why there, and nowhere else."""
+    lines = process.stderr_tail().splitlines()[-STDERR_LINES_SHOWN:] if process else []
+    return f"; its stderr ended with: {' | '.join(lines)}" if lines else ""
+
+
+async def start_failure(reason: str, process: StdioProcess | None) -> str:
+    """`reason` a server failed to start for, with how it exited and what it last said."""
+    if process is None or "its stderr ended with" in reason:
+        return reason
+    with anyio.move_on_after(EXIT_GRACE_SEC):
+        await process.closed.wait()
+    ended = f" ({process.exit_reason()})" if process.returncode is not None else ""
+    return f"{reason}{ended}{stderr_said(process)}"
 
 
 async def _watch_process(connection: McpConnection, process: StdioProcess) -> None:

@@ -27,9 +27,19 @@ from tenacity.wait import wait_exponential_jitter
 from corral.agents import McpServerConfig
 from corral.tools import ToolOutput
 
-from ._connection import McpConnection, ProtocolMode, describe_failure, open_connection
+from ._connection import (
+    McpConnection,
+    ProtocolMode,
+    describe_failure,
+    open_connection,
+    start_failure,
+    stderr_said,
+)
 from ._results import result_to_output
+from ._stdio import StdioProcess
 
+PROGRESS_CEILING = 10
+"""Progress notifications extend a tool call to at most this many `tool_timeout_sec`."""
 logger = logging.getLogger(__name__)
 
 REFETCH_TIMEOUT_CAP_SEC = 30.0
@@ -133,9 +143,12 @@ class ServerSupervisor:
         """
         timeout = self.config.startup_timeout_sec
         was_up = False
+        started: list[StdioProcess] = []
         with anyio.CancelScope(deadline=anyio.current_time() + timeout) as startup:
             try:
-                async with open_connection(self.name, self.config, mode=self._mode) as conn:
+                async with open_connection(
+                    self.name, self.config, mode=self._mode, on_process=started.append
+                ) as conn:
                     tools = await conn.list_tools()
                     startup.deadline = math.inf
                     was_up = True
@@ -144,8 +157,10 @@ class ServerSupervisor:
                 reason = describe_failure(exc, self.name)
                 if was_up:
                     return reason
-                raise _StartFailed(reason) from exc
-        raise _StartFailed(f"did not start within {timeout:g} s (startup_timeout_sec)")
+                process = started[0] if started else None
+                raise _StartFailed(await start_failure(reason, process)) from exc
+        late = f"did not start within {timeout:g} s (startup_timeout_sec)"
+        raise _StartFailed(late + stderr_said(started[0] if started else None))
 
     async def _serve(
         self, conn: McpConnection, tools: list[types.Tool], on_ready: Callable[[], None]
@@ -198,12 +213,11 @@ class ServerSupervisor:
         notices_before = conn.list_changes
         timeout = self.config.tool_timeout_sec
         try:
-            with anyio.fail_after(timeout):
-                result = await conn.call_tool(tool, arguments, trace)
+            result = await self._call_with_progress(conn, tool, arguments, trace)
         except TimeoutError:
             return ToolOutput.error(
-                f"{exposed} timed out after {timeout:g} s (tool_timeout_sec of MCP server "
-                f"'{self.name}'); the server may still be working on it"
+                f"{exposed} timed out after {timeout:g} s without progress (tool_timeout_sec "
+                f"of MCP server '{self.name}'); the server may still be working on it"
             )
         except MCPError as exc:
             return ToolOutput.error(self._call_failure(conn, tool, exc))
@@ -213,6 +227,26 @@ class ServerSupervisor:
             )
         await self._settle(conn, notices_before)
         return result_to_output(exposed, result)
+
+    async def _call_with_progress(
+        self, conn: McpConnection, tool: str, arguments: dict[str, Any], trace: Mapping[str, str]
+    ) -> types.CallToolResult:
+        """The call, under `tool_timeout_sec` counted from its last progress notification (a
+        server working through a long job says so), never past `PROGRESS_CEILING` of them."""
+        timeout = self.config.tool_timeout_sec
+        ceiling = anyio.current_time() + timeout * PROGRESS_CEILING
+        with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
+
+            async def on_progress(
+                progress: float, total: float | None, message: str | None
+            ) -> None:
+                scope.deadline = min(anyio.current_time() + timeout, ceiling)
+                of = f"/{total:g}" if total is not None else ""
+                said = f": {message}" if message else ""
+                logger.info("mcp server %s: %s at %g%s%s", self.name, tool, progress, of, said)
+
+            return await conn.call_tool(tool, arguments, trace, on_progress=on_progress)
+        raise TimeoutError(tool)
 
     async def _settle(self, conn: McpConnection, notices_before: int) -> None:
         """If the server announced a tool change while answering, wait for the new list.

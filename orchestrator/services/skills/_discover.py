@@ -8,7 +8,6 @@ keeps the first and warns with both paths. Everything here reads the disk: from 
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,11 +15,6 @@ from pathlib import Path
 
 from ._model import Scope, Skill, SkillCatalog, SkillWarning
 from ._parse import SKILL_FILE, parse_skill_file
-
-logger = logging.getLogger(__name__)
-# The warnings are also returned as data for callers to show; without a configured handler,
-# logging's last-resort handler would print each one a second time.
-logger.addHandler(logging.NullHandler())
 
 PROJECT_FOLDERS = (".corral/skills", ".codex/skills", ".claude/skills", ".agents/skills")
 HOME_FOLDERS = (".codex/skills", ".claude/skills", ".agents/skills")
@@ -89,8 +83,6 @@ def load_skills(roots: Iterable[SkillRoot]) -> SkillCatalog:
                 continue
             seen.add(canonical)
             _admit(parse_skill_file(path, root.scope), chosen, warnings)
-    for warning in warnings:
-        logger.warning("%s", warning)
     skills = sorted(chosen.values(), key=lambda skill: (skill.name, str(skill.path)))
     return SkillCatalog(skills=tuple(skills), warnings=tuple(warnings))
 
@@ -104,6 +96,7 @@ def _admit(
     kept = chosen.get(found.name)
     if kept is None:
         chosen[found.name] = found
+        warnings.extend(SkillWarning(found.path, note) for note in found.notes)
         return
     warnings.append(
         SkillWarning(

@@ -26,7 +26,8 @@ class SkillFrontmatter(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     name: StrictStr = Field(min_length=1, max_length=MAX_NAME_CHARS)
-    description: StrictStr = Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS)
+    description: StrictStr = Field(min_length=1)
+    """One line; longer than `MAX_DESCRIPTION_CHARS` it is cut there by `cut_description`."""
 
     @field_validator("name", mode="after")
     @classmethod
@@ -46,6 +47,19 @@ class SkillFrontmatter(BaseModel):
         return dict(self.model_extra or {})
 
 
+def cut_description(text: str) -> str:
+    """`text` within `MAX_DESCRIPTION_CHARS`: cut at the last word that fits, with an ellipsis.
+
+    Published skills exceed the limit Codex documents (one of Anthropic's runs to 1,068
+    characters); they are listed shortened, not dropped.
+    """
+    if len(text) <= MAX_DESCRIPTION_CHARS:
+        return text
+    head = text[: MAX_DESCRIPTION_CHARS - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > MAX_DESCRIPTION_CHARS // 2 else head).rstrip() + "\u2026"
+
+
 @dataclass(frozen=True)
 class Skill:
     """One usable skill: its header fields, where it was found, and the full SKILL.md text."""
@@ -56,6 +70,8 @@ class Skill:
     scope: Scope
     content: str = field(repr=False)
     metadata: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    notes: tuple[str, ...] = field(default=(), repr=False)
+    """What was changed to make the skill usable (a description cut to length)."""
 
     @property
     def folder(self) -> Path:

@@ -13,7 +13,14 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ._model import Scope, Skill, SkillFrontmatter, SkillWarning
+from ._model import (
+    MAX_DESCRIPTION_CHARS,
+    Scope,
+    Skill,
+    SkillFrontmatter,
+    SkillWarning,
+    cut_description,
+)
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 1024 * 1024
@@ -33,13 +40,21 @@ def parse_skill_file(path: Path, scope: Scope) -> Skill | SkillWarning:
         fields = _validate(_load_yaml(_frontmatter(content)))
     except _Fault as fault:
         return SkillWarning(path, f"skipped {path}: {fault}")
+    description = cut_description(fields.description)
+    notes: tuple[str, ...] = ()
+    if description != fields.description:
+        notes = (
+            f"{path}: `description` is {len(fields.description)} characters long, past the "
+            f"limit of {MAX_DESCRIPTION_CHARS}; listed cut to that length",
+        )
     return Skill(
         name=fields.name,
-        description=fields.description,
+        description=description,
         path=path,
         scope=scope,
         content=content,
         metadata=fields.extras,
+        notes=notes,
     )
 
 

@@ -1,0 +1,132 @@
+"""Codex's own `config.toml` keys: which corral reads with Codex's meaning, and which it skips.
+
+A Codex config placed as `$CORRAL_HOME/config.toml` or `.corral/config.toml` must not stop a
+run: every key Codex documents that corral has no use for (its TUI, login, feature flags, hooks,
+plugins, role tables...) is taken out of the layer before validation and named in one warning
+line per file. Two Codex spellings are translated onto corral's keys here. Anything else that
+is not in the schema is still an error, so a mistyped corral key is caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+Key = tuple[str, ...]
+# Top-level keys Codex documents and corral does not read.
+_IGNORED_TOP = """
+    analytics apps approvals_reviewer background_terminal_max_timeout chatgpt_base_url
+    check_for_update_on_startup cli_auth_credentials_store commit_attribution compact_prompt
+    default_permissions disable_paste_burst experimental_compact_prompt_file
+    experimental_instructions_file experimental_resume experimental_use_freeform_apply_patch
+    experimental_use_rmcp_client experimental_use_unified_exec_tool features feedback
+    file_opener forced_chatgpt_workspace_id forced_login_method ghost_snapshot hide_agent_reasoning
+    history hooks include_apply_patch_tool include_environment_context
+    include_permissions_instructions instructions js_repl_node_module_dirs js_repl_node_path
+    log_dir marketplaces mcp_oauth_callback_port mcp_oauth_credentials_store memories
+    model_catalog_json model_max_output_tokens model_personality model_reasoning_summary
+    model_reasoning_summary_format model_supports_reasoning_summaries model_verbosity notice
+    notify oss_provider permissions plan_mode_reasoning_effort plugins
+    preferred_auth_method realtime review_model service_tier
+    show_raw_agent_reasoning sqlite_home suppress_unstable_features_warning tools
+    tools_view_image tools_web_search tui web_search windows windows_wsl_setup_acknowledged
+    zsh_path allow_login_shell
+"""
+IGNORED_TOP = frozenset(_IGNORED_TOP.split())
+# Keys Codex documents inside tables corral also reads; "*" is any one name.
+IGNORED_IN: Mapping[Key, frozenset[str]] = {
+    ("agents",): frozenset({"enabled", "job_max_runtime_seconds", "default_subagent_model"}),
+    ("otel",): frozenset({"log_user_prompt", "environment", "trace_exporter", "metrics_exporter"}),
+    ("sandbox_workspace_write",): frozenset({"exclude_tmpdir_env_var", "exclude_slash_tmp"}),
+    ("skills",): frozenset({"config"}),
+    ("shell_environment_policy",): frozenset(
+        {
+            "inherit",
+            "exclude",
+            "include_only",
+            "ignore_default_excludes",
+            "experimental_use_profile",
+        }
+    ),
+    ("mcp_servers", "*"): frozenset(
+        {
+            "tools",
+            "scopes",
+            "oauth_resource",
+            "default_tools_approval_mode",
+            "supports_parallel_tool_calls",
+            "experimental_environment",
+        }
+    ),
+}
+# The keys of a `[model_providers.ID]` table corral reads; Codex's others are skipped.
+PROVIDER_KEYS = frozenset({"name", "base_url", "env_key", "wire_api"})
+# `[agents]` keys corral reads; another table under `[agents]` is a Codex role definition.
+_AGENT_KEYS = frozenset(
+    {"max_depth", "max_threads", "max_queued_spawns", "fanout_concurrency", "roles"}
+)
+
+
+def strip_codex(values: dict[str, Any]) -> list[str]:
+    """Take Codex-only keys out of `values` (in place) and translate Codex spellings;
+    returns the dotted names of the keys taken out."""
+    ignored = _strip_table(values, ())
+    _translate(values)
+    for name, profile in _tables(values.get("profiles")):
+        ignored += [f"profiles.{name}.{key}" for key in strip_codex(profile)]
+    return sorted(set(ignored))
+
+
+def ignored_warning(source: str, ignored: list[str]) -> str:
+    """The one line that names what a file's Codex keys corral skipped."""
+    return f"{source}: ignored Codex settings corral does not use: {', '.join(ignored)}"
+
+
+def _strip_table(values: dict[str, Any], prefix: Key) -> list[str]:
+    ignored: list[str] = []
+    for name in list(values):
+        key = (*prefix, name)
+        if _is_ignored(key, values[name]):
+            del values[name]
+            ignored.append(".".join(key))
+        elif isinstance(values[name], dict) and prefix[:1] != ("profiles",):
+            ignored += _strip_table(values[name], key)
+    return ignored
+
+
+def _is_ignored(key: Key, value: Any) -> bool:
+    if len(key) == 1:
+        return key[0] in IGNORED_TOP
+    if key[0] == "agents" and len(key) == 2 and isinstance(value, dict):
+        return key[1] not in _AGENT_KEYS  # Codex's `[agents.NAME]` role tables
+    if key[0] == "model_providers" and len(key) == 3:
+        return key[2] not in PROVIDER_KEYS
+    return any(
+        _matches(table, key[:-1]) and key[-1] in names for table, names in IGNORED_IN.items()
+    )
+
+
+def _translate(values: dict[str, Any]) -> None:
+    if "openai_base_url" in values:  # Codex's endpoint for its built-in provider
+        values.setdefault("base_url", values.pop("openai_base_url"))
+    agents = values.get("agents")
+    if isinstance(agents, dict) and "max_concurrent_threads_per_session" in agents:
+        # Codex's newer name for the cap on agents running at once.
+        threads = agents.pop("max_concurrent_threads_per_session")
+        agents.setdefault("max_threads", threads)
+    for _, server in _tables(values.get("mcp_servers")):
+        millis = server.pop("startup_timeout_ms", None)
+        if isinstance(millis, int | float) and not isinstance(millis, bool):
+            server.setdefault("startup_timeout_sec", millis / 1000)
+
+
+def _tables(value: Any) -> list[tuple[str, dict[str, Any]]]:
+    if not isinstance(value, dict):
+        return []
+    return [(name, table) for name, table in value.items() if isinstance(table, dict)]
+
+
+def _matches(pattern: Key, key: Key) -> bool:
+    return len(pattern) == len(key) and all(
+        p in ("*", k) for p, k in zip(pattern, key, strict=True)
+    )

@@ -1,0 +1,52 @@
+"""What `exec`, `resume` and the pipelines tell a person (or a script) while agents work."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from corral.agents import FunctionCall, RunnerHooks
+from corral.tools import ToolOutput
+
+
+class JsonLinesHooks(RunnerHooks):
+    """Prints every journaled event as one JSON line."""
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self._out = out
+
+    def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
+        line = {"agent_id": agent_id, "seq": seq, "kind": kind, "payload": payload}
+        self._out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._out.flush()
+
+
+class ProgressHooks(RunnerHooks):
+    """Tells a person on stderr what the agents are doing, one line per tool call; once a second
+    agent starts (a supervisor's worker), each line names the agent it is about."""
+
+    def __init__(self, out: TextIO = sys.stderr) -> None:
+        self._out = out
+        self._names: dict[str, str] = {}
+
+    def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
+        self._names[agent_id] = name
+
+    def tool_call_started(self, agent_id: str, call: FunctionCall) -> None:
+        args = call.arguments if len(call.arguments) <= 160 else call.arguments[:157] + "..."
+        self._out.write(f"  {self._who(agent_id)}-> {call.name} {args}\n")
+        self._out.flush()
+
+    def tool_call_ended(self, agent_id: str, call: FunctionCall, output: ToolOutput) -> None:
+        first = output.text.strip().splitlines()[:1]
+        status = "ok" if output.success else "error"
+        summary = first[0][:160] if first else ""
+        self._out.write(f"  {self._who(agent_id)}<- {call.name} {status}: {summary}\n")
+        self._out.flush()
+
+    def _who(self, agent_id: str) -> str:
+        if len(self._names) < 2:
+            return ""
+        return f"[{self._names.get(agent_id, agent_id)}] "
