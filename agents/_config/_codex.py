@@ -1,7 +1,7 @@
 """Codex's own `config.toml` keys: which corral reads with Codex's meaning, and which it skips.
 
 A Codex config placed as `$CORRAL_HOME/config.toml` or `.corral/config.toml` must not stop a
-run: every key Codex documents that corral has no use for (its TUI, login, feature flags, hooks,
+run: every key Codex documents that corral has no use for (its TUI, login, feature flags,
 plugins, role tables...) is taken out of the layer before validation and named in one warning
 line per file. Two Codex spellings are translated onto corral's keys here. Anything else that
 is not in the schema is still an error, so a mistyped corral key is caught.
@@ -21,7 +21,7 @@ _IGNORED_TOP = """
     experimental_instructions_file experimental_resume experimental_use_freeform_apply_patch
     experimental_use_rmcp_client experimental_use_unified_exec_tool features feedback
     file_opener forced_chatgpt_workspace_id forced_login_method ghost_snapshot hide_agent_reasoning
-    history hooks include_apply_patch_tool include_environment_context
+    history include_apply_patch_tool include_environment_context
     include_permissions_instructions instructions js_repl_node_module_dirs js_repl_node_path
     log_dir marketplaces mcp_oauth_callback_port mcp_oauth_credentials_store memories
     model_catalog_json model_max_output_tokens model_personality model_reasoning_summary
@@ -29,7 +29,7 @@ _IGNORED_TOP = """
     notify oss_provider permissions plan_mode_reasoning_effort plugins
     preferred_auth_method realtime review_model service_tier
     show_raw_agent_reasoning sqlite_home suppress_unstable_features_warning tools
-    tools_view_image tools_web_search tui web_search windows windows_wsl_setup_acknowledged
+    tools_view_image tools_web_search tui windows windows_wsl_setup_acknowledged
     zsh_path allow_login_shell
 """
 IGNORED_TOP = frozenset(_IGNORED_TOP.split())
@@ -50,10 +50,8 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
     ),
     ("mcp_servers", "*"): frozenset(
         {
-            "tools",
             "scopes",
             "oauth_resource",
-            "default_tools_approval_mode",
             "supports_parallel_tool_calls",
             "experimental_environment",
         }

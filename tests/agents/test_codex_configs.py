@@ -119,11 +119,13 @@ def test_codex_keys_inside_tables_corral_reads_are_skipped_by_name(
     assert loaded.layers[1].ignored == (
         "agents.enabled",
         "agents.reviewer",
-        "mcp_servers.docs.tools",
         "sandbox_workspace_write.exclude_slash_tmp",
     )
     assert loaded.config.agents.max_threads == 3
     assert loaded.config.mcp_servers["docs"].startup_timeout_sec == 2.5
+    assert loaded.config.mcp_servers["docs"].approval_mode("search") == "approve", (
+        "read, not skipped"
+    )
 
 
 @pytest.mark.parametrize(
