@@ -3,6 +3,10 @@ span: recorded in memory from the tracing hooks directly."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry import context as otel_context
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -11,6 +15,15 @@ from opentelemetry.trace import StatusCode
 from corral.agents import HOOK_NOTE, FunctionCall
 from corral.observability import TracingHooks
 from corral.tools import HookEvent, HookRun, ToolOutput
+
+
+@pytest.fixture(autouse=True)
+def own_context() -> Iterator[None]:
+    """A tool call's span stays current in the task that ran it; here that task is the test's
+    own, so the span is taken back off before the next test."""
+    token = otel_context.attach(otel_context.Context())
+    yield
+    otel_context.detach(token)
 
 
 def traced() -> tuple[TracingHooks, InMemorySpanExporter]:
