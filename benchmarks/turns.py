@@ -10,8 +10,9 @@ per scenario and repetition, interleaved, and the medians are printed. Scenarios
 - `scale`: 1,000 agents, 256 at a time, 200 ms per request: wall, efficiency (ideal / wall) and
   peak RSS;
 - `serial`: 20 agents one at a time, 0 ms: CPU per turn when nothing overlaps;
-- `faults`: 100 agents, 50 at a time, 50 ms, 2% of requests answered 429 and 2% cut midway:
-  agents lost and efficiency.
+- `clean` and `faults`: 100 agents, 50 at a time, 50 ms; in `faults` 2% of requests are
+  answered 429 (Retry-After 1 s, no `x-ratelimit-*` headers) and 2% are cut midway: agents lost
+  and efficiency, to compare with `clean`.
 
 Run (about two minutes on two cores; `--quick` divides the agents by ten):
 
@@ -57,6 +58,7 @@ SCENARIOS = {
     "cpu": Scenario(200, 50, 0),
     "scale": Scenario(1000, 256, 200),
     "serial": Scenario(20, 1, 0),
+    "clean": Scenario(100, 50, 50),
     "faults": Scenario(
         100, 50, 50, ("--ratelimit-rate", "0.02", "--disconnect-rate", "0.02", "--seed", "7")
     ),
@@ -149,7 +151,8 @@ ROWS = {
     ),
     "scale": ("wall_s", "efficiency", "cpu_ms_per_turn", "rss_peak_mb"),
     "serial": ("cpu_ms_per_turn", "wall_s"),
-    "faults": ("lost_agents", "wall_s", "efficiency"),
+    "clean": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
+    "faults": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
 }
 
 
