@@ -7,7 +7,7 @@ through the SDK's low-level `post` (its request transform skipped). The corral d
 through corral as a Python user would: `corral.run_agents` (each agent its own journaled run) and
 one run's runtime holding every agent, over the SQLite journal or its in-memory twin. Run one as
 
-    python -m benchmarks._turn_modes MODE BASE_URL AGENTS CONCURRENCY
+    python -m benchmarks._turn_modes MODE BASE_URL AGENTS CONCURRENCY [LOOP [KEY=VALUE...]]
 
 which prints one JSON line: client CPU seconds and wall seconds of the timed window, turns done,
 agents that did not finish, and RSS after start-up and at its peak.
@@ -147,6 +147,10 @@ async def _sdk_run(base_url: str, agents: int, concurrency: int, *, raw: bool) -
 # -- corral ---------------------------------------------------------------------------------------
 
 
+SETTINGS: list[str] = []
+"""Extra corral settings from the command line (`key=value`)."""
+
+
 def _config(base_url: str, home: Path) -> Any:
     from corral import load_config
 
@@ -156,7 +160,7 @@ def _config(base_url: str, home: Path) -> Any:
         model=MODEL,
         base_url=base_url,
         base_instructions=INSTRUCTIONS,
-        settings=("skills.enabled=false",),
+        settings=("skills.enabled=false", *SETTINGS),
     )
 
 
@@ -265,6 +269,7 @@ def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "bench")  # the scripted server takes any key
     mode, base_url, agents, concurrency = sys.argv[1:5]
     loop = sys.argv[5] if len(sys.argv) > 5 else "asyncio"
+    SETTINGS.extend(sys.argv[6:])
     backend_options = {"use_uvloop": True} if loop == "uvloop" else {}
     figures = anyio.run(
         _measure, mode, base_url, int(agents), int(concurrency), backend_options=backend_options

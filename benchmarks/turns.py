@@ -10,6 +10,8 @@ per scenario and repetition, interleaved, and the medians are printed. Scenarios
 - `scale`: 1,000 agents, 256 at a time, 200 ms per request: wall, efficiency (ideal / wall) and
   peak RSS;
 - `serial`: 20 agents one at a time, 0 ms: CPU per turn when nothing overlaps;
+- `compact`: 20 agents with a context window so small that each is compacted: the prefix-cache
+  share of follow-up requests, summaries included;
 - `clean` and `faults`: 100 agents, 50 at a time, 50 ms; in `faults` 2% of requests are
   answered 429 (Retry-After 1 s, no `x-ratelimit-*` headers) and 2% are cut midway: agents lost
   and efficiency, to compare with `clean`.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -35,15 +38,31 @@ from typing import Any
 from ._server import model_server
 
 TOOL_TURNS = 4
+CACHE_FIGURES = ("cache_share", "followup_cache_share", "summaries")
+LOGGED = ("cpu", "compact")
+"""Scenarios whose requests the server logs, for the prefix-cache figures."""
+
+
+_REACHED = re.compile(r"reached (\d+)")
+_SUMMARY_ASKED = "handoff note"
+"""Words of corral's summarisation prompt (the server does not pass `tool_choice` on)."""
 
 
 def policy(request: dict[str, Any]) -> Any:
-    """Call `step` with the last number seen until four results are in, then answer."""
-    outputs = [item for item in request["input"] if item.get("type") == "function_call_output"]
-    if len(outputs) >= TOOL_TURNS:
+    """Call `step` with the last number seen until it reaches four, then answer; a summary
+    request (its last item corral's summarisation prompt) is answered with the number reached,
+    which so survives the compaction."""
+    reached = 0
+    for item in request["input"]:
+        if item.get("type") == "function_call_output":
+            reached = int(item["output"])
+        elif found := _REACHED.findall(json.dumps(item.get("content", ""))):
+            reached = int(found[-1])
+    if _SUMMARY_ASKED in json.dumps(request["input"][-1]):
+        return f"reached {reached}"
+    if reached >= TOOL_TURNS:
         return "done"
-    x = int(outputs[-1]["output"]) if outputs else 0
-    return [{"type": "function_call", "name": "step", "arguments": json.dumps({"x": x})}]
+    return [{"type": "function_call", "name": "step", "arguments": json.dumps({"x": reached})}]
 
 
 @dataclass(frozen=True)
@@ -52,12 +71,15 @@ class Scenario:
     concurrency: int
     latency_ms: int
     faults: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+    """corral settings (`key=value`) the corral drivers add."""
 
 
 SCENARIOS = {
     "cpu": Scenario(200, 50, 0),
     "scale": Scenario(1000, 256, 200),
     "serial": Scenario(20, 1, 0),
+    "compact": Scenario(20, 10, 0, settings=("model_context_window=2700",)),
     "clean": Scenario(100, 50, 50),
     "faults": Scenario(
         100, 50, 50, ("--ratelimit-rate", "0.02", "--disconnect-rate", "0.02", "--seed", "7")
@@ -70,7 +92,7 @@ WORKER_TIMEOUT = 600.0
 
 def run_worker(mode: str, url: str, scenario: Scenario, agents: int, loop: str) -> dict[str, Any]:
     argv = [sys.executable, "-m", "benchmarks._turn_modes", mode, url, str(agents)]
-    argv += [str(scenario.concurrency), loop]
+    argv += [str(scenario.concurrency), loop, *scenario.settings]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=WORKER_TIMEOUT, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{mode} failed:\n{done.stderr[-3000:]}")
@@ -78,10 +100,11 @@ def run_worker(mode: str, url: str, scenario: Scenario, agents: int, loop: str) 
     return figures
 
 
-def cache_share(log: Path, skip: int) -> tuple[float, float, int]:
-    """(share of all request bytes, share of follow-up request bytes) the prefix cache held in
-    the requests logged after the first `skip`, and the number of lines now in the log."""
-    total = prefix = follow_total = count = 0
+def cache_share(log: Path, skip: int) -> tuple[dict[str, float], int]:
+    """The prefix-cache figures of the requests logged after the first `skip`: the share of
+    all their bytes, and of follow-up requests' bytes, that repeat the request before them under
+    the same `prompt_cache_key`; how many were summaries; and the lines now in the log."""
+    total = prefix = follow_total = summaries = count = 0
     seen: set[str] = set()
     with log.open(encoding="utf-8") as lines:
         for count, line in enumerate(lines, 1):
@@ -90,11 +113,17 @@ def cache_share(log: Path, skip: int) -> tuple[float, float, int]:
             record = json.loads(line)
             total += record["input_bytes"]
             prefix += record["prefix_bytes"]
+            summaries += record["body"].get("tool_choice") == "none"
             key = record["prompt_cache_key"]
             if key in seen:
                 follow_total += record["input_bytes"]
             seen.add(key)
-    return prefix / max(total, 1), prefix / max(follow_total, 1), count
+    figures = {
+        "cache_share": prefix / max(total, 1),
+        "followup_cache_share": prefix / max(follow_total, 1),
+        "summaries": float(summaries),
+    }
+    return figures, count
 
 
 def run_scenario(
@@ -106,16 +135,16 @@ def run_scenario(
     with tempfile.TemporaryDirectory() as tmp:
         options = ["--latency-ms", str(scenario.latency_ms), *scenario.faults]
         log = Path(tmp) / "requests.jsonl"
-        if name == "cpu":
+        if name in LOGGED:
             options += ["--log", str(log)]
         lines = 0
         with model_server("benchmarks.turns:policy", *options) as url:
             for _ in range(repeat):  # interleaved, so the machine's noise spreads over all
                 for mode in modes:
                     figures = run_worker(mode, url, scenario, agents, loop)
-                    if name == "cpu":
-                        share, followup, lines = cache_share(log, lines)
-                        figures |= {"cache_share": share, "followup_cache_share": followup}
+                    if name in LOGGED:
+                        cache, lines = cache_share(log, lines)
+                        figures |= cache
                     runs[mode].append(figures)
     ideal = -(-agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
     return {mode: summary(runs[mode], ideal) for mode in modes}
@@ -134,10 +163,7 @@ def summary(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
         "lost_agents": median("lost_agents"),
         "rss_start_mb": median("rss_start_mb"),
         "rss_peak_mb": median("rss_peak_mb"),
-        "cache_share": median("cache_share") if "cache_share" in runs[0] else 0.0,
-        "followup_cache_share": (
-            median("followup_cache_share") if "cache_share" in runs[0] else 0.0
-        ),
+        **{key: median(key) if key in runs[0] else 0.0 for key in CACHE_FIGURES},
     }
 
 
@@ -151,6 +177,7 @@ ROWS = {
     ),
     "scale": ("wall_s", "efficiency", "cpu_ms_per_turn", "rss_peak_mb"),
     "serial": ("cpu_ms_per_turn", "wall_s"),
+    "compact": ("cache_share", "followup_cache_share", "summaries", "cpu_ms_per_turn"),
     "clean": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
     "faults": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
 }
