@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -45,7 +45,6 @@ from corral.tools import (
     ToolServices,
 )
 
-from ..services._skills_service import SkillsService
 from ._admission import Capacity, capacity_of, ready_to_start
 from ._assemble import (
     AgentServices,
@@ -61,6 +60,10 @@ from ._fragments import render_notification
 from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
 from ._notes import describe_crash, started_note
+
+if TYPE_CHECKING:
+    # Only named here: the skills index (numpy, bm25s) is loaded when a run discovers skills.
+    from ..services._skills_service import SkillsService
 
 SHUTDOWN_TIMEOUT = 10.0
 PENDING = str(AgentStatus.PENDING)

@@ -36,11 +36,12 @@ from .._run import (
     open_runtime,
     price_for,
 )
-from ..services._skills_service import SkillsService
 from ..services.compaction import Compactor
 
 if TYPE_CHECKING:
+    # Only named here: the skills index (numpy, bm25s) is loaded when a run discovers skills.
     from ..services._mcp_tooling import McpTooling
+    from ..services._skills_service import SkillsService
     from ._executor import Executor
 
 JOURNAL_NAME = "journal.sqlite"
@@ -193,4 +194,6 @@ async def with_skills(setup: RunSetup, config: CorralConfig, cwd: Path) -> RunSe
     """`setup` with the skills that apply in `cwd`, unless it has some or skills are off."""
     if setup.skills is not None or not config.skills.enabled:
         return setup
+    from ..services._skills_service import SkillsService
+
     return replace(setup, skills=await SkillsService.discover(config, cwd))
