@@ -14,7 +14,7 @@ import anyio
 from corral.agents import CorralConfig
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
-from corral.orchestrator._run import ToolScope
+from corral.orchestrator._run import ClientPool, ToolScope
 from corral.orchestrator.fanout import FanoutOutcome
 from corral.orchestrator.runs import ExecJob, FanoutJob, LocalExecutor, RunSetup, SingleOutcome
 from corral.tools import Tool, function_tool
@@ -69,11 +69,10 @@ async def run_agents(
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     folder, config = _prepare(cwd, config, env)
-    setup = RunSetup(
-        env=env,
-        tool_providers=_providers(tools),
-        limiters=RateLimiterRegistry.from_config(config),
-    )
+    limiters = RateLimiterRegistry.from_config(config)
+    # One client pool for all the runs: its connections are reused from run to run.
+    clients = ClientPool(limiters)
+    setup = RunSetup(env=env, tool_providers=_providers(tools), limiters=limiters, clients=clients)
     outcomes: list[SingleOutcome | None] = [None] * len(tasks)
     slots = anyio.CapacityLimiter(concurrency)
 
@@ -82,9 +81,12 @@ async def run_agents(
             job = ExecJob(task=task, cwd=folder)
             outcomes[index] = await LocalExecutor().run(job, setup, config)
 
-    async with anyio.create_task_group() as tg:
-        for index, task in enumerate(tasks):
-            tg.start_soon(one, index, task)
+    try:
+        async with anyio.create_task_group() as tg:
+            for index, task in enumerate(tasks):
+                tg.start_soon(one, index, task)
+    finally:
+        await clients.aclose()
     return [outcome for outcome in outcomes if outcome is not None]
 
 

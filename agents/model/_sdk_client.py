@@ -86,16 +86,8 @@ class SdkModelClient(ABC):
         timeout = Timeout(
             settings.request_timeout, connect=connect, read=settings.stream_idle_timeout
         )
-        self._pools = tuple(
-            AsyncOpenAI(
-                base_url=settings.base_url,
-                api_key=settings.api_key.get_secret_value(),
-                max_retries=0,
-                timeout=timeout,
-                http_client=DefaultAsyncHttpxClient(timeout=timeout, verify=tls_context()),
-            )
-            for _ in range(POOL_SHARDS)
-        )
+        self._timeout = timeout
+        self._pools: list[AsyncOpenAI] = []
         self._turn = 0
         self._stream_options: RequestOptions = {"security": {"bearer_auth": True}}
         self._blocking_options: RequestOptions = {
@@ -149,8 +141,22 @@ class SdkModelClient(ABC):
         """The response from a non-streamed answer."""
 
     def _next_pool(self) -> AsyncOpenAI:
-        self._turn = (self._turn + 1) % len(self._pools)
-        return self._pools[self._turn]
+        """The next pool in turn; made on first use, so a client that sends little makes few."""
+        turn, self._turn = self._turn, (self._turn + 1) % POOL_SHARDS
+        if turn == len(self._pools):
+            settings = self.settings
+            assert settings.base_url is not None and settings.api_key is not None
+            http = DefaultAsyncHttpxClient(timeout=self._timeout, verify=tls_context())
+            self._pools.append(
+                AsyncOpenAI(
+                    base_url=settings.base_url,
+                    api_key=settings.api_key.get_secret_value(),
+                    max_retries=0,
+                    timeout=self._timeout,
+                    http_client=http,
+                )
+            )
+        return self._pools[turn]
 
     async def _attempt(self, body: bytes, *, stream: bool, emit: EventCallback) -> ModelResponse:
         timeout = self.settings.request_timeout

@@ -69,6 +69,9 @@ class RunSetup:
     """Where the fan-outs of a pipeline (review, triage) execute; here when not given."""
     on_start: StartCallback | None = None
     """Told when a fan-out's items are journaled (or handed to the executor)."""
+    clients: ClientPool | None = None
+    """The process's model clients (connection pools), closed by whoever made them; one per run
+    when not given, gated by `limiters`."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -164,7 +167,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
     """The journal, the run's lease (one process per run), the shared model clients and a
     runtime for run `run_id`."""
     limiters = setup.limiters or RateLimiterRegistry.from_config(config)
-    clients = ClientPool(limiters)
+    clients = setup.clients or ClientPool(limiters)
     try:
         async with (
             open_sqlite_store(journal_path(config)) as store,
@@ -187,7 +190,8 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
             async with open_runtime(options) as runtime:
                 yield runtime
     finally:
-        await clients.aclose()
+        if setup.clients is None:
+            await clients.aclose()
 
 
 async def with_skills(setup: RunSetup, config: CorralConfig, cwd: Path) -> RunSetup:
