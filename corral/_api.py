@@ -11,12 +11,19 @@ from typing import Any
 
 import anyio
 
-from corral.agents import CorralConfig
+from corral.agents import CorralConfig, open_sqlite_store
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
 from corral.orchestrator._run import ClientPool, ToolScope
 from corral.orchestrator.fanout import FanoutOutcome
-from corral.orchestrator.runs import ExecJob, FanoutJob, LocalExecutor, RunSetup, SingleOutcome
+from corral.orchestrator.runs import (
+    ExecJob,
+    FanoutJob,
+    LocalExecutor,
+    RunSetup,
+    SingleOutcome,
+    journal_path,
+)
 from corral.tools import Tool, function_tool
 
 ToolLike = Tool[Any] | Callable[..., Any]
@@ -70,9 +77,26 @@ async def run_agents(
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     folder, config = _prepare(cwd, config, env)
     limiters = RateLimiterRegistry.from_config(config)
-    # One client pool for all the runs: its connections are reused from run to run.
+    # One journal connection and one client pool for all the runs: one writer commits every
+    # run's writes in shared transactions, and connections are reused from run to run.
     clients = ClientPool(limiters)
-    setup = RunSetup(env=env, tool_providers=_providers(tools), limiters=limiters, clients=clients)
+    try:
+        async with open_sqlite_store(journal_path(config)) as journal:
+            setup = RunSetup(
+                env=env,
+                tool_providers=_providers(tools),
+                limiters=limiters,
+                clients=clients,
+                journal=journal,
+            )
+            return await _run_each(tasks, folder, setup, config, concurrency)
+    finally:
+        await clients.aclose()
+
+
+async def _run_each(
+    tasks: Sequence[str], folder: Path, setup: RunSetup, config: CorralConfig, concurrency: int
+) -> list[SingleOutcome]:
     outcomes: list[SingleOutcome | None] = [None] * len(tasks)
     slots = anyio.CapacityLimiter(concurrency)
 
@@ -81,12 +105,9 @@ async def run_agents(
             job = ExecJob(task=task, cwd=folder)
             outcomes[index] = await LocalExecutor().run(job, setup, config)
 
-    try:
-        async with anyio.create_task_group() as tg:
-            for index, task in enumerate(tasks):
-                tg.start_soon(one, index, task)
-    finally:
-        await clients.aclose()
+    async with anyio.create_task_group() as tg:
+        for index, task in enumerate(tasks):
+            tg.start_soon(one, index, task)
     return [outcome for outcome in outcomes if outcome is not None]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ from corral.agents import (
     AgentSpec,
     CorralConfig,
     RunnerHooks,
+    Store,
     model_settings_from_config,
     open_sqlite_store,
     resolve_base_instructions,
@@ -72,6 +73,9 @@ class RunSetup:
     clients: ClientPool | None = None
     """The process's model clients (connection pools), closed by whoever made them; one per run
     when not given, gated by `limiters`."""
+    journal: Store | None = None
+    """The journal open on `journal_path(config)`, shared by runs and closed by whoever opened
+    it; opened per run when not given."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -162,6 +166,12 @@ def _wait_observers(services: ToolServices, limiters: RateLimiterRegistry) -> To
     return replace(services, approval_observer=services.approval_observer or record_approval_wait)
 
 
+def _journal(config: CorralConfig, setup: RunSetup) -> AbstractAsyncContextManager[Store]:
+    if setup.journal is not None:
+        return nullcontext(setup.journal)
+    return open_sqlite_store(journal_path(config))
+
+
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
     """The journal, the run's lease (one process per run), the shared model clients and a
@@ -170,7 +180,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
     clients = setup.clients or ClientPool(limiters)
     try:
         async with (
-            open_sqlite_store(journal_path(config)) as store,
+            _journal(config, setup) as store,
             hold_run_lease(store, run_id),
             _open_mcp_tooling(config) as mcp,
             _observed(config, run_id, setup) as hooks,
