@@ -30,6 +30,12 @@ class CallIds:
             self._seen.add(unique.call_id)
         return unique
 
+    def preview_all(self, items: list[Item]) -> list[Item]:
+        """What admitting `items` in order would answer, without recording anything."""
+        trial = CallIds()
+        trial._seen, trial._next = set(self._seen), dict(self._next)
+        return [trial.admit(item) for item in items]
+
     def preview(self, item: Item) -> Item:
         """What `admit` would answer, without recording anything."""
         if not isinstance(item, FunctionCall):

@@ -56,11 +56,13 @@ class _Kept:
 def build_compaction_request(request: ModelRequest, covered: int | None = None) -> ModelRequest:
     """The request that asks the model to summarise the first `covered` items (default: all).
 
-    The summary is asked for with the agent's own instructions and no tools, as Codex does.
+    The summary is asked for with the agent's own instructions and tools and `tool_choice`
+    "none": the model may not call them, and the request starts with the very bytes of the
+    agent's last one, so the provider's prompt cache still holds its prefix.
     """
     items = tuple(request.input if covered is None else request.input[:covered])
     prompt = Message(role="user", text=SUMMARIZATION_PROMPT)
-    return replace(request, input=(*items, prompt), tools=())
+    return replace(request, input=(*items, prompt), tool_choice="none")
 
 
 def closed_prefix_len(history: Sequence[Item]) -> int:

@@ -172,6 +172,11 @@ class AgentCore:
         """
         return self._call_ids.preview(item)
 
+    def unique_call_ids(self, items: list[Item]) -> list[Item]:
+        """`unique_call_id` of each of a response's items, as if each were taken in before the
+        next (drivers journal a response's items together)."""
+        return self._call_ids.preview_all(items)
+
     # -- the one entry point ----------------------------------------------------------------
 
     def handle(self, event: Event) -> list[Action]:

@@ -38,6 +38,7 @@ from ._events import (
     OverBudget,
     PrepareCompaction,
     RunTools,
+    ToolResult,
     ToolsChanged,
     WallTimeUp,
     event_to_payload,
@@ -135,6 +136,18 @@ class AgentRunner:
         self._hooks.event(self.agent_id, record.seq, event.kind, payload)
         return self.core.handle(event)
 
+    async def _feed_all(self, events: Sequence[Event]) -> list[Action]:
+        """Journal `events` in one write, then hand them to the core in order."""
+        async with self._lock:
+            payloads = [event_to_payload(event) for event in events]
+            batch = [(event.kind, payload) for event, payload in zip(events, payloads, strict=True)]
+            records = await self.store.append_events(self.agent_id, batch, at=self.clock())
+            actions: list[Action] = []
+            for event, payload, record in zip(events, payloads, records, strict=True):
+                self._hooks.event(self.agent_id, record.seq, event.kind, payload)
+                actions.extend(self.core.handle(event))
+            return actions
+
     async def notify_if_busy(self, text: str) -> bool:
         """Queue `text` for the model's next request if a turn is under way; else do nothing.
 
@@ -211,9 +224,12 @@ class AgentRunner:
             self._hooks.model_call_ended(self.agent_id, action.request, None, exc)
             return await self.feed(ModelFailed(error=str(exc)))
         self._hooks.model_call_ended(self.agent_id, action.request, response, None)
-        for item in response.items:
-            await self.feed(ModelItem(item=self.core.unique_call_id(item)))
-        actions = await self.feed(ModelCompleted(usage=response.usage, model=response.model))
+        # The response's items and its completion go to the journal in one write: nothing is
+        # acted on until all of them are in, so one transaction keeps "journal, then act".
+        items = self.core.unique_call_ids(response.items)
+        events: list[Event] = [ModelItem(item=item) for item in items]
+        events.append(ModelCompleted(usage=response.usage, model=response.model))
+        actions = await self._feed_all(events)
         calls = sum(1 for item in response.items if isinstance(item, FunctionCall))
         actions = await self._check_budgets(response.usage, calls, actions)
         await self.store.update_agent(
@@ -281,17 +297,31 @@ class AgentRunner:
         )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):
-            if self._repeats.pop(call.call_id, "started") != "finished":
-                await self.store.ledger_finish(
-                    self.agent_id,
-                    call.call_id,
-                    output=ledger_output(result),
-                    success=output.success,
-                    at=self.clock(),
-                )
-            self._hooks.tool_call_ended(self.agent_id, call, output)
-            actions = await self.feed(result)
+            if self._repeats.pop(call.call_id, "started") == "finished":
+                self._hooks.tool_call_ended(self.agent_id, call, output)
+                actions = await self.feed(result)
+            else:
+                actions = await self._finish_call(call, output, result)
         return actions
+
+    async def _finish_call(
+        self, call: FunctionCall, output: ToolOutput, result: ToolResult
+    ) -> list[Action]:
+        """The call's outcome in the ledger and its result in the journal, in one write."""
+        async with self._lock:
+            payload = event_to_payload(result)
+            record = await self.store.ledger_finish(
+                self.agent_id,
+                call.call_id,
+                output=ledger_output(result),
+                success=output.success,
+                at=self.clock(),
+                event=(result.kind, payload),
+            )
+            assert record is not None, "a store answers the event it was given"
+            self._hooks.tool_call_ended(self.agent_id, call, output)
+            self._hooks.event(self.agent_id, record.seq, result.kind, payload)
+            return self.core.handle(result)
 
     async def compact(self, action: Compact) -> list[Action]:
         try:

@@ -11,12 +11,19 @@ from typing import Any
 
 import anyio
 
-from corral.agents import CorralConfig
+from corral.agents import CorralConfig, open_sqlite_store
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
-from corral.orchestrator._run import ToolScope
+from corral.orchestrator._run import ClientPool, ToolScope
 from corral.orchestrator.fanout import FanoutOutcome
-from corral.orchestrator.runs import ExecJob, FanoutJob, LocalExecutor, RunSetup, SingleOutcome
+from corral.orchestrator.runs import (
+    ExecJob,
+    FanoutJob,
+    LocalExecutor,
+    RunSetup,
+    SingleOutcome,
+    journal_path,
+)
 from corral.tools import Tool, function_tool
 
 ToolLike = Tool[Any] | Callable[..., Any]
@@ -69,11 +76,27 @@ async def run_agents(
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     folder, config = _prepare(cwd, config, env)
-    setup = RunSetup(
-        env=env,
-        tool_providers=_providers(tools),
-        limiters=RateLimiterRegistry.from_config(config),
-    )
+    limiters = RateLimiterRegistry.from_config(config)
+    # One journal connection and one client pool for all the runs: one writer commits every
+    # run's writes in shared transactions, and connections are reused from run to run.
+    clients = ClientPool(limiters)
+    try:
+        async with open_sqlite_store(journal_path(config)) as journal:
+            setup = RunSetup(
+                env=env,
+                tool_providers=_providers(tools),
+                limiters=limiters,
+                clients=clients,
+                journal=journal,
+            )
+            return await _run_each(tasks, folder, setup, config, concurrency)
+    finally:
+        await clients.aclose()
+
+
+async def _run_each(
+    tasks: Sequence[str], folder: Path, setup: RunSetup, config: CorralConfig, concurrency: int
+) -> list[SingleOutcome]:
     outcomes: list[SingleOutcome | None] = [None] * len(tasks)
     slots = anyio.CapacityLimiter(concurrency)
 

@@ -7,17 +7,32 @@ the same way on every call, so the request prefix stays byte-stable.
 
 from __future__ import annotations
 
+import json
+import weakref
 from typing import Any
 
 from pydantic import BaseModel
 
 
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The strict, inlined JSON schema of `model`."""
-    raw = model.model_json_schema()
-    defs = raw.pop("$defs", {})
-    strict: dict[str, Any] = _strictify(_inline(raw, defs))
+    """The strict, inlined JSON schema of `model`, a fresh copy the caller may change."""
+    strict: dict[str, Any] = json.loads(_strict_schema_text(model))
     return strict
+
+
+_made: weakref.WeakKeyDictionary[type[BaseModel], str] = weakref.WeakKeyDictionary()
+"""Schemas made so far, as JSON text; weak, so argument models made on the fly can go."""
+
+
+def _strict_schema_text(model: type[BaseModel]) -> str:
+    # Generating a schema costs about 3 ms a tool; every agent of a run asks again for the same
+    # tools, so it is made once per argument model and handed out as parsed copies.
+    text = _made.get(model)
+    if text is None:
+        raw = model.model_json_schema()
+        defs = raw.pop("$defs", {})
+        text = _made[model] = json.dumps(_strictify(_inline(raw, defs)))
+    return text
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:

@@ -27,6 +27,7 @@ from ._records import AgentRecord as AgentRecord
 from ._records import ItemRecord as ItemRecord
 from ._records import JournalEvent as JournalEvent
 from ._records import LedgerEntry as LedgerEntry
+from ._records import NewEvent as NewEvent
 from ._records import NumberedEvent as NumberedEvent
 from ._records import RunRecord as RunRecord
 from ._schema import MIGRATIONS as MIGRATIONS
@@ -47,6 +48,7 @@ __all__ = [
     "LeaseRecord",
     "LedgerEntry",
     "MemoryStore",
+    "NewEvent",
     "NumberedEvent",
     "RunLeaseHeld",
     "RunRecord",

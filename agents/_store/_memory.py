@@ -26,6 +26,7 @@ from ._records import (
     ItemRecord,
     JournalEvent,
     LedgerEntry,
+    NewEvent,
     NumberedEvent,
     Row,
     RunRecord,
@@ -111,6 +112,15 @@ class MemoryStore:
         await self._enter()
         return self._add_event(agent_id, kind, payload, at)
 
+    async def append_events(
+        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+    ) -> list[JournalEvent]:
+        await self._enter()
+        self._agent_row(agent_id)
+        for kind, payload in events:  # all or none: check them all before adding one
+            to_row(make_event(agent_id, 1, kind, payload, at, run_seq=1))
+        return [self._add_event(agent_id, kind, payload, at) for kind, payload in events]
+
     async def append_events_at(
         self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
     ) -> list[JournalEvent]:
@@ -188,14 +198,24 @@ class MemoryStore:
         self._ledger[key] = row
 
     async def ledger_finish(
-        self, agent_id: str, call_id: str, *, output: str, success: bool, at: float
-    ) -> None:
+        self,
+        agent_id: str,
+        call_id: str,
+        *,
+        output: str,
+        success: bool,
+        at: float,
+        event: NewEvent | None = None,
+    ) -> JournalEvent | None:
         await self._enter()
         row = self._ledger.get((agent_id, call_id))
         if row is None:
             raise UnknownCall(call_id, self.journal)
         entry = finish_entry(from_row(LedgerEntry, row), output=output, success=success, at=at)
+        if event is not None:  # checked before anything changes: all or none
+            to_row(make_event(agent_id, 1, *event, at, run_seq=1))
         self._ledger[agent_id, call_id] = to_row(entry)
+        return None if event is None else self._add_event(agent_id, *event, at)
 
     async def ledger(self, agent_id: str) -> list[LedgerEntry]:
         await self._enter()

@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ._lease import LeaseRecord
-from ._records import AgentRecord, ItemRecord, JournalEvent, LedgerEntry, NumberedEvent, RunRecord
+from ._records import (
+    AgentRecord,
+    ItemRecord,
+    JournalEvent,
+    LedgerEntry,
+    NewEvent,
+    NumberedEvent,
+    RunRecord,
+)
 
 
 class Store(Protocol):
@@ -58,6 +66,13 @@ class Store(Protocol):
         """Durably record an event and return it with the next `seq` of its agent."""
         ...
 
+    async def append_events(
+        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+    ) -> list[JournalEvent]:
+        """Durably record consecutive events, all or none, in one transaction; answers them
+        with their `seq`s (what `append_event` does for each, for one write instead of many)."""
+        ...
+
     async def append_events_at(
         self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
     ) -> list[JournalEvent]:
@@ -100,9 +115,20 @@ class Store(Protocol):
         ...
 
     async def ledger_finish(
-        self, agent_id: str, call_id: str, *, output: str, success: bool, at: float
-    ) -> None:
-        """Record the outcome of the agent's started call; finishing twice is `DuplicateRecord`."""
+        self,
+        agent_id: str,
+        call_id: str,
+        *,
+        output: str,
+        success: bool,
+        at: float,
+        event: NewEvent | None = None,
+    ) -> JournalEvent | None:
+        """Record the outcome of the agent's started call; finishing twice is `DuplicateRecord`.
+
+        With `event`, that event is appended in the same transaction and answered: the call's
+        result reaches the ledger and the journal together or not at all.
+        """
         ...
 
     async def ledger(self, agent_id: str) -> list[LedgerEntry]:

@@ -21,6 +21,8 @@ from ._errors import DuplicateRecord, InvalidRecord, SeqConflict
 Row = dict[str, Any]
 NumberedEvent = tuple[str, dict[str, Any], float]
 """An event its writer numbered itself, for `Store.append_events_at`: (kind, payload, at)."""
+NewEvent = tuple[str, dict[str, Any]]
+"""An event to append after the agent's last one, for `Store.append_events`: (kind, payload)."""
 
 
 class _Record(BaseModel):

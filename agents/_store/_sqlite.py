@@ -27,6 +27,7 @@ from ._records import (
     ItemRecord,
     JournalEvent,
     LedgerEntry,
+    NewEvent,
     NumberedEvent,
     Row,
     RunRecord,
@@ -186,6 +187,23 @@ class SQLiteStore:
 
         return await self._call(write)
 
+    async def append_events(
+        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+    ) -> list[JournalEvent]:
+        def write(conn: Sql) -> list[JournalEvent]:
+            return self._append(conn, agent_id, events, at)
+
+        return await self._call(write)
+
+    def _append(
+        self, conn: Sql, agent_id: str, events: Sequence[NewEvent], at: float
+    ) -> list[JournalEvent]:
+        run_id, last = self._tail(conn, agent_id)
+        return [
+            self._insert_event(conn, run_id, agent_id, last + n, kind, payload, at)
+            for n, (kind, payload) in enumerate(events, 1)
+        ]
+
     async def append_events_at(
         self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
     ) -> list[JournalEvent]:
@@ -296,16 +314,24 @@ class SQLiteStore:
         await self._call(write)
 
     async def ledger_finish(
-        self, agent_id: str, call_id: str, *, output: str, success: bool, at: float
-    ) -> None:
-        def write(conn: Sql) -> None:
+        self,
+        agent_id: str,
+        call_id: str,
+        *,
+        output: str,
+        success: bool,
+        at: float,
+        event: NewEvent | None = None,
+    ) -> JournalEvent | None:
+        def write(conn: Sql) -> JournalEvent | None:
             entry = _get(conn, LedgerEntry, "ledger", agent_id, call_id)
             if entry is None:
                 raise UnknownCall(call_id, self.journal)
             entry = finish_entry(entry, output=output, success=success, at=at)
             _update(conn, "ledger", to_row(entry))
+            return None if event is None else self._append(conn, agent_id, [event], at)[0]
 
-        await self._call(write)
+        return await self._call(write)
 
     async def ledger(self, agent_id: str) -> list[LedgerEntry]:
         def read(conn: Sql) -> list[LedgerEntry]:

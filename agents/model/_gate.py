@@ -23,9 +23,14 @@ ESTIMATED_OUTPUT_TOKENS = 512
 _BYTES_PER_TOKEN = 4
 
 
-def estimate_tokens(body: dict[str, Any]) -> int:
+def encode_body(body: dict[str, Any]) -> bytes:
+    """`body` as the compact UTF-8 JSON sent on the wire."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def estimate_tokens(body: dict[str, Any] | bytes) -> int:
     """A cheap upper-ish guess of an attempt's tokens: UTF-8 body bytes / 4 plus some output."""
-    size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+    size = len(body if isinstance(body, bytes) else encode_body(body))
     return size // _BYTES_PER_TOKEN + ESTIMATED_OUTPUT_TOKENS
 
 

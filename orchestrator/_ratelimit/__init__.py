@@ -1,5 +1,6 @@
 """A shared rate limiter per model endpoint: requests and tokens per minute, Retry-After pauses
-that hold every worker, and a concurrency window that backs off on 429s and recovers.
+that hold every worker when the endpoint says its limit is used up, and a concurrency window
+that backs off on 429s and recovers.
 
 Create one `RateLimiterRegistry` per process and pass `gate=registry.limiter_for(base_url)` to
 `agents.model.open_model_client`; every attempt of every worker then goes through it.
@@ -20,12 +21,14 @@ from ._limiter import LimiterStats as LimiterStats
 from ._limiter import WaitObserver as WaitObserver
 from ._registry import RateLimiterRegistry as RateLimiterRegistry
 from ._registry import normalise_base_url as normalise_base_url
+from ._window import AimdWindow as AimdWindow
 
 __all__ = [
     "DEFAULT_BURST_SECONDS",
     "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_WAIT_TIMEOUT",
     "SYSTEM_CLOCK",
+    "AimdWindow",
     "Clock",
     "EndpointLimiter",
     "LimiterStats",

@@ -3,8 +3,11 @@
 Limits come from `[rate_limits]` and, where tighter, from what the endpoint reports in a 429's
 `x-ratelimit-limit-*` headers (`learn_limits`), so an unconfigured client paces itself too.
 
-An attempt goes out when the endpoint is not paused by a 429's Retry-After, the AIMD window has
-room, and both the requests-per-minute and tokens-per-minute buckets can pay for it. Waiters are
+A 429 backs off the attempt that got it (its retry waits out the Retry-After) and cuts the AIMD
+window; it pauses every attempt to the endpoint only when the endpoint's headers say the limit
+is used up (`x-ratelimit-remaining-*` at 0), since a stray 429 from a busy server says nothing
+about the requests beside it. An attempt goes out when the endpoint is not paused, the window
+has room, and both the requests-per-minute and tokens-per-minute buckets can pay for it. Waiters are
 served in arrival order: only the head of the queue watches the clock, so a refill is not raced
 for. Every wait is bounded by `wait_timeout`; what the adapter reports steers the limits.
 """
@@ -30,7 +33,7 @@ from ._window import AimdWindow
 
 DEFAULT_MAX_CONCURRENCY = 256
 """Requests in flight to one endpoint when `rate_limits` sets no `max_concurrency`; it halves on
-a 429 and grows back by one per window of successes."""
+a 429 and grows back on successes (`AimdWindow`)."""
 DEFAULT_BURST_SECONDS = 1.0
 """How much of the rate a bucket saves up: one second's worth, as providers quantise limits."""
 DEFAULT_WAIT_TIMEOUT = 300.0
@@ -92,6 +95,7 @@ class EndpointLimiter:
         self._tokens = _bucket(limit.tokens_per_minute, burst_seconds, now)
         self._window = AimdWindow(limit.max_concurrency or DEFAULT_MAX_CONCURRENCY)
         self._paused_until = float("-inf")
+        self._exhausted = False
         self._in_flight = 0
         self._admitted = 0
         self._rate_limited = 0
@@ -114,6 +118,9 @@ class EndpointLimiter:
         it was just refused, so saving up a burst now would only earn more 429s.
         """
         now = self._clock.now()
+        # `run_gated` hands over a failure's hint just before reporting it, with no await in
+        # between, so the report that follows is the one this hint came with.
+        self._exhausted = 0 in (hint.remaining_requests, hint.remaining_tokens)
         self._requests = self._learned(
             self._requests, hint.requests_per_minute, hint.remaining_requests, now
         )
@@ -230,9 +237,10 @@ class EndpointLimiter:
         self, slot: _Slot, status: int | None, retry_after: float | None, usage: int | None
     ) -> None:
         now = self._clock.now()
+        exhausted, self._exhausted = self._exhausted, False
         if status == 429:
             self._rate_limited += 1
-            if retry_after:
+            if retry_after and exhausted:
                 self._paused_until = max(self._paused_until, now + retry_after)
             self._window.on_rate_limited(slot.number, self._admitted)
         elif status is not None and 200 <= status < 300:

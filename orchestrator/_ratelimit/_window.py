@@ -1,7 +1,10 @@
-"""The AIMD concurrency window: halve on a 429, grow back by one per window of successes.
+"""The AIMD concurrency window: halve on a 429, grow back on successes.
 
 One burst of 429s is one congestion signal: a 429 from an attempt admitted before the last cut
-was sent under the old window and does not cut again, as TCP halves once per round trip.
+was sent under the old window and does not cut again, as TCP halves once per round trip. After a
+cut the window grows by one per success back to the size it had (TCP's fast recovery: a stray
+429 costs about one round at half the window, not dozens), then by one per window of successes.
+An endpoint that keeps refusing is cut again each round, so the window settles where it holds.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ class AimdWindow:
         self.maximum = maximum
         self.size = float(maximum)
         self._cut_after = 0
+        self._recover_to = 0.0
 
     @property
     def limit(self) -> int:
@@ -26,9 +30,12 @@ class AimdWindow:
         """A 429 for attempt number `admitted_as`; `admitted_so_far` attempts have gone out."""
         if admitted_as <= self._cut_after:
             return
+        self._recover_to = self.size
         self.size = max(1.0, self.size / 2)
         self._cut_after = admitted_so_far
 
     def on_success(self) -> None:
-        """One more in flight after as many successes as the window holds."""
-        self.size = min(float(self.maximum), self.size + 1 / self.limit)
+        """One more in flight per success while recovering from a cut; past the size before
+        the cut, one more after as many successes as the window holds."""
+        step = 1.0 if self.size + _EPSILON < self._recover_to else 1 / self.limit
+        self.size = min(float(self.maximum), self.size + step)

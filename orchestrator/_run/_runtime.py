@@ -17,7 +17,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -51,7 +51,6 @@ from corral.tools import (
     ToolServices,
 )
 
-from ..services._skills_service import SkillsService
 from . import _lifecycle as lifecycle
 from ._admission import Capacity, capacity_of, never_started, no_more_input, ready_to_start
 from ._assemble import (
@@ -70,6 +69,10 @@ from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
 from ._notes import describe_crash, journaled_context, started_note
 from ._sessions import open_sessions, stop_sessions
+
+if TYPE_CHECKING:
+    # Only named here: the skills index (numpy, bm25s) is loaded when a run discovers skills.
+    from ..services._skills_service import SkillsService
 
 SHUTDOWN_TIMEOUT = 10.0
 PENDING = str(AgentStatus.PENDING)

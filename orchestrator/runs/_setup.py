@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ from corral.agents import (
     AgentSpec,
     CorralConfig,
     RunnerHooks,
+    Store,
     model_settings_from_config,
     open_sqlite_store,
     resolve_base_instructions,
@@ -42,11 +43,12 @@ from .._run import (
     open_runtime,
     price_for,
 )
-from ..services._skills_service import SkillsService
 from ..services.compaction import Compactor
 
 if TYPE_CHECKING:
+    # Only named here: the skills index (numpy, bm25s) is loaded when a run discovers skills.
     from ..services._mcp_tooling import McpTooling
+    from ..services._skills_service import SkillsService
     from ._executor import Executor
 
 JOURNAL_NAME = "journal.sqlite"
@@ -74,6 +76,12 @@ class RunSetup:
     """Where the fan-outs of a pipeline (review, triage) execute; here when not given."""
     on_start: StartCallback | None = None
     """Told when a fan-out's items are journaled (or handed to the executor)."""
+    clients: ClientPool | None = None
+    """The process's model clients (connection pools), closed by whoever made them; one per run
+    when not given, gated by `limiters`."""
+    journal: Store | None = None
+    """The journal open on `journal_path(config)`, shared by runs and closed by whoever opened
+    it; opened per run when not given."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -173,15 +181,21 @@ def _with_user_hooks(services: ToolServices, config: CorralConfig) -> ToolServic
     return replace(services, hooks=HookRunner(config.hooks))
 
 
+def _journal(config: CorralConfig, setup: RunSetup) -> AbstractAsyncContextManager[Store]:
+    if setup.journal is not None:
+        return nullcontext(setup.journal)
+    return open_sqlite_store(journal_path(config))
+
+
 @asynccontextmanager
 async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncIterator[RunRuntime]:
     """The journal, the run's lease (one process per run), the shared model clients and a
     runtime for run `run_id`."""
     limiters = setup.limiters or RateLimiterRegistry.from_config(config)
-    clients = ClientPool(limiters)
+    clients = setup.clients or ClientPool(limiters)
     try:
         async with (
-            open_sqlite_store(journal_path(config)) as store,
+            _journal(config, setup) as store,
             hold_run_lease(store, run_id),
             _open_mcp_tooling(config) as mcp,
             _observed(config, run_id, setup) as hooks,
@@ -201,11 +215,14 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
             async with open_runtime(options) as runtime:
                 yield runtime
     finally:
-        await clients.aclose()
+        if setup.clients is None:
+            await clients.aclose()
 
 
 async def with_skills(setup: RunSetup, config: CorralConfig, cwd: Path) -> RunSetup:
     """`setup` with the skills that apply in `cwd`, unless it has some or skills are off."""
     if setup.skills is not None or not config.skills.enabled:
         return setup
+    from ..services._skills_service import SkillsService
+
     return replace(setup, skills=await SkillsService.discover(config, cwd))

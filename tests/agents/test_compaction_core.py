@@ -91,7 +91,7 @@ def prepared(prep: PrepareCompaction, summary: str) -> CompactionPrepared:
 
 
 def test_crossing_the_early_limit_before_tools_asks_for_a_background_summary_of_the_past() -> None:
-    core = make_core()
+    core = make_core(tools=({"type": "function", "name": "shell", "parameters": {}},))
     core.handle(task())
     actions = answer(core, call("a"), tokens=820)
     prep = one(actions, PrepareCompaction)
@@ -99,7 +99,8 @@ def test_crossing_the_early_limit_before_tools_asks_for_a_background_summary_of_
     assert prep.covered_items == 3, "permissions, environment and the task; not the open call"
     assert prep.request.input[-1] == Message(role="user", text=SUMMARIZATION_PROMPT)
     assert list(prep.request.input[:3]) == core.history[:3]
-    assert prep.request.tools == ()
+    assert prep.request.tools == core.tools, "the same tools keep the cached prefix"
+    assert prep.request.tool_choice == "none"
 
 
 def test_a_ready_background_summary_replaces_what_it_covered_and_keeps_what_came_after() -> None:

@@ -278,7 +278,8 @@ def test_a_full_context_is_compacted_before_the_next_request() -> None:
     answer(core, call("a"), tokens=950)
     compact = only(list(core.handle(ToolResult(call_id="a", output="big"))))
     assert isinstance(compact, Compact)
-    assert compact.request.tools == ()
+    assert compact.request.tools == core.tools, "the same tools keep the cached prefix"
+    assert compact.request.tool_choice == "none"
     assert compact.request.input[-1] == Message(role="user", text=SUMMARIZATION_PROMPT)
     follow = only(list(core.handle(CompactionDone(summary="we ran a; next: b"))))
     assert isinstance(follow, CallModel)

@@ -13,9 +13,10 @@ import pytest
 from anyio.abc import TaskGroup
 
 from corral.agents._config import CorralConfig, RateLimit
-from corral.agents.model import AttemptSlot
+from corral.agents.model import AttemptSlot, RateLimitHint
 from corral.orchestrator._ratelimit import (
     DEFAULT_MAX_CONCURRENCY,
+    AimdWindow,
     EndpointLimiter,
     ManualClock,
     RateLimitConfigError,
@@ -132,15 +133,21 @@ async def test_an_attempt_larger_than_the_bucket_goes_out_and_its_debt_holds_the
     assert admitted == ["oversized", "next"]
 
 
+USED_UP = RateLimitHint(remaining_requests=0)
+"""What a 429 says when the endpoint's limit is used up (no limit named: only the pause holds)."""
+
+
 @pytest.mark.anyio
-async def test_a_429_with_retry_after_pauses_every_waiting_attempt_until_it_ends() -> None:
+async def test_a_429_that_says_the_limit_is_used_up_pauses_every_attempt_until_it_ends() -> None:
     clock = ManualClock()
     limiter = EndpointLimiter(URL, clock=clock)
     admitted: list[str] = []
     with anyio.fail_after(DEADLINE):
         async with AsyncExitStack() as stack:
             first, second = await enter(stack, limiter), await enter(stack, limiter)
+            limiter.learn_limits(USED_UP)
             first.report(status=429, retry_after=2.0, usage_tokens=None)
+            limiter.learn_limits(USED_UP)
             second.report(status=429, retry_after=0.5, usage_tokens=None)
         assert limiter.stats().paused_for == 2.0  # a shorter Retry-After never shortens it
         async with anyio.create_task_group() as group:
@@ -151,6 +158,78 @@ async def test_a_429_with_retry_after_pauses_every_waiting_attempt_until_it_ends
             await advance(clock, 0.5)
             assert admitted == ["worker 1", "worker 2", "worker 3"]
     assert limiter.stats().waits == {"retry_after": 3}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "hint",
+    [
+        None,
+        RateLimitHint(requests_per_minute=60_000, remaining_requests=5),
+        RateLimitHint(tokens_per_minute=10**9, remaining_tokens=10**6),
+    ],
+    ids=["no headers", "requests left", "tokens left"],
+)
+async def test_a_429_with_room_left_backs_off_only_its_own_attempt(
+    hint: RateLimitHint | None,
+) -> None:
+    clock = ManualClock()
+    limiter = EndpointLimiter(URL, RateLimit(max_concurrency=8), clock=clock)
+    admitted: list[str] = []
+    with anyio.fail_after(DEADLINE):
+        async with limiter.attempt(0) as slot:
+            if hint is not None:
+                limiter.learn_limits(hint)
+            slot.report(status=429, retry_after=30.0, usage_tokens=None)
+        async with anyio.create_task_group() as group:
+            for name in ("worker 1", "worker 2"):
+                await start(group, limiter, admitted, name)
+    assert admitted == ["worker 1", "worker 2"]
+    assert (limiter.stats().paused_for, limiter.stats().window) == (0.0, 6)  # 8, 4, then +1 +1
+
+
+@pytest.mark.anyio
+async def test_a_used_up_hint_counts_only_for_the_429_it_came_with() -> None:
+    clock = ManualClock()
+    limiter = EndpointLimiter(URL, clock=clock)
+    with anyio.fail_after(DEADLINE):
+        async with limiter.attempt(0) as slot:
+            limiter.learn_limits(USED_UP)
+            slot.report(status=200, retry_after=None, usage_tokens=None)
+        async with limiter.attempt(0) as slot:
+            slot.report(status=429, retry_after=30.0, usage_tokens=None)
+    assert limiter.stats().paused_for == 0.0
+
+
+def window_after(maximum: int, steps: str) -> list[float]:
+    """The window's size after each step: `x` a 429 from an attempt sent after the last cut,
+    `o` a 429 sent before it, `.` a success."""
+    window = AimdWindow(maximum)
+    sizes = []
+    for admitted, step in enumerate(steps, 1):
+        if step == ".":
+            window.on_success()
+        else:
+            window.on_rate_limited(admitted if step == "x" else 0, admitted)
+        sizes.append(window.size)
+    return sizes
+
+
+@pytest.mark.parametrize(
+    ("maximum", "steps", "sizes"),
+    [
+        (8, "x....", [4, 5, 6, 7, 8]),  # one back per success up to where it was
+        (8, "x....." + "." * 8, [4, 5, 6, 7, 8, 8, *[8] * 8]),  # never past the maximum
+        (16, "xx...", [8, 4, 5, 6, 7]),  # a second round's 429 cuts again
+        (8, "xoo..", [4, 4, 4, 5, 6]),  # 429s sent before the cut are the same signal
+        (4, "xxxx.", [2, 1, 1, 1, 2]),  # the window stops at one
+        (8, "xx....", [4, 2, 3, 4, 4.25, 4.5]),  # past the old size: one per window of successes
+    ],
+)
+def test_the_aimd_window_halves_once_per_round_and_recovers_one_per_success(
+    maximum: int, steps: str, sizes: list[float]
+) -> None:
+    assert window_after(maximum, steps) == pytest.approx(sizes)
 
 
 @pytest.mark.anyio

@@ -38,8 +38,6 @@ RATE = RPM / 60
 CAPACITY = RATE * BURST_SECONDS
 MAX_CONCURRENCY = 8
 RETRY_AFTER = 0.05
-# Requests admitted just before a 429 came back may still be on their way to the server.
-IN_FLIGHT_SLACK = 0.02
 # Transport jitter can bunch requests the limiter spaced out; one or two, never a burst.
 JITTER_REQUESTS = 2
 STORM_DEADLINE = 20
@@ -92,15 +90,6 @@ def busiest_second(times: list[float]) -> int:
     )
 
 
-def arrivals_during_pauses(times: list[float], pauses: list[tuple[float, float]]) -> list[float]:
-    return [
-        arrival - began
-        for began, length in pauses
-        for arrival in times
-        if began + IN_FLIGHT_SLACK < arrival < began + length
-    ]
-
-
 @pytest.mark.anyio
 async def test_a_429_storm_is_absorbed_within_the_configured_rate() -> None:
     limiter = EndpointLimiter(
@@ -134,7 +123,9 @@ async def test_a_429_storm_is_absorbed_within_the_configured_rate() -> None:
     assert len(gate.admitted) == len(times)
     assert busiest_second(gate.admitted) <= CAPACITY + RATE + JITTER_REQUESTS
     assert max(times) - min(times) >= (len(times) - CAPACITY - JITTER_REQUESTS) / RATE
-    assert arrivals_during_pauses(times, gate.pauses) == []
+    # The storm's 429s carry no `x-ratelimit-remaining-*` at 0: each backs off its own attempt
+    # and cuts the window, but none pauses the attempts beside it.
+    assert "retry_after" not in limiter.stats().waits
     assert stats["max_in_flight"] <= MAX_CONCURRENCY
 
 
@@ -162,4 +153,4 @@ async def test_the_worker_that_got_the_429_waits_out_its_retry_after_only_once()
     assert [(e.status, e.delay) for e in events if isinstance(e, Retrying)] == [(429, RETRY_AFTER)]
     stats = limiter.stats()
     assert stats.waits == {}  # the retry went straight out: the pause was already over
-    assert (stats.rate_limited, stats.window) == (1, 2.5)
+    assert (stats.rate_limited, stats.window) == (1, 3)  # halved, then one back per success

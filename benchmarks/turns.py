@@ -1,0 +1,209 @@
+"""Client CPU per model turn, fan-out efficiency, faults and memory: corral beside the bare SDK.
+
+The workload: agents with about 2 KB of instructions and one tool `step(x)`, four streamed tool
+turns then a final answer, against the scripted model server in its own process (so the CPU
+measured is the client's alone). Each driver of `benchmarks._turn_modes` runs in a fresh process
+per scenario and repetition, interleaved, and the medians are printed. Scenarios:
+
+- `cpu`: 200 agents, 50 at a time, 0 ms latency: client CPU ms per turn, and the server's
+  prefix-cache figures (the share of each follow-up request that repeats the one before it);
+- `scale`: 1,000 agents, 256 at a time, 200 ms per request: wall, efficiency (ideal / wall) and
+  peak RSS;
+- `serial`: 20 agents one at a time, 0 ms: CPU per turn when nothing overlaps;
+- `compact`: 20 agents with a context window so small that each is compacted: the prefix-cache
+  share of follow-up requests, summaries included;
+- `clean` and `faults`: 100 agents, 50 at a time, 50 ms; in `faults` 2% of requests are
+  answered 429 (Retry-After 1 s, no `x-ratelimit-*` headers) and 2% are cut midway: agents lost
+  and efficiency, to compare with `clean`.
+
+Run (about two minutes on two cores; `--quick` divides the agents by ten):
+
+    .venv/bin/python -m benchmarks.turns --repeat 3
+    .venv/bin/python -m benchmarks.turns --scenarios cpu --modes sdk-raw,corral --loop uvloop
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._server import model_server
+
+TOOL_TURNS = 4
+CACHE_FIGURES = ("cache_share", "followup_cache_share", "summaries")
+LOGGED = ("cpu", "compact")
+"""Scenarios whose requests the server logs, for the prefix-cache figures."""
+
+
+_REACHED = re.compile(r"reached (\d+)")
+_SUMMARY_ASKED = "handoff note"
+"""Words of corral's summarisation prompt (the server does not pass `tool_choice` on)."""
+
+
+def policy(request: dict[str, Any]) -> Any:
+    """Call `step` with the last number seen until it reaches four, then answer; a summary
+    request (its last item corral's summarisation prompt) is answered with the number reached,
+    which so survives the compaction."""
+    reached = 0
+    for item in request["input"]:
+        if item.get("type") == "function_call_output":
+            reached = int(item["output"])
+        elif found := _REACHED.findall(json.dumps(item.get("content", ""))):
+            reached = int(found[-1])
+    if _SUMMARY_ASKED in json.dumps(request["input"][-1]):
+        return f"reached {reached}"
+    if reached >= TOOL_TURNS:
+        return "done"
+    return [{"type": "function_call", "name": "step", "arguments": json.dumps({"x": reached})}]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    agents: int
+    concurrency: int
+    latency_ms: int
+    faults: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+    """corral settings (`key=value`) the corral drivers add."""
+
+
+SCENARIOS = {
+    "cpu": Scenario(200, 50, 0),
+    "scale": Scenario(1000, 256, 200),
+    "serial": Scenario(20, 1, 0),
+    "compact": Scenario(20, 10, 0, settings=("model_context_window=2700",)),
+    "clean": Scenario(100, 50, 50),
+    "faults": Scenario(
+        100, 50, 50, ("--ratelimit-rate", "0.02", "--disconnect-rate", "0.02", "--seed", "7")
+    ),
+}
+MODES = ("sdk", "sdk-raw", "corral", "runtime-sqlite", "runtime-memory")
+TURNS = TOOL_TURNS + 1
+WORKER_TIMEOUT = 600.0
+
+
+def run_worker(mode: str, url: str, scenario: Scenario, agents: int, loop: str) -> dict[str, Any]:
+    argv = [sys.executable, "-m", "benchmarks._turn_modes", mode, url, str(agents)]
+    argv += [str(scenario.concurrency), loop, *scenario.settings]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=WORKER_TIMEOUT, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{mode} failed:\n{done.stderr[-3000:]}")
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def cache_share(log: Path, skip: int) -> tuple[dict[str, float], int]:
+    """The prefix-cache figures of the requests logged after the first `skip`: the share of
+    all their bytes, and of follow-up requests' bytes, that repeat the request before them under
+    the same `prompt_cache_key`; how many were summaries; and the lines now in the log."""
+    total = prefix = follow_total = summaries = count = 0
+    seen: set[str] = set()
+    with log.open(encoding="utf-8") as lines:
+        for count, line in enumerate(lines, 1):
+            if count <= skip:
+                continue
+            record = json.loads(line)
+            total += record["input_bytes"]
+            prefix += record["prefix_bytes"]
+            summaries += record["body"].get("tool_choice") == "none"
+            key = record["prompt_cache_key"]
+            if key in seen:
+                follow_total += record["input_bytes"]
+            seen.add(key)
+    figures = {
+        "cache_share": prefix / max(total, 1),
+        "followup_cache_share": prefix / max(follow_total, 1),
+        "summaries": float(summaries),
+    }
+    return figures, count
+
+
+def run_scenario(
+    name: str, modes: list[str], repeat: int, divide: int, loop: str
+) -> dict[str, dict[str, float]]:
+    scenario = SCENARIOS[name]
+    agents = max(scenario.agents // divide, scenario.concurrency if divide == 1 else 1)
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
+    with tempfile.TemporaryDirectory() as tmp:
+        options = ["--latency-ms", str(scenario.latency_ms), *scenario.faults]
+        log = Path(tmp) / "requests.jsonl"
+        if name in LOGGED:
+            options += ["--log", str(log)]
+        lines = 0
+        with model_server("benchmarks.turns:policy", *options) as url:
+            for _ in range(repeat):  # interleaved, so the machine's noise spreads over all
+                for mode in modes:
+                    figures = run_worker(mode, url, scenario, agents, loop)
+                    if name in LOGGED:
+                        cache, lines = cache_share(log, lines)
+                        figures |= cache
+                    runs[mode].append(figures)
+    ideal = -(-agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
+    return {mode: summary(runs[mode], ideal) for mode in modes}
+
+
+def summary(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
+    def median(key: str) -> float:
+        return statistics.median(float(run[key]) for run in runs)
+
+    cpu_ms_per_turn = [1000 * r["cpu_s"] / max(r["turns"], 1) for r in runs]
+    wall = median("wall_s")
+    return {
+        "cpu_ms_per_turn": statistics.median(cpu_ms_per_turn),
+        "wall_s": wall,
+        "efficiency": ideal / wall if ideal else 0.0,
+        "lost_agents": median("lost_agents"),
+        "rss_start_mb": median("rss_start_mb"),
+        "rss_peak_mb": median("rss_peak_mb"),
+        **{key: median(key) if key in runs[0] else 0.0 for key in CACHE_FIGURES},
+    }
+
+
+ROWS = {
+    "cpu": (
+        "cpu_ms_per_turn",
+        "rss_start_mb",
+        "rss_peak_mb",
+        "cache_share",
+        "followup_cache_share",
+    ),
+    "scale": ("wall_s", "efficiency", "cpu_ms_per_turn", "rss_peak_mb"),
+    "serial": ("cpu_ms_per_turn", "wall_s"),
+    "compact": ("cache_share", "followup_cache_share", "summaries", "cpu_ms_per_turn"),
+    "clean": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
+    "faults": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
+}
+
+
+def print_table(name: str, table: dict[str, dict[str, float]]) -> None:
+    modes = list(table)
+    print(f"\n{name}: {SCENARIOS[name]}")
+    print(f"{'figure':<22}" + "".join(f"{mode:>16}" for mode in modes))
+    for row in ROWS[name]:
+        print(f"{row:<22}" + "".join(f"{table[mode][row]:>16.3f}" for mode in modes))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="a tenth of the agents")
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
+    args = parser.parse_args()
+    modes = args.modes.split(",")
+    for name in args.scenarios.split(","):
+        table = run_scenario(name, modes, args.repeat, 10 if args.quick else 1, args.loop)
+        print_table(name, table)
+
+
+if __name__ == "__main__":
+    main()
