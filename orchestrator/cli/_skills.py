@@ -14,10 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from corral.agents import load_config
+from corral.orchestrator.cli._retrieval_explain import (
+    explanation_json,
+    explanation_lines,
+    query_lines,
+)
 from corral.orchestrator.services import WordLlamaEmbedder
 from corral.orchestrator.services.skills import (
     EmptySkillQuery,
     Match,
+    MatchExplanation,
     Skill,
     SkillCatalog,
     SkillInputError,
@@ -39,6 +45,11 @@ def add_parser(sub: Any) -> None:
     match = actions.add_parser("match", help="rank the skills for a task text, best first")
     match.add_argument("text", metavar="TEXT", help="the task to find skills for")
     match.add_argument("--limit", type=int, default=5, help="how many to show (default 5)")
+    match.add_argument(
+        "--explain",
+        action="store_true",
+        help="show why each skill ranked: each ranker's rank and each field's BM25 score",
+    )
     _add_common_flags(match)
     match.set_defaults(handler=match_skills)
 
@@ -73,7 +84,11 @@ def match_skills(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise SkillInputError(f"--limit {args.limit}: give a number of skills of 1 or more")
     catalog = _discover(args.dirs)
-    matches = SkillMatcher(catalog, WordLlamaEmbedder()).match(args.text, args.limit)
+    matcher = SkillMatcher(catalog, WordLlamaEmbedder())
+    if args.explain:
+        print(_explained(matcher.explain(args.text, args.limit), as_json=args.json))
+        return 0
+    matches = matcher.match(args.text, args.limit)
     if args.json:
         print(json.dumps([_match_json(match) for match in matches], ensure_ascii=False))
     elif not matches:
@@ -81,6 +96,22 @@ def match_skills(args: argparse.Namespace) -> int:
     else:
         print(_table([(match.score, match.skill) for match in matches]))
     return 0
+
+
+def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
+    if as_json:
+        rows = [
+            {**_match_json(e.match), "explain": explanation_json(e.query, e.why)} for e in explained
+        ]
+        return json.dumps(rows, ensure_ascii=False)
+    if not explained:
+        return "no skills found to match"
+    lines = [*query_lines(explained[0].query), ""]
+    for rank, e in enumerate(explained, start=1):
+        lines.append(f"{rank:>2}. {e.match.skill.name}  {e.match.score:.4f}  {e.match.skill.path}")
+        lines.append(f"    {_shorten(e.match.skill.description, _DESCRIPTION_WIDTH * 2)}")
+        lines.extend(f"    {line}" for line in explanation_lines(e.why))
+    return "\n".join(lines)
 
 
 def _discover(dirs: Sequence[Path]) -> SkillCatalog:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,20 @@ from corral.agents import CorralConfig, load_config
 
 from ..services import WordLlamaEmbedder
 from ..services.mcp import open_mcp_manager
+from ..services.retrieval import Explanation
 from ..services.toolsearch import (
     DEFAULT_LIMIT,
     EmptyQuery,
     Hit,
     IndexedTool,
     NoToolsToSearch,
+    ToolExplanation,
     ToolIndex,
     indexed_tool,
     load_catalog,
     one_line,
 )
+from ._retrieval_explain import explanation_json, explanation_lines, query_lines
 
 
 def add_parser(sub: Any) -> None:
@@ -41,6 +45,11 @@ def add_parser(sub: Any) -> None:
         "--limit", type=_positive_int, default=DEFAULT_LIMIT, help="how many tools (default 8)"
     )
     search.add_argument("--json", action="store_true", help="print a JSON array, best first")
+    search.add_argument(
+        "--explain",
+        action="store_true",
+        help="show why each tool ranked: each ranker's rank and each field's BM25 score",
+    )
     search.add_argument(
         "--catalog",
         type=Path,
@@ -58,6 +67,10 @@ async def search_tools(args: argparse.Namespace) -> int:
     else:
         index_tools = await live_tools(load_config(cwd=Path.cwd()).config)
     index = await ToolIndex.build_in_thread(index_tools, WordLlamaEmbedder())
+    if args.explain:
+        explained = await anyio.to_thread.run_sync(index.explain, args.query, args.limit)
+        print(_explained_json(explained) if args.json else format_explained(explained, index))
+        return 0
     hits = await index.search_in_thread(args.query, args.limit)
     print(json.dumps([_hit_json(h) for h in hits]) if args.json else format_hits(hits, index))
     return 0
@@ -81,7 +94,7 @@ async def live_tools(config: CorralConfig) -> list[IndexedTool]:
     return [indexed_tool(o.tool, server=o.server, raw_name=o.raw_name) for o in offered]
 
 
-def format_hits(hits: list[Hit], index: ToolIndex) -> str:
+def format_hits(hits: list[Hit], index: ToolIndex, reasons: Sequence[Explanation] = ()) -> str:
     if not hits:
         return "no tools to search"
     width = max(len(h.name) for h in hits)
@@ -90,7 +103,24 @@ def format_hits(hits: list[Hit], index: ToolIndex) -> str:
         entry = index.get(hit.name)
         lines.append(f"{rank:>2}. {hit.name:<{width}}  {hit.score:.4f}  {hit.server}")
         lines.append(f"    {one_line(entry.description if entry else '')}")
+        if rank <= len(reasons):
+            lines.extend(f"    {line}" for line in explanation_lines(reasons[rank - 1]))
     return "\n".join(lines)
+
+
+def format_explained(explained: list[ToolExplanation], index: ToolIndex) -> str:
+    if not explained:
+        return "no tools to search"
+    lines = query_lines(explained[0].query)
+    lines.append("")
+    lines.append(format_hits([e.hit for e in explained], index, [e.why for e in explained]))
+    return "\n".join(lines)
+
+
+def _explained_json(explained: list[ToolExplanation]) -> str:
+    return json.dumps(
+        [{**_hit_json(e.hit), "explain": explanation_json(e.query, e.why)} for e in explained]
+    )
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:

@@ -6,12 +6,16 @@ from ._embedding import HashingEmbedder as HashingEmbedder
 from ._embedding import Vectors as Vectors
 from ._embedding import WordLlamaEmbedder as WordLlamaEmbedder
 from ._embedding import reciprocal_rank_fusion as reciprocal_rank_fusion
+from ._vector_cache import VectorCache as VectorCache
+from ._vector_cache import default_cache_dir as default_cache_dir
 
 __all__ = [
     "Embedder",
     "EmbeddingUnavailable",
     "HashingEmbedder",
+    "VectorCache",
     "Vectors",
     "WordLlamaEmbedder",
+    "default_cache_dir",
     "reciprocal_rank_fusion",
 ]

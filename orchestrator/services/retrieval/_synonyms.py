@@ -40,7 +40,7 @@ delete, remove, erase, drop
 create, make, new
 update, edit, modify, change
 list, show, enumerate
-get, fetch, retrieve, read
+get, fetch, retrieve
 search, find, lookup, query
 rename, move
 copy, duplicate, clone
@@ -58,7 +58,6 @@ comment, remark, reply
 reaction, emoji, react
 star, bookmark, favorite
 fork, copy
-branch, line of work
 commit, changeset, revision
 history, log, changelog
 diff, changes, difference
@@ -71,7 +70,7 @@ alert, alarm, notification
 silence, mute, snooze
 on call, oncall, pager
 incident, outage, downtime
-dashboard, chart, graph, panel, visualization
+dashboard, chart, panel, visualization
 annotation, marker, event
 metric, measurement, time series
 latency, delay, response time
@@ -80,7 +79,6 @@ pod, container
 node, machine, host, server
 deployment, workload, replicas
 scale, replicas, resize
-namespace, project
 vm, virtual machine
 database, db, postgres, sql
 table, schema
@@ -93,7 +91,7 @@ user, person, member, account, people
 team, group
 organization, org, company
 screenshot, capture, image, picture
-browser, web page, website, site, page
+browser, web page, website
 navigate, go to, visit
 click, press, tap
 type, enter, input, fill
@@ -122,12 +120,15 @@ dns, resolver, domain lookup
 bgp, routing, route
 ddos, attack
 bot, crawler, spider
-domain, website
 ip, ip address
-asn, autonomous system, as
+asn, autonomous system
 """
 
 _SPLIT = re.compile(r"\s*,\s*")
+# Never a key: "as" is also an autonomous system, "it" also information technology.
+_FUNCTION_WORDS = frozenset(
+    ["a", "an", "as", "at", "be", "by", "in", "is", "it", "of", "on", "or", "to"]
+)
 
 
 @cache
@@ -149,6 +150,8 @@ def expansions(text: str, table: Mapping[str, tuple[str, ...]]) -> list[str]:
     for size in (3, 2, 1):
         for start in range(len(words) - size + 1):
             phrase = " ".join(words[start : start + size])
+            if phrase in _FUNCTION_WORDS:
+                continue
             for term in table.get(phrase, ()):
                 if term not in found:
                     found.append(term)

@@ -1,0 +1,164 @@
+"""Tool search and skill matching on the retrieval dev set: quality on its tune and test parts,
+query latency, and index build time with and without the vector cache.
+
+Quality: recall@1 and recall@5 of each ranker over the 645 real tools of ../shared/data/tools,
+top-1 and top-3 over the skills of ../shared/data/skills. Latency: the fused ranker over 1,000
+tools (the real ones plus distractors recombined from them, as in benchmarks/tool_search.py)
+and over the skills. Token figures are `benchmarks.retrieval_tokens`. Run from the repo root:
+
+    .venv/bin/python -m benchmarks.retrieval [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from corral.orchestrator.services import VectorCache, WordLlamaEmbedder
+from corral.orchestrator.services.retrieval import Ranker
+from corral.orchestrator.services.skills import SkillMatcher, SkillRoot, load_skills
+from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
+
+from ._retrieval_data import PARTS, SHARED, SKILL_QUERIES, TOOL_QUERIES, Part, Query, read_queries
+from .tool_search import distractors
+
+RANKERS: tuple[Ranker, ...] = ("bm25", "embedding", "fused")
+TARGET_TOOLS = 1000
+T = TypeVar("T")
+
+
+def tool_recall(index: ToolIndex, queries: Sequence[Query], ranker: Ranker) -> tuple[float, float]:
+    at1 = at5 = 0
+    for query in queries:
+        names = [hit.name for hit in index.search(query.text, 5, ranker=ranker)]
+        at1 += bool(query.expected & set(names[:1]))
+        at5 += bool(query.expected & set(names))
+    return at1 / len(queries), at5 / len(queries)
+
+
+def skill_top(
+    matcher: SkillMatcher, queries: Sequence[Query], ranker: Ranker
+) -> tuple[float, float]:
+    top1 = top3 = 0
+    for query in queries:
+        names = [m.skill.name for m in matcher.match(query.text, 3, method=ranker)]
+        top1 += bool(query.expected & set(names[:1]))
+        top3 += bool(query.expected & set(names))
+    return top1 / len(queries), top3 / len(queries)
+
+
+def latencies(
+    search: Callable[[str], object], texts: Sequence[str], repeat: int
+) -> tuple[float, float]:
+    """p50 and p95 of one search, in milliseconds."""
+    samples = []
+    for _ in range(repeat):
+        for text in texts:
+            started = time.perf_counter()
+            search(text)
+            samples.append((time.perf_counter() - started) * 1000)
+    cuts = statistics.quantiles(samples, n=100)
+    return cuts[49], cuts[94]
+
+
+def timed(action: Callable[[], T]) -> tuple[T, float]:
+    started = time.perf_counter()
+    result = action()
+    return result, (time.perf_counter() - started) * 1000
+
+
+def quality_table(
+    title: str, heads: tuple[str, str], rows: Mapping[Ranker, Mapping[Part, tuple[float, float]]]
+) -> str:
+    lines = [
+        f"{title}",
+        f"| ranker | tune {heads[0]} | tune {heads[1]} | test {heads[0]} | test {heads[1]} |",
+        "|---|---|---|---|---|",
+    ]
+    for ranker, parts in rows.items():
+        tune, test = parts["tune"], parts["test"]
+        lines.append(
+            f"| {ranker} | {tune[0]:.3f} | {tune[1]:.3f} | {test[0]:.3f} | {test[1]:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def tools_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
+    real = load_catalog(SHARED / "tools")
+    queries = read_queries(TOOL_QUERIES, {t.name for t in real})
+    index = ToolIndex(real, embedder)
+    rows = {
+        r: {p: tool_recall(index, [q for q in queries if q.part == p], r) for p in PARTS}
+        for r in RANKERS
+    }
+    counts = {p: sum(q.part == p for q in queries) for p in PARTS}
+    big = real + distractors(real, TARGET_TOOLS - len(real))
+    cold, warm = build_times(lambda e: ToolIndex(big, e))
+    big_index = ToolIndex(big, embedder)
+    p50, p95 = latencies(lambda text: big_index.search(text, 8), [q.text for q in queries], repeat)
+    return "\n".join(
+        [
+            quality_table(
+                f"tools: {len(real)} real; {counts['tune']} tune + {counts['test']} test queries",
+                ("recall@1", "recall@5"),
+                rows,
+            ),
+            f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
+            f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms",
+        ]
+    )
+
+
+def skills_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
+    catalog = load_skills([SkillRoot(SHARED / "skills", "extra")])
+    queries = read_queries(SKILL_QUERIES, [s.name for s in catalog])
+    matcher = SkillMatcher(catalog, embedder)
+    rows = {
+        r: {p: skill_top(matcher, [q for q in queries if q.part == p], r) for p in PARTS}
+        for r in RANKERS
+    }
+    counts = {p: sum(q.part == p for q in queries) for p in PARTS}
+    cold, warm = build_times(lambda e: SkillMatcher(catalog, e))
+    p50, p95 = latencies(lambda text: matcher.match(text, 5), [q.text for q in queries], repeat)
+    return "\n".join(
+        [
+            quality_table(
+                f"skills: {len(catalog)}; {counts['tune']} tune + {counts['test']} test queries",
+                ("top-1", "top-3"),
+                rows,
+            ),
+            f"{len(catalog)} skills: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
+            f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms",
+        ]
+    )
+
+
+def build_times(build: Callable[[WordLlamaEmbedder], object]) -> tuple[float, float]:
+    """An index build with an empty vector cache, then again with the vectors cached."""
+    with tempfile.TemporaryDirectory() as folder:
+        embedder = WordLlamaEmbedder(cache=VectorCache(Path(folder)))
+        _, cold = timed(lambda: build(embedder))
+        _, warm = timed(lambda: build(embedder))
+    return cold, warm
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each query")
+    args = parser.parse_args(argv)
+    if not (SHARED / "tools").is_dir() or not (SHARED / "skills").is_dir():
+        raise SystemExit(f"the dev data is missing: {SHARED} needs tools/ and skills/")
+    embedder = WordLlamaEmbedder(cache=None)
+    _, load_ms = timed(lambda: embedder.embed(["warm up"]))
+    print(f"WordLlama model load {load_ms:.0f} ms (once per process)\n")
+    print(tools_section(embedder, args.repeat), end="\n\n")
+    print(skills_section(embedder, args.repeat))
+
+
+if __name__ == "__main__":
+    main()
