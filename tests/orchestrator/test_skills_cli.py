@@ -95,3 +95,20 @@ def test_a_missing_dir_is_a_usage_error(tmp_path: Path) -> None:
         f"corral skills: error: --dir {tmp_path / 'nowhere'}: no such folder; "
         "give one that holds skills"
     )
+
+
+def test_match_explain_says_which_ranker_and_field_put_a_skill_first(
+    tmp_path: Path, data: Path
+) -> None:
+    done = corral(
+        tmp_path, "skills", "match", "deplyo my site to vercel", "--explain", "--dir", str(data)
+    )
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "spelling:    deplyo -> deploy"
+    first = next(n for n, line in enumerate(lines) if line.startswith(" 1. "))
+    assert lines[first].split()[1] == "deploy-to-vercel"
+    assert lines[first + 2].strip().startswith("fused ")
+    assert "bm25 #1" in lines[first + 2]
+    assert lines[first + 3].strip().startswith("bm25 by field: ")
