@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from corral.orchestrator.services import HashingEmbedder, VectorCache, Vectors
+from corral.orchestrator.services import HashingEmbedder, VectorCache, Vectors, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Speller, fuse
 from corral.orchestrator.services.retrieval._synonyms import expansion_table, expansions
 from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
@@ -152,5 +152,17 @@ def test_the_cache_keeps_only_its_most_recent_files(tmp_path: Path) -> None:
 
     for n in range(4):
         cache.vectors("m", [f"text {n}"], embedder.embed)
+
+    assert len(list(tmp_path.glob("*.npy"))) == 2
+
+
+def test_a_tool_index_reuses_cached_vectors_until_a_tool_changes(tmp_path: Path) -> None:
+    embedder = WordLlamaEmbedder(cache=VectorCache(tmp_path))
+    ToolIndex(TOOLS, embedder)
+    ToolIndex(TOOLS, embedder)
+    assert len(list(tmp_path.glob("*.npy"))) == 1
+
+    reworded = IndexedTool("mcp__jira__transition", "jira", "transition", "Set an issue's status.")
+    ToolIndex([*TOOLS[:3], reworded], embedder)
 
     assert len(list(tmp_path.glob("*.npy"))) == 2
