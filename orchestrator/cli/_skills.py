@@ -19,7 +19,7 @@ from corral.orchestrator.cli._retrieval_explain import (
     explanation_lines,
     query_lines,
 )
-from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services import retrieval_embedder
 from corral.orchestrator.services.skills import (
     EmptySkillQuery,
     Match,
@@ -84,7 +84,7 @@ def match_skills(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise SkillInputError(f"--limit {args.limit}: give a number of skills of 1 or more")
     catalog = _discover(args.dirs)
-    matcher = SkillMatcher(catalog, WordLlamaEmbedder())
+    matcher = SkillMatcher(catalog, retrieval_embedder())
     if args.explain:
         print(_explained(matcher.explain(args.text, args.limit), as_json=args.json))
         return 0

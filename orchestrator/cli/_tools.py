@@ -16,7 +16,7 @@ import anyio.to_thread
 
 from corral.agents import CorralConfig, load_config
 
-from ..services import WordLlamaEmbedder
+from ..services import retrieval_embedder
 from ..services.mcp import open_mcp_manager
 from ..services.retrieval import Explanation
 from ..services.toolsearch import (
@@ -66,7 +66,7 @@ async def search_tools(args: argparse.Namespace) -> int:
         index_tools = await anyio.to_thread.run_sync(load_catalog, args.catalog)
     else:
         index_tools = await live_tools(load_config(cwd=Path.cwd()).config)
-    index = await ToolIndex.build_in_thread(index_tools, WordLlamaEmbedder())
+    index = await ToolIndex.build_in_thread(index_tools, retrieval_embedder())
     if args.explain:
         explained = await anyio.to_thread.run_sync(index.explain, args.query, args.limit)
         print(_explained_json(explained) if args.json else format_explained(explained, index))

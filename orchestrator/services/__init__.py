@@ -6,6 +6,8 @@ from ._embedding import HashingEmbedder as HashingEmbedder
 from ._embedding import Vectors as Vectors
 from ._embedding import WordLlamaEmbedder as WordLlamaEmbedder
 from ._embedding import reciprocal_rank_fusion as reciprocal_rank_fusion
+from ._minilm import MiniLMEmbedder as MiniLMEmbedder
+from ._minilm import retrieval_embedder as retrieval_embedder
 from ._vector_cache import VectorCache as VectorCache
 from ._vector_cache import default_cache_dir as default_cache_dir
 
@@ -13,9 +15,11 @@ __all__ = [
     "Embedder",
     "EmbeddingUnavailable",
     "HashingEmbedder",
+    "MiniLMEmbedder",
     "VectorCache",
     "Vectors",
     "WordLlamaEmbedder",
     "default_cache_dir",
     "reciprocal_rank_fusion",
+    "retrieval_embedder",
 ]

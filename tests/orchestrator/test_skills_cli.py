@@ -6,13 +6,30 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from corral.orchestrator.services import MiniLMEmbedder, VectorCache
+from corral.orchestrator.services.skills import SkillMatcher, SkillRoot, load_skills
+
 from .._shared import shared_data
 
 CLI_TIMEOUT = 50
+# Embedding the real skills the first time takes seconds to tens of seconds on a busy machine;
+# the module's runs share one vector cache, as a user's runs share theirs.
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("vectors")
+    catalog = load_skills([SkillRoot(shared_data("skills"), "extra")])
+    SkillMatcher(catalog, MiniLMEmbedder(cache=VectorCache(folder)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORRAL_CACHE_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture

@@ -7,20 +7,35 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
 from corral.orchestrator.cli._main import main
+from corral.orchestrator.services import MiniLMEmbedder, VectorCache
+from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
 
 from .._shared import shared_data
 
 DEADLINE = 45.0
+# Embedding the 645 real tools the first time takes half a minute or more on a busy machine;
+# the module's tests share one vector cache, warmed once, as a user's runs share theirs.
+pytestmark = pytest.mark.timeout(240)
 
 
 def shared_tools() -> Path:
     return shared_data("tools")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("vectors")
+    ToolIndex(load_catalog(shared_tools()), MiniLMEmbedder(cache=VectorCache(folder)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORRAL_CACHE_DIR", str(folder))
+        yield folder
 
 
 async def corral(*args: str, home: Path) -> subprocess.CompletedProcess[bytes]:
@@ -82,7 +97,6 @@ def test_explain_shows_the_corrected_query_and_why_each_tool_ranked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
-    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
     query = "mrege the pull request"
 
     code = main(
