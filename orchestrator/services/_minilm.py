@@ -31,6 +31,9 @@ DIMENSIONS = 384
 HEADS = 12
 # sentence-transformers' max_seq_length for this model: longer texts are cut, as it cuts them.
 MAX_TOKENS = 256
+# Tokenising reads the whole text before cutting it to MAX_TOKENS; a query or description of
+# megabytes (a hostile server's, a model's) is cut first, far past where any 256 tokens end.
+_MAX_CHARS = MAX_TOKENS * 16
 # Texts are embedded in batches of similar length, so little of a batch is padding.
 BATCH = 32
 # Bumped when this module's arithmetic changes, so cached vectors of the old one are not reused.
@@ -43,7 +46,8 @@ class _Model:
     tokenizer: object  # tokenizers.Tokenizer; typed loosely, the package ships no stubs
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        encodings = self.tokenizer.encode_batch(list(texts))  # type: ignore[attr-defined]
+        cut = [text[:_MAX_CHARS] for text in texts]
+        encodings = self.tokenizer.encode_batch(cut)  # type: ignore[attr-defined]
         return [list(e.ids) for e in encodings]
 
 
