@@ -134,6 +134,39 @@ def test_a_changed_tool_text_or_model_misses_the_cache(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("*.npy"))) == 3
 
 
+def test_a_changed_tool_list_embeds_only_the_texts_no_cached_file_holds(tmp_path: Path) -> None:
+    cache, embedder = VectorCache(tmp_path), CountingEmbedder()
+    before = ["create a pull request", "post a message", "list pods"]
+    cache.vectors("model-1", before, embedder.embed)
+
+    texts = ["create a pull request", "post a message to a channel", "list pods", "get the time"]
+    vectors = cache.vectors("model-1", texts, embedder.embed)
+
+    assert embedder.embedded == 3 + 2
+    assert np.array_equal(vectors, HashingEmbedder().embed(texts))
+
+
+def test_another_models_vectors_are_never_reused_for_a_text(tmp_path: Path) -> None:
+    cache, embedder = VectorCache(tmp_path), CountingEmbedder()
+    cache.vectors("model-1", ["create a pull request"], embedder.embed)
+
+    cache.vectors("model-2", ["create a pull request", "post a message"], embedder.embed)
+
+    assert embedder.embedded == 1 + 2
+
+
+def test_a_keys_file_that_does_not_fit_its_vectors_is_not_trusted(tmp_path: Path) -> None:
+    cache, embedder = VectorCache(tmp_path), CountingEmbedder()
+    cache.vectors("model-1", ["create a pull request", "post a message"], embedder.embed)
+    (keys,) = tmp_path.glob("*.keys")
+    np.save(keys, np.zeros((5, 32), dtype=np.uint8))
+    keys.with_suffix(".keys.npy").replace(keys)
+
+    cache.vectors("model-1", ["create a pull request", "list pods"], embedder.embed)
+
+    assert embedder.embedded == 2 + 2
+
+
 def test_a_damaged_cache_file_is_embedded_again_and_rewritten(tmp_path: Path) -> None:
     cache, embedder = VectorCache(tmp_path), CountingEmbedder()
     cache.vectors("m", ["a text"], embedder.embed)
