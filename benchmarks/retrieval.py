@@ -17,6 +17,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from importlib.metadata import files
 from pathlib import Path
 from typing import TypeVar
@@ -24,7 +25,7 @@ from typing import TypeVar
 from corral.orchestrator.services import MiniLMEmbedder, VectorCache, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Ranker
 from corral.orchestrator.services.skills import SkillMatcher, SkillRoot, load_skills
-from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
+from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex, load_catalog
 
 from ._retrieval_data import PARTS, SHARED, SKILL_QUERIES, TOOL_QUERIES, Part, Query, read_queries
 from .tool_search import distractors
@@ -106,8 +107,11 @@ def tools_section(embedder: Model, repeat: int) -> str:
     }
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
     big = real + distractors(real, TARGET_TOOLS - len(real))
-    cold, warm = build_times(type(embedder), lambda e: ToolIndex(big, e))
-    big_index = ToolIndex(big, embedder)
+    changed = one_server_changed(big)
+    updated = sum(t.server == big[0].server for t in big)
+    big_index, (cold, warm, after_change) = build_times(
+        type(embedder), lambda e: ToolIndex(big, e), lambda e: ToolIndex(changed, e)
+    )
     p50, p95 = latencies(lambda text: big_index.search(text, 8), [q.text for q in queries], repeat)
     return "\n".join(
         [
@@ -116,7 +120,8 @@ def tools_section(embedder: Model, repeat: int) -> str:
                 ("recall@1", "recall@5"),
                 rows,
             ),
-            f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
+            f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors, "
+            f"{after_change:.0f} ms after one server's {updated} tools changed; "
             f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms",
         ]
     )
@@ -131,7 +136,7 @@ def skills_section(embedder: Model, repeat: int) -> str:
         for r in RANKERS
     }
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
-    cold, warm = build_times(type(embedder), lambda e: SkillMatcher(catalog, e))
+    _, (cold, warm, _) = build_times(type(embedder), lambda e: SkillMatcher(catalog, e))
     p50, p95 = latencies(lambda text: matcher.match(text, 5), [q.text for q in queries], repeat)
     return "\n".join(
         [
@@ -146,13 +151,26 @@ def skills_section(embedder: Model, repeat: int) -> str:
     )
 
 
-def build_times(kind: type[Model], build: Callable[[Model], object]) -> tuple[float, float]:
-    """An index build with an empty vector cache, then again with the vectors cached."""
+def build_times(
+    kind: type[Model], build: Callable[[Model], T], rebuild: Callable[[Model], object] | None = None
+) -> tuple[T, tuple[float, float, float]]:
+    """An index build with an empty vector cache, again with the vectors cached, then (if
+    given) `rebuild` over changed documents; the second index is returned, to be searched."""
     with tempfile.TemporaryDirectory() as folder:
         embedder = kind(cache=VectorCache(Path(folder)))
         _, cold = timed(lambda: build(embedder))
-        _, warm = timed(lambda: build(embedder))
-    return cold, warm
+        index, warm = timed(lambda: build(embedder))
+        _, changed = timed(lambda: rebuild(embedder)) if rebuild else (None, 0.0)
+    return index, (cold, warm, changed)
+
+
+def one_server_changed(tools: Sequence[IndexedTool]) -> list[IndexedTool]:
+    """The tools with every description of the first server reworded, as after its update."""
+    first = tools[0].server
+    return [
+        replace(t, description=f"Updated: {t.description}") if t.server == first else t
+        for t in tools
+    ]
 
 
 def models_section(repeat: int) -> str:
