@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from ._bert import BertEncoder
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
 from ._vector_cache import VectorCache, default_cache_dir
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -43,13 +46,12 @@ _ENCODER_REVISION = 1
 @dataclass(frozen=True)
 class _Model:
     encoder: BertEncoder
-    tokenizer: object  # tokenizers.Tokenizer; typed loosely, the package ships no stubs
+    tokenizer: Tokenizer
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         # One text at a time: `encode_batch` would start a Rust thread pool in the process for
         # a saving of milliseconds beside the encoder's work.
-        encode = self.tokenizer.encode  # type: ignore[attr-defined]
-        return [list(encode(text[:_MAX_CHARS]).ids) for text in texts]
+        return [list(self.tokenizer.encode(text[:_MAX_CHARS]).ids) for text in texts]
 
 
 class MiniLMEmbedder:
@@ -93,7 +95,7 @@ class MiniLMEmbedder:
         corrector must leave alone even where no document uses them."""
         cls = type(self)
         if cls._vocabulary is None:
-            vocab: dict[str, int] = self._load().tokenizer.get_vocab()  # type: ignore[attr-defined]
+            vocab = self._load().tokenizer.get_vocab()
             cls._vocabulary = frozenset(w for w in vocab if w.isalpha() and w.isascii())
         return cls._vocabulary
 
