@@ -51,7 +51,7 @@ class _Model:
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         # One text at a time: `encode_batch` would start a Rust thread pool in the process for
         # a saving of milliseconds beside the encoder's work.
-        return [list(self.tokenizer.encode(text[:_MAX_CHARS]).ids) for text in texts]
+        return [list(self.tokenizer.encode(_clean(text)).ids) for text in texts]
 
 
 class MiniLMEmbedder:
@@ -132,6 +132,12 @@ def _load_model(folder: Path) -> _Model:
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     return _Model(BertEncoder(weights, HEADS), tokenizer)
+
+
+def _clean(text: str) -> str:
+    """`text` cut to `_MAX_CHARS`, with any lone surrogate (which JSON can carry, as in a
+    hostile server's tool description) made a replacement mark: the tokenizer refuses them."""
+    return text[:_MAX_CHARS].encode("utf-8", "replace").decode("utf-8")
 
 
 def _package_version() -> str:

@@ -23,6 +23,9 @@ _WORD = re.compile(r"[^\W_]+")
 # common word ("pod" -> "pad"), and short words are usually abbreviations spelled on purpose.
 MIN_CORRECTABLE = 4
 SUBSTITUTION_MIN = 6
+# Nor longer than this: a word's deletes cost the square of its length, and a hostile tool
+# description or query can hold one word of megabytes. No real word this long needs a guess.
+MAX_CORRECTABLE = 30
 
 # Function words only: "all", "up", "down", "on" and "off" stay, since tools differ by them
 # ("mark all notifications read", "mouse up", "toggle logging on or off").
@@ -72,7 +75,7 @@ class Speller:
         self._stems = frozenset(stem_words(list(counts)))
         self._by_delete: dict[str, list[str]] = {}
         for word in sorted(counts):
-            if len(word) >= MIN_CORRECTABLE - 1:
+            if MIN_CORRECTABLE - 1 <= len(word) <= MAX_CORRECTABLE + 1:
                 for key in {word, *_deletes(word)}:
                     self._by_delete.setdefault(key, []).append(word)
 
@@ -85,7 +88,7 @@ class Speller:
         letter (typos rarely hit the first letter, and allowing it turns "grep" into "repo")."""
         if (
             word in self._counts
-            or len(word) < MIN_CORRECTABLE
+            or not MIN_CORRECTABLE <= len(word) <= MAX_CORRECTABLE
             or not word.isalpha()
             or word in self._dictionary
             or stem_words([word])[0] in self._stems

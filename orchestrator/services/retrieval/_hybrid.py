@@ -22,6 +22,7 @@ from ._fusion import Fused, fuse
 from ._synonyms import expansion_table, expansions
 
 Ranker = Literal["fused", "bm25", "embedding"]
+MAX_QUERY_CHARS = 2000
 RANKERS: tuple[Ranker, ...] = ("fused", "bm25", "embedding")
 
 
@@ -79,6 +80,8 @@ class HybridIndex:
         return self._size
 
     def query(self, text: str) -> Query:
+        # A query is a few words; past this, text (a model's or a caller's) only costs time.
+        text = text[:MAX_QUERY_CHARS]
         words, corrections = self._speller.correct_text(text)
         tokens = tuple(analyze(words))
         extra: tuple[str, ...] = ()
