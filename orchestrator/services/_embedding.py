@@ -74,7 +74,10 @@ class WordLlamaEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, 256), dtype=np.float32)
-        vectors = np.asarray(self._load().embed(list(texts), norm=True), dtype=np.float32)
+        # A lone surrogate (a JSON escape can carry one into a tool description) would make
+        # the tokenizer refuse the whole batch; it becomes a replacement mark instead.
+        clean = [text.encode("utf-8", "replace").decode("utf-8") for text in texts]
+        vectors = np.asarray(self._load().embed(clean, norm=True), dtype=np.float32)
         return vectors
 
     def vocabulary(self) -> frozenset[str]:

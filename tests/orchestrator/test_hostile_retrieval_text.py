@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.orchestrator.services import MiniLMEmbedder
+from corral.orchestrator.services import Embedder, MiniLMEmbedder, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Speller
 from corral.orchestrator.services.skills import Skill, SkillMatcher
 from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
@@ -25,9 +25,12 @@ HOSTILE_TEXTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return MiniLMEmbedder(cache=None)
+@pytest.fixture(scope="module", params=["minilm", "wordllama"])
+def embedder(request: pytest.FixtureRequest) -> Embedder:
+    # WordLlama is the fallback where the MiniLM wheel is missing: it must hold up as well.
+    return (
+        MiniLMEmbedder(cache=None) if request.param == "minilm" else WordLlamaEmbedder(cache=None)
+    )
 
 
 def skill(name: str, description: str) -> Skill:
@@ -43,7 +46,7 @@ def benign_tools() -> list[IndexedTool]:
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS)
 def test_a_hostile_tool_description_does_not_stop_the_index_from_building(
-    embedder: MiniLMEmbedder, text: str
+    embedder: Embedder, text: str
 ) -> None:
     hostile = IndexedTool("mcp__evil__read", "evil", "read", text, {text[:50]: text})
 
@@ -53,7 +56,7 @@ def test_a_hostile_tool_description_does_not_stop_the_index_from_building(
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS)
-def test_a_hostile_query_gets_an_answer_not_an_error(embedder: MiniLMEmbedder, text: str) -> None:
+def test_a_hostile_query_gets_an_answer_not_an_error(embedder: Embedder, text: str) -> None:
     index = ToolIndex(benign_tools(), embedder)
 
     assert len(index.search(text, 2)) <= 2
@@ -61,7 +64,7 @@ def test_a_hostile_query_gets_an_answer_not_an_error(embedder: MiniLMEmbedder, t
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS[:3])
 def test_a_hostile_skill_description_does_not_stop_skill_matching(
-    embedder: MiniLMEmbedder, text: str
+    embedder: Embedder, text: str
 ) -> None:
     skills = [skill("evil", text), skill("send-message", "Post a message to a chat channel")]
 
