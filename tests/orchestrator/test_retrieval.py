@@ -199,3 +199,13 @@ def test_a_tool_index_reuses_cached_vectors_until_a_tool_changes(tmp_path: Path)
     ToolIndex([*TOOLS[:3], reworded], embedder)
 
     assert len(list(tmp_path.glob("*.npy"))) == 2
+
+
+def test_explaining_a_query_embeds_it_once() -> None:
+    embedder = CountingEmbedder()
+    index = ToolIndex(TOOLS, embedder)
+    built = embedder.embedded
+
+    index.explain("merge the pull request", 3)
+
+    assert embedder.embedded == built + 1

@@ -75,6 +75,7 @@ class HybridIndex:
         dictionary = embedder.vocabulary() if isinstance(embedder, VocabularySource) else ()
         self._speller = Speller((text for doc in documents for text in doc.values()), dictionary)
         self.vectors: Vectors = _document_vectors(embedder, embedding_texts)
+        self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
 
     def __len__(self) -> int:
         return self._size
@@ -134,10 +135,20 @@ class HybridIndex:
     def _similarity(self, query: Query) -> npt.NDArray[np.float64]:
         if not self._size or not query.words:
             return np.zeros(0, dtype=np.float64)
-        vector = self._embedder.embed([query.words])[0]
+        vector = self._query_vector(query.words)
         if not np.any(vector):
             return np.zeros(0, dtype=np.float64)
         return np.asarray(self.vectors @ vector, dtype=np.float64)
+
+    def _query_vector(self, words: str) -> npt.NDArray[np.float32]:
+        # `explain` ranks and then reads the cosines: one query, one embedding (a transformer
+        # pass of milliseconds). A tuple is replaced whole, so threads never see half of one.
+        last = self._last_query
+        if last is not None and last[0] == words:
+            return last[1]
+        vector = np.asarray(self._embedder.embed([words])[0], dtype=np.float32)
+        self._last_query = (words, vector)
+        return vector
 
 
 def _document_vectors(embedder: Embedder, texts: Sequence[str]) -> Vectors:
