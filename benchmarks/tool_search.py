@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from corral.orchestrator.services import WordLlamaEmbedder
+from corral.orchestrator.services import retrieval_embedder
 from corral.orchestrator.services.toolsearch import (
     IndexedTool,
     Ranker,
@@ -150,7 +150,7 @@ def main() -> None:
     everything = real + extra
     queries = load_queries(QUERIES, {t.name for t in real})
 
-    embedder = WordLlamaEmbedder()
+    embedder = retrieval_embedder()
     load_s = timed(lambda: embedder.embed(["warm up"]), 1)
     build_s = timed(lambda: ToolIndex(everything, embedder), 3)
     servers = len({t.server for t in real})

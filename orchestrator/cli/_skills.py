@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from corral.orchestrator.services.skills import (
         Match,
+        MatchExplanation,
         Skill,
         SkillCatalog,
     )
-
 
 _DESCRIPTION_WIDTH = 60
 _NAME_WIDTH = 40
@@ -34,6 +34,11 @@ def add_parser(sub: Any) -> None:
     match = actions.add_parser("match", help="rank the skills for a task text, best first")
     match.add_argument("text", metavar="TEXT", help="the task to find skills for")
     match.add_argument("--limit", type=int, default=5, help="how many to show (default 5)")
+    match.add_argument(
+        "--explain",
+        action="store_true",
+        help="show why each skill ranked: each ranker's rank and each field's BM25 score",
+    )
     _add_common_flags(match)
     match.set_defaults(handler=match_skills)
 
@@ -63,7 +68,7 @@ def list_skills(args: argparse.Namespace) -> int:
 
 
 def match_skills(args: argparse.Namespace) -> int:
-    from corral.orchestrator.services import WordLlamaEmbedder
+    from corral.orchestrator.services import retrieval_embedder
     from corral.orchestrator.services.skills import EmptySkillQuery, SkillInputError, SkillMatcher
 
     if not args.text.strip():
@@ -71,7 +76,11 @@ def match_skills(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise SkillInputError(f"--limit {args.limit}: give a number of skills of 1 or more")
     catalog = _discover(args.dirs)
-    matches = SkillMatcher(catalog, WordLlamaEmbedder()).match(args.text, args.limit)
+    matcher = SkillMatcher(catalog, retrieval_embedder())
+    if args.explain:
+        print(_explained(matcher.explain(args.text, args.limit), as_json=args.json))
+        return 0
+    matches = matcher.match(args.text, args.limit)
     if args.json:
         print(json.dumps([_match_json(match) for match in matches], ensure_ascii=False))
     elif not matches:
@@ -79,6 +88,24 @@ def match_skills(args: argparse.Namespace) -> int:
     else:
         print(_table([(match.score, match.skill) for match in matches]))
     return 0
+
+
+def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
+    from ._retrieval_explain import explanation_json, explanation_lines, query_lines
+
+    if as_json:
+        rows = [
+            {**_match_json(e.match), "explain": explanation_json(e.query, e.why)} for e in explained
+        ]
+        return json.dumps(rows, ensure_ascii=False)
+    if not explained:
+        return "no skills found to match"
+    lines = [*query_lines(explained[0].query), ""]
+    for rank, e in enumerate(explained, start=1):
+        lines.append(f"{rank:>2}. {e.match.skill.name}  {e.match.score:.4f}  {e.match.skill.path}")
+        lines.append(f"    {_shorten(e.match.skill.description, _DESCRIPTION_WIDTH * 2)}")
+        lines.extend(f"    {line}" for line in explanation_lines(e.why))
+    return "\n".join(lines)
 
 
 def _discover(dirs: Sequence[Path]) -> SkillCatalog:

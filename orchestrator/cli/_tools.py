@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from corral.agents import CorralConfig
 
-    from ..services.toolsearch import Hit, IndexedTool, ToolIndex
+    from ..services.retrieval import Explanation
+    from ..services.toolsearch import Hit, IndexedTool, ToolExplanation, ToolIndex
 
 
 DEFAULT_LIMIT = 8
@@ -33,6 +35,11 @@ def add_parser(sub: Any) -> None:
     )
     search.add_argument("--json", action="store_true", help="print a JSON array, best first")
     search.add_argument(
+        "--explain",
+        action="store_true",
+        help="show why each tool ranked: each ranker's rank and each field's BM25 score",
+    )
+    search.add_argument(
         "--catalog",
         type=Path,
         metavar="DIR",
@@ -46,7 +53,7 @@ async def search_tools(args: argparse.Namespace) -> int:
 
     from corral.agents import load_config
 
-    from ..services import WordLlamaEmbedder
+    from ..services import retrieval_embedder
     from ..services.toolsearch import EmptyQuery, ToolIndex, load_catalog
 
     if not args.query.strip():
@@ -55,17 +62,21 @@ async def search_tools(args: argparse.Namespace) -> int:
         index_tools = await anyio.to_thread.run_sync(load_catalog, args.catalog)
     else:
         index_tools = await live_tools(load_config(cwd=Path.cwd()).config)
-    index = await ToolIndex.build_in_thread(index_tools, WordLlamaEmbedder())
+    index = await ToolIndex.build_in_thread(index_tools, retrieval_embedder())
+    if args.explain:
+        explained = await anyio.to_thread.run_sync(index.explain, args.query, args.limit)
+        print(_explained_json(explained) if args.json else format_explained(explained, index))
+        return 0
     hits = await index.search_in_thread(args.query, args.limit)
     print(json.dumps([_hit_json(h) for h in hits]) if args.json else format_hits(hits, index))
     return 0
 
 
 async def live_tools(config: CorralConfig) -> list[IndexedTool]:
-    """The tools of the configured MCP servers: the seam where the MCP manager plugs in."""
     from ..services.mcp import open_mcp_manager
     from ..services.toolsearch import NoToolsToSearch, indexed_tool
 
+    """The tools of the configured MCP servers: the seam where the MCP manager plugs in."""
     servers = sorted(name for name, server in config.mcp_servers.items() if server.enabled)
     if not servers:
         raise NoToolsToSearch(
@@ -82,8 +93,9 @@ async def live_tools(config: CorralConfig) -> list[IndexedTool]:
     return [indexed_tool(o.tool, server=o.server, raw_name=o.raw_name) for o in offered]
 
 
-def format_hits(hits: list[Hit], index: ToolIndex) -> str:
+def format_hits(hits: list[Hit], index: ToolIndex, reasons: Sequence[Explanation] = ()) -> str:
     from ..services.toolsearch import one_line
+    from ._retrieval_explain import explanation_lines
 
     if not hits:
         return "no tools to search"
@@ -93,7 +105,28 @@ def format_hits(hits: list[Hit], index: ToolIndex) -> str:
         entry = index.get(hit.name)
         lines.append(f"{rank:>2}. {hit.name:<{width}}  {hit.score:.4f}  {hit.server}")
         lines.append(f"    {one_line(entry.description if entry else '')}")
+        if rank <= len(reasons):
+            lines.extend(f"    {line}" for line in explanation_lines(reasons[rank - 1]))
     return "\n".join(lines)
+
+
+def format_explained(explained: list[ToolExplanation], index: ToolIndex) -> str:
+    from ._retrieval_explain import query_lines
+
+    if not explained:
+        return "no tools to search"
+    lines = query_lines(explained[0].query)
+    lines.append("")
+    lines.append(format_hits([e.hit for e in explained], index, [e.why for e in explained]))
+    return "\n".join(lines)
+
+
+def _explained_json(explained: list[ToolExplanation]) -> str:
+    from ._retrieval_explain import explanation_json
+
+    return json.dumps(
+        [{**_hit_json(e.hit), "explain": explanation_json(e.query, e.why)} for e in explained]
+    )
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:

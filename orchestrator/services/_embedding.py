@@ -12,12 +12,14 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from corral.tools import OperationFailed
+
+from ._vector_cache import VectorCache, default_cache_dir
 
 Vectors = npt.NDArray[np.float32]
 
@@ -32,17 +34,64 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
 
+@runtime_checkable
+class DocumentEmbedder(Protocol):
+    """An embedder that can keep document vectors between runs (see `_vector_cache`)."""
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@runtime_checkable
+class VocabularySource(Protocol):
+    """An embedder that knows real words, so spelling correction leaves them alone."""
+
+    def vocabulary(self) -> frozenset[str]: ...
+
+
 class WordLlamaEmbedder:
-    """WordLlama (static token embeddings, 256 dimensions), loaded once per process."""
+    """WordLlama (static token embeddings, 256 dimensions), loaded once per process.
+
+    Document vectors are cached on disk (`cache`, by default `default_cache_dir()`); `None`
+    turns the cache off.
+    """
 
     _lock = threading.Lock()
     _model: Any = None
+    _vocabulary: frozenset[str] | None = None
+
+    def __init__(self, cache: VectorCache | Literal["default"] | None = "default") -> None:
+        self._cache = VectorCache(default_cache_dir()) if cache == "default" else cache
+
+    @property
+    def model_id(self) -> str:
+        return f"wordllama-{_wordllama_version()}-l2_supercat-256"
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if self._cache is None or not texts:
+            return self.embed(texts)
+        return self._cache.vectors(self.model_id, texts, self.embed)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, 256), dtype=np.float32)
-        vectors = np.asarray(self._load().embed(list(texts), norm=True), dtype=np.float32)
+        # A lone surrogate (a JSON escape can carry one into a tool description) would make
+        # the tokenizer refuse the whole batch; it becomes a replacement mark instead.
+        clean = [text.encode("utf-8", "replace").decode("utf-8") for text in texts]
+        vectors = np.asarray(self._load().embed(clean, norm=True), dtype=np.float32)
         return vectors
+
+    def vocabulary(self) -> frozenset[str]:
+        """The whole words of the model's tokenizer, lower-cased: a dictionary of real words
+        that a spelling corrector must leave alone even where no document uses them."""
+        cls = type(self)
+        if cls._vocabulary is None:
+            vocab: dict[str, int] = self._load().tokenizer.get_vocab()
+            cls._vocabulary = frozenset(
+                token[1:].lower()
+                for token in vocab
+                if token.startswith(_WORD_START) and token[1:].isalpha()
+            )
+        return cls._vocabulary
 
     @classmethod
     def _load(cls) -> Any:
@@ -50,6 +99,19 @@ class WordLlamaEmbedder:
             if cls._model is None:
                 cls._model = _load_bundled_wordllama()
             return cls._model
+
+
+# SentencePiece marks a token that starts a word with U+2581 ("lower one eighth block").
+_WORD_START = "\u2581"
+
+
+def _wordllama_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wordllama")
+    except PackageNotFoundError:  # pragma: no cover - a dependency of corral
+        return "unknown"
 
 
 def _load_bundled_wordllama() -> Any:

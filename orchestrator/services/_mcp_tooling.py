@@ -18,7 +18,8 @@ from anyio.abc import TaskStatus
 from corral.agents import CorralConfig
 from corral.tools import ToolRegistry
 
-from ._embedding import Embedder, WordLlamaEmbedder
+from ._embedding import Embedder
+from ._minilm import retrieval_embedder
 from .mcp import McpManager, TraceContext, no_trace_context, open_mcp_manager, resource_tools
 from .toolsearch import DeferredTool, DeferredTools
 
@@ -53,7 +54,7 @@ class McpTooling:
         if len(offered) < self.threshold and self._deferred is None:
             return
         if self._deferred is None:
-            self._deferred = DeferredTools(self._embedder or WordLlamaEmbedder())
+            self._deferred = DeferredTools(self._embedder or retrieval_embedder())
         await self._deferred.rebuild(DeferredTool(o.tool, o.server, o.raw_name) for o in offered)
 
     def equip(self, registry: ToolRegistry) -> None:

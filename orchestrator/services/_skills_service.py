@@ -15,7 +15,8 @@ import anyio
 
 from corral.agents import SKILLS_INSTRUCTIONS, CorralConfig
 
-from ._embedding import Embedder, WordLlamaEmbedder
+from ._embedding import Embedder
+from ._minilm import retrieval_embedder
 from .skills import (
     SkillCatalog,
     SkillMatcher,
@@ -62,7 +63,7 @@ class SkillsService:
                 _warn_once(warning.message)
             # No skills, no model to load: a run without skills starts as fast as it would.
             matcher = (
-                SkillMatcher(catalog, embedder or WordLlamaEmbedder()) if len(catalog) else None
+                SkillMatcher(catalog, embedder or retrieval_embedder()) if len(catalog) else None
             )
             return cls(catalog, matcher, config.model_context_window)
 

@@ -6,13 +6,30 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from corral.orchestrator.services import MiniLMEmbedder, VectorCache
+from corral.orchestrator.services.skills import SkillMatcher, SkillRoot, load_skills
+
 from .._shared import shared_data
 
 CLI_TIMEOUT = 50
+# Embedding the real skills the first time takes seconds to tens of seconds on a busy machine;
+# the module's runs share one vector cache, as a user's runs share theirs.
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("vectors")
+    catalog = load_skills([SkillRoot(shared_data("skills"), "extra")])
+    SkillMatcher(catalog, MiniLMEmbedder(cache=VectorCache(folder)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORRAL_CACHE_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture
@@ -98,3 +115,20 @@ def test_a_missing_dir_is_a_usage_error(tmp_path: Path) -> None:
         f"corral skills: error: --dir {tmp_path / 'nowhere'}: no such folder; "
         "give one that holds skills"
     )
+
+
+def test_match_explain_says_which_ranker_and_field_put_a_skill_first(
+    tmp_path: Path, data: Path
+) -> None:
+    done = corral(
+        tmp_path, "skills", "match", "deplyo my site to vercel", "--explain", "--dir", str(data)
+    )
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "spelling:    deplyo -> deploy"
+    first = next(n for n, line in enumerate(lines) if line.startswith(" 1. "))
+    assert lines[first].split()[1] == "deploy-to-vercel"
+    assert lines[first + 2].strip().startswith("fused ")
+    assert "bm25 #1" in lines[first + 2]
+    assert lines[first + 3].strip().startswith("bm25 by field: ")

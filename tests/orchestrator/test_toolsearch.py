@@ -18,6 +18,7 @@ from corral.orchestrator.services.toolsearch import (
     exposed_tool_name,
     load_catalog,
 )
+from corral.orchestrator.services.toolsearch._index import TOOL_PROFILE
 from corral.tools import InvalidInput
 
 from .._shared import shared_data
@@ -67,9 +68,10 @@ TOOLS = [
 ]
 
 
-def test_fused_scores_are_reciprocal_rank_sums_of_bm25_and_embedding_ranks() -> None:
+def test_fused_scores_are_weighted_reciprocal_rank_sums_of_bm25_and_embedding_ranks() -> None:
     index = ToolIndex(TOOLS, HashingEmbedder())
     query = "post a reaction message"
+    weights = TOOL_PROFILE.ranker_weights
 
     ranks = {
         ranker: {h.name: rank for rank, h in enumerate(index.search(query, 50, ranker=ranker), 1)}
@@ -78,7 +80,7 @@ def test_fused_scores_are_reciprocal_rank_sums_of_bm25_and_embedding_ranks() -> 
     fused = index.search(query, 50)
 
     expected = {
-        name: sum(1 / (60 + r[name]) for r in ranks.values() if name in r)
+        name: sum(weights[k] / (60 + r[name]) for k, r in ranks.items() if name in r)
         for name in ranks["bm25"].keys() | ranks["embedding"].keys()
     }
     assert {h.name: h.score for h in fused} == pytest.approx(expected, abs=1e-6)

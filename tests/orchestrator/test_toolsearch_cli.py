@@ -7,20 +7,35 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
 from corral.orchestrator.cli._main import main
+from corral.orchestrator.services import MiniLMEmbedder, VectorCache
+from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
 
 from .._shared import shared_data
 
 DEADLINE = 45.0
+# Embedding the 645 real tools the first time takes half a minute or more on a busy machine;
+# the module's tests share one vector cache, warmed once, as a user's runs share theirs.
+pytestmark = pytest.mark.timeout(240)
 
 
 def shared_tools() -> Path:
     return shared_data("tools")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("vectors")
+    ToolIndex(load_catalog(shared_tools()), MiniLMEmbedder(cache=VectorCache(folder)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORRAL_CACHE_DIR", str(folder))
+        yield folder
 
 
 async def corral(*args: str, home: Path) -> subprocess.CompletedProcess[bytes]:
@@ -76,3 +91,54 @@ def test_without_servers_or_catalog_it_says_there_is_nothing_to_search(
     assert code == 2
     assert "no MCP servers are configured and no --catalog was given" in out.err
     assert out.out == ""
+
+
+def test_explain_shows_the_corrected_query_and_why_each_tool_ranked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    query = "mrege the pull request"
+
+    code = main(
+        ["tools", "search", query, "--explain", "--limit", "2", "--catalog", str(shared_tools())]
+    )
+
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert out[:2] == ["query words: merge the pull request", "spelling:    mrege -> merge"]
+    first = out.index(next(line for line in out if line.startswith(" 1. ")))
+    assert "mcp__github__merge_pull_request" in out[first]
+    assert out[first + 2].strip().startswith("fused ")
+    assert "bm25 #" in out[first + 2] and "embedding #" in out[first + 2]
+    assert out[first + 3].strip().startswith("bm25 by field: ")
+    assert "name " in out[first + 3] and "embedding cosine" in out[first + 3]
+
+
+@pytest.mark.anyio
+async def test_json_explain_gives_each_hit_its_ranker_and_field_parts(tmp_path: Path) -> None:
+    done = await corral(
+        "merge the pull request",
+        "--json",
+        "--explain",
+        "--limit",
+        "3",
+        "--catalog",
+        str(shared_tools()),
+        home=tmp_path,
+    )
+
+    assert done.returncode == 0, done.stderr.decode()
+    hits = json.loads(done.stdout)
+    assert len(hits) == 3
+    why = hits[0]["explain"]
+    assert set(why) == {
+        "rankers",
+        "bm25_fields",
+        "embedding_cosine",
+        "query_words",
+        "corrections",
+        "synonyms",
+    }
+    shares = sum(part["share"] for part in why["rankers"].values())
+    assert shares == pytest.approx(hits[0]["score"], abs=1e-5)
+    assert why["bm25_fields"]["name"] > 0

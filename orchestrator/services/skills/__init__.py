@@ -19,6 +19,7 @@ from ._listing import estimate_tokens as estimate_tokens
 from ._listing import render_listing as render_listing
 from ._listing import skills_budget as skills_budget
 from ._match import Match as Match
+from ._match import MatchExplanation as MatchExplanation
 from ._match import MatchMethod as MatchMethod
 from ._match import SkillMatcher as SkillMatcher
 from ._mentions import mentioned_skills as mentioned_skills
@@ -40,6 +41,7 @@ __all__ = [
     "SKILL_FILE",
     "EmptySkillQuery",
     "Match",
+    "MatchExplanation",
     "MatchMethod",
     "Skill",
     "SkillCatalog",

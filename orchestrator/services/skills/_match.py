@@ -1,41 +1,34 @@
-"""Ranks skills against a task: BM25 over names and descriptions, fused with embeddings.
+"""Ranks skills against a task: typo-tolerant fielded BM25 over names and descriptions, fused
+with embedding similarity (`retrieval.HybridIndex`).
 
 Each signal misses what the other catches: BM25 rewards the exact words a skill uses ("Terraform",
-"CodeQL"), the embedding finds a skill described in other words. Reciprocal rank fusion joins
-the two rankings without tuning their scales against each other. Building a matcher embeds every
-skill, and matching embeds the query: from async code, run both through `anyio.to_thread`.
+"CodeQL"), the embedding finds a skill described in other words. Building a matcher embeds every
+skill, and matching embeds the query: from async code, run both through `anyio.to_thread`. The
+weights were chosen on the tuning part of `benchmarks/data/retrieval` (docs/retrieval.md).
 """
 
 from __future__ import annotations
 
-import logging
-import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
 
-import bm25s
-import numpy as np
-import numpy.typing as npt
-import Stemmer  # type: ignore[import-not-found]  # a C extension without stubs
-from bm25s.stopwords import STOPWORDS_EN
+from corral.orchestrator.services._embedding import Embedder
 
-from corral.orchestrator.services._embedding import Embedder, Vectors, reciprocal_rank_fusion
-
+from ..retrieval import Explanation, HybridIndex, Profile, Query, Ranker, split_identifier
 from ._listing import render_listing
 from ._model import Skill, SkillCatalog
 
-MatchMethod = Literal["fused", "bm25", "embedding"]
+MatchMethod = Ranker
 DEFAULT_LIMIT = 5
-
-_WORD = re.compile(r"[a-z0-9]+")
-_STOPWORDS = frozenset(STOPWORDS_EN)
-# bm25s sets its own logger to DEBUG, and WordLlama's import configures the root logger, so
-# without this every index build would print a debug line on stderr.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
-# A PyStemmer object must not be shared between threads, and matching runs in worker threads.
-_local = threading.local()
+SKILL_PROFILE = Profile(
+    field_weights={"name": 1.0, "description": 1.0},
+    # As for tools: 1.2 to 1.5 were best on the tuning part, 2 and more lost top-3 hits.
+    ranker_weights={"bm25": 1.0, "embedding": 1.5},
+    depth=50,
+    # Skill descriptions are long and say the same thing several ways: a synonym helps less
+    # than for terse tool descriptions, and at full weight it pulled in wrong skills.
+    expansion_weight=0.3,
+)
 
 
 @dataclass(frozen=True)
@@ -46,17 +39,26 @@ class Match:
     score: float
 
 
+@dataclass(frozen=True)
+class MatchExplanation:
+    """Why a skill ranked where it did: the query as the rankers saw it and each part."""
+
+    match: Match
+    query: Query
+    why: Explanation
+
+
 class SkillMatcher:
     """An index of a catalog's skills, queried with task texts."""
 
     def __init__(self, catalog: SkillCatalog | Iterable[Skill], embedder: Embedder) -> None:
         self.skills: tuple[Skill, ...] = tuple(catalog)
-        self._embedder = embedder
-        documents = [_document(skill) for skill in self.skills]
-        self._bm25 = bm25s.BM25()
-        if documents:
-            self._bm25.index([_tokens(doc) for doc in documents], show_progress=False)
-        self._vectors: Vectors = embedder.embed(documents)
+        self._index = HybridIndex(
+            [_fields(skill) for skill in self.skills],
+            [_document(skill) for skill in self.skills],
+            embedder,
+            SKILL_PROFILE,
+        )
 
     def match(
         self, text: str, limit: int = DEFAULT_LIMIT, *, method: MatchMethod = "fused"
@@ -64,14 +66,18 @@ class SkillMatcher:
         """The `limit` skills that fit `text` best, best first; none for blank text."""
         if not text.strip() or not self.skills or limit < 1:
             return []
-        if method == "bm25":
-            ranked = self._bm25_ranking(text)
-        elif method == "embedding":
-            ranked = self._embedding_ranking(text)
-        else:
-            rankings = [self._bm25_ranking(text), self._embedding_ranking(text)]
-            ranked = reciprocal_rank_fusion([[doc for doc, _ in r] for r in rankings])
+        ranked = self._index.rank(self._index.query(text), method)
         return [Match(self.skills[i], score) for i, score in ranked[:limit]]
+
+    def explain(self, text: str, limit: int = DEFAULT_LIMIT) -> list[MatchExplanation]:
+        """The fused best `limit`, each with its per-ranker and per-field score parts."""
+        if not text.strip() or not self.skills or limit < 1:
+            return []
+        query = self._index.query(text)
+        return [
+            MatchExplanation(Match(self.skills[why.fused.doc], why.fused.score), query, why)
+            for why in self._index.explain(query, limit)
+        ]
 
     def listing(self, text: str, budget_tokens: int) -> str:
         """The skills that fit `text`, best first, as instructions within `budget_tokens`.
@@ -82,40 +88,11 @@ class SkillMatcher:
         ranked = [m.skill for m in self.match(text, len(self.skills))] or list(self.skills)
         return render_listing(ranked, budget_tokens)
 
-    def _bm25_ranking(self, text: str) -> list[tuple[int, float]]:
-        query = _tokens(text)
-        if not query:
-            return []
-        scores = self._bm25.get_scores(query)
-        return _best_first(scores, keep=scores > 0)
 
-    def _embedding_ranking(self, text: str) -> list[tuple[int, float]]:
-        similarity = self._vectors @ self._embedder.embed([text])[0]
-        return _best_first(similarity)
-
-
-def _best_first(
-    scores: npt.NDArray[Any], keep: npt.NDArray[np.bool_] | None = None
-) -> list[tuple[int, float]]:
-    """(index, score) pairs, only where `keep` is set, highest first; ties in catalog order."""
-    values = scores.astype(np.float64)
-    order = np.lexsort((np.arange(len(values)), -values))
-    return [(int(i), float(values[i])) for i in order if keep is None or keep[i]]
+def _fields(skill: Skill) -> dict[str, str]:
+    return {"name": " ".join(split_identifier(skill.name)), "description": skill.description}
 
 
 def _document(skill: Skill) -> str:
-    """What a skill is matched on: its name as words, then its description."""
-    return f"{' '.join(_WORD.findall(skill.name.lower()))}: {skill.description}"
-
-
-def _tokens(text: str) -> list[str]:
-    """Lower-case words less stop words, stemmed so that "tests" finds "testing"."""
-    words = [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
-    return list(_stemmer().stemWords(words))
-
-
-def _stemmer() -> Any:
-    stemmer = getattr(_local, "stemmer", None)
-    if stemmer is None:
-        stemmer = _local.stemmer = Stemmer.Stemmer("english")
-    return stemmer
+    """What a skill is embedded as: its name as words, then its description."""
+    return f"{' '.join(split_identifier(skill.name))}: {skill.description}"

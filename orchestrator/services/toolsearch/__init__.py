@@ -1,10 +1,11 @@
-"""Tool search: a BM25 + embedding index over MCP tools, and `tool_search` for deferred tools.
+"""Tool search: a fielded BM25 + embedding index over MCP tools, and `tool_search` for them.
 
 `ToolIndex` ranks plain tool descriptions; `DeferredTools` holds the MCP tools that are not sent
 to the model (Codex's threshold: 100) and gives each agent a `tool_search` tool that loads what
 it finds into that agent's registry. Catalog folders describe tools without running servers.
 """
 
+from ..retrieval import Ranker as Ranker
 from ._catalog import CatalogEntry as CatalogEntry
 from ._catalog import exposed_tool_name as exposed_tool_name
 from ._catalog import load_catalog as load_catalog
@@ -25,7 +26,7 @@ from ._errors import NoToolsToSearch as NoToolsToSearch
 from ._index import DEFAULT_LIMIT as DEFAULT_LIMIT
 from ._index import Hit as Hit
 from ._index import IndexedTool as IndexedTool
-from ._index import Ranker as Ranker
+from ._index import ToolExplanation as ToolExplanation
 from ._index import ToolIndex as ToolIndex
 from ._text import one_line as one_line
 
@@ -44,6 +45,7 @@ __all__ = [
     "IndexedTool",
     "NoToolsToSearch",
     "Ranker",
+    "ToolExplanation",
     "ToolExposure",
     "ToolIndex",
     "ToolSearchArgs",

@@ -1,0 +1,52 @@
+"""How `corral tools search --explain` and `corral skills match --explain` show why a result
+ranked where it did: the query as the rankers read it, each ranker's rank and share of the fused
+score, and the BM25 score of each field (query words and their synonyms)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..services.retrieval import Explanation, Query
+
+
+def query_lines(query: Query) -> list[str]:
+    """What the rankers searched for: the corrected words and the synonyms added."""
+    lines = [f"query words: {query.words.strip()}"]
+    if query.corrections:
+        fixed = ", ".join(f"{typed} -> {meant}" for typed, meant in query.corrections.items())
+        lines.append(f"spelling:    {fixed}")
+    if query.expansion:
+        lines.append(f"synonyms:    {' '.join(query.expansion)} (stems, at a lower weight)")
+    return lines
+
+
+def explanation_lines(why: Explanation) -> list[str]:
+    """Two lines for one result: the fusion, then the BM25 fields and the cosine similarity."""
+    fused = why.fused
+    parts = " + ".join(
+        f"{ranker} #{fused.ranks[ranker]} ({share:.4f})" for ranker, share in fused.parts.items()
+    )
+    missing = sorted({"bm25", "embedding"} - fused.parts.keys())
+    absent = "".join(f"; {ranker}: not in its top list" for ranker in missing)
+    fields = ", ".join(
+        f"{name} {score:.2f}" for name, score in sorted(why.fields.items(), key=lambda kv: -kv[1])
+    )
+    return [
+        f"fused {fused.score:.4f} = {parts or 'nothing'}{absent}",
+        f"bm25 by field: {fields or 'no word matched'}; embedding cosine {why.similarity:.3f}",
+    ]
+
+
+def explanation_json(query: Query, why: Explanation) -> dict[str, Any]:
+    """The same as JSON, for `--json --explain`."""
+    return {
+        "rankers": {
+            ranker: {"rank": why.fused.ranks[ranker], "share": round(share, 6)}
+            for ranker, share in why.fused.parts.items()
+        },
+        "bm25_fields": {name: round(score, 4) for name, score in why.fields.items()},
+        "embedding_cosine": round(why.similarity, 4),
+        "query_words": query.words.strip(),
+        "corrections": dict(query.corrections),
+        "synonyms": list(query.expansion),
+    }

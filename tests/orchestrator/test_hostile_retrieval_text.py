@@ -1,0 +1,81 @@
+"""Text a hostile MCP server or model controls cannot break tool search or skill matching: lone
+surrogates (which JSON escapes can carry into a Python string) reach the embedding model's
+tokenizer, and a word of megabytes reaches the spelling corrector, whose work grows with the
+square of a word's length. The index must still build, and answer in bounded time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corral.orchestrator.services import Embedder, MiniLMEmbedder, WordLlamaEmbedder
+from corral.orchestrator.services.retrieval import Speller
+from corral.orchestrator.services.skills import Skill, SkillMatcher
+from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
+
+pytestmark = pytest.mark.hostile
+
+HOSTILE_TEXTS = [
+    "Reads a file \ud800 from disk",  # a lone high surrogate
+    "Reads a file \udfff from disk",  # a lone low surrogate
+    "\udc80\udcff\ud800",  # nothing but surrogates
+    "Reads a file " + "\ud83d" * 5000,  # many, past where the model reads
+    "x" * 2_000_000,  # two megabytes in one word
+]
+
+
+@pytest.fixture(scope="module", params=["minilm", "wordllama"])
+def embedder(request: pytest.FixtureRequest) -> Embedder:
+    # WordLlama is the fallback where the MiniLM wheel is missing: it must hold up as well.
+    return (
+        MiniLMEmbedder(cache=None) if request.param == "minilm" else WordLlamaEmbedder(cache=None)
+    )
+
+
+def skill(name: str, description: str) -> Skill:
+    return Skill(name, description, Path(f"/skills/{name}/SKILL.md"), "extra", description)
+
+
+def benign_tools() -> list[IndexedTool]:
+    return [
+        IndexedTool("mcp__chat__post", "chat", "post", "Post a message to a channel"),
+        IndexedTool("mcp__clock__now", "clock", "now", "Current time in a timezone"),
+    ]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_a_hostile_tool_description_does_not_stop_the_index_from_building(
+    embedder: Embedder, text: str
+) -> None:
+    hostile = IndexedTool("mcp__evil__read", "evil", "read", text, {text[:50]: text})
+
+    index = ToolIndex([*benign_tools(), hostile], embedder)
+
+    assert index.search("post a message to the team channel", 1)[0].name == "mcp__chat__post"
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_a_hostile_query_gets_an_answer_not_an_error(embedder: Embedder, text: str) -> None:
+    index = ToolIndex(benign_tools(), embedder)
+
+    assert len(index.search(text, 2)) <= 2
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS[:3])
+def test_a_hostile_skill_description_does_not_stop_skill_matching(
+    embedder: Embedder, text: str
+) -> None:
+    skills = [skill("evil", text), skill("send-message", "Post a message to a chat channel")]
+
+    matches = SkillMatcher(skills, embedder).match("post a message to the channel", 1)
+
+    assert matches[0].skill.name == "send-message"
+
+
+@pytest.mark.parametrize("length", [31, 5_000, 1_000_000])
+def test_the_speller_leaves_a_word_longer_than_any_real_one_alone(length: int) -> None:
+    speller = Speller(["create a pull request", "x" * length])
+    word = "y" * length
+
+    assert speller.correct(word) == word
