@@ -26,6 +26,9 @@ def normalise_request(endpoint: str, body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model", ""),
         "instructions": instructions,
         "tools": tools,
+        # "none" marks a request that must not call tools (a compaction summary sends the
+        # agent's tools with it, to keep the cached prefix): policies read it here.
+        "tool_choice": body.get("tool_choice", "auto"),
         "input": items,
         "prompt_cache_key": body.get("prompt_cache_key"),
         "metadata": body.get("metadata") or {},

@@ -241,6 +241,7 @@ async def test_chat_request_reaches_the_policy_in_responses_form() -> None:
             "model": "scripted",
             "instructions": "Base instructions.",
             "tools": [WEATHER_TOOL],
+            "tool_choice": "auto",
             "input": [
                 {
                     "type": "message",

@@ -39,7 +39,7 @@ SUMMARY = "SUMMARY: wrote big.txt twice"
 def long_work(request: dict[str, Any]) -> Any:
     """One shell call with a long output, which forces a compaction, then a short one, then an
     answer; a summary whenever one is asked for."""
-    if not request.get("tools"):
+    if request.get("tool_choice") == "none":
         return SUMMARY
     summarised = any(SUMMARY in text for text in user_texts(request))
     if not summarised:
@@ -69,9 +69,10 @@ async def test_an_agent_whose_history_outgrows_its_context_compacts_on_temporal(
             await record(env.client, "run-big", "compaction")
         requests = [r["normalised"] for r in model.requests]
     assert outcome.finish.message == "finished after compacting"
-    summaries = [r for r in requests if not r.get("tools")]
+    summaries = [r for r in requests if r.get("tool_choice") == "none"]
     assert summaries, "a summary was asked for"
-    assert any(SUMMARY in "".join(user_texts(r)) for r in requests if r.get("tools"))
+    assert all(r["tools"] for r in summaries), "a summary keeps the agent's tools (cached prefix)"
+    assert any(SUMMARY in "".join(user_texts(r)) for r in requests if r not in summaries)
     async with open_sqlite_store(home / "journal.sqlite") as store:
         kinds = [e.kind for e in await store.events(outcome.agent_id)]
     assert {"compaction_done", "compaction_prepared"} & set(kinds), kinds
