@@ -56,6 +56,24 @@ def add_output_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_admission_flags(parser: argparse.ArgumentParser, *, when_full: str) -> None:
+    """`--max-running`, `--max-queued`: how many runs a server executes and holds waiting
+    (`[service]` gives the defaults); `when_full` says what a run past the queue gets."""
+    parser.add_argument(
+        "--max-running",
+        type=int,
+        metavar="N",
+        help="runs executing at once (default: [service] max_running, 4)",
+    )
+    parser.add_argument(
+        "--max-queued",
+        type=int,
+        metavar="N",
+        help=f"runs waiting for a slot before new ones {when_full}"
+        " (default: [service] max_queued, 16)",
+    )
+
+
 def add_executor_flags(parser: argparse.ArgumentParser) -> None:
     """`--executor`, `--temporal-address`, `--temporal-namespace`: where the run executes."""
     group = parser.add_argument_group("executor")

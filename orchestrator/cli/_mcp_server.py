@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._common import add_executor_flags, cli_executor
+from ._common import add_admission_flags, add_executor_flags, cli_executor
 
 DEFAULT_PORT = 8421
 
@@ -28,18 +28,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"port (--http; default {DEFAULT_PORT})"
     )
-    parser.add_argument(
-        "--max-running",
-        type=int,
-        metavar="N",
-        help="runs executing at once (default: [service] max_running, 4)",
-    )
-    parser.add_argument(
-        "--max-queued",
-        type=int,
-        metavar="N",
-        help="runs waiting for a slot before more are refused (default: [service] max_queued)",
-    )
+    add_admission_flags(parser, when_full="are refused")
     add_executor_flags(parser)
     parser.set_defaults(handler=run)
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     pass
 
 
-from ._common import add_executor_flags, cli_executor
+from ._common import add_admission_flags, add_executor_flags, cli_executor
 
 
 def add_parser(sub: Any) -> None:
@@ -23,18 +23,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8420, help="port to listen on (0: any)")
-    parser.add_argument(
-        "--max-running",
-        type=int,
-        metavar="N",
-        help="runs executing at once (default: [service] max_running, 4)",
-    )
-    parser.add_argument(
-        "--max-queued",
-        type=int,
-        metavar="N",
-        help="runs waiting for a slot before new ones get 429 (default: [service] max_queued, 16)",
-    )
+    add_admission_flags(parser, when_full="get 429")
     add_executor_flags(parser)
     parser.set_defaults(handler=run)
 

