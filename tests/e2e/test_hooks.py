@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 
 from corral.orchestrator.model_server import serve_model_server
 from tests._trust import trust_project
+from tests.tools.sandbox_support import PYTHON  # the real interpreter: the sandbox hides /tmp
 
 from ._cli import corral_env, run_corral
 
@@ -32,7 +32,7 @@ HOOKS = f"""
 matcher = "shell"
 [[hooks.PreToolUse.hooks]]
 type = "command"
-command = "{sys.executable} {{script}}"
+command = "{PYTHON} {{script}}"
 
 [[hooks.SessionStart]]
 [[hooks.SessionStart.hooks]]

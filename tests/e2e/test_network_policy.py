@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from corral.orchestrator.model_server import serve_model_server
 from tests._scripted import Supervise, texts
 from tests.tools.netproxy_support import BODY, serve_loopback
+from tests.tools.sandbox_support import PYTHON  # the real interpreter: the sandbox hides /tmp
 
 from ._cli import corral_env, run_corral
 
@@ -41,7 +41,7 @@ def fetching(port: int, script: Path) -> Any:
         if any(i.get("type") == "function_call_output" for i in request["input"]):
             return "fetched"
         urls = f"http://127.0.0.1:{port}/ http://127.0.0.2:{port}/"
-        arguments = json.dumps({"command": f"{sys.executable} {script} {urls}"})
+        arguments = json.dumps({"command": f"{PYTHON} {script} {urls}"})
         return [{"type": "function_call", "call_id": "c1", "name": "shell", "arguments": arguments}]
 
     return policy
