@@ -57,7 +57,7 @@ async def test_a_429_storm_is_absorbed_by_the_shared_limiter(tmp_path: Path) -> 
                 template="Item {n}: report it.",
                 result_schema=SCHEMA,
                 cwd=tmp_path,
-                concurrency=16,
+                concurrency=16,  # `in_transit` below
                 worker=WorkerTemplate(tools=()),
             ),
             RunSetup(env={}),
@@ -68,4 +68,8 @@ async def test_a_429_storm_is_absorbed_by_the_shared_limiter(tmp_path: Path) -> 
     assert outcome.done == ITEMS and outcome.failed == 0
     assert [item.result for item in outcome.items] == [{"n": n} for n in range(ITEMS)]
     per_second = RPM // 60
-    assert busiest_second(times) <= 2 * per_second + 2, "bucket plus one second of refill"
+    # The limiter admits at most a bucket plus one second of refill in any second; the server
+    # sees arrivals, and an admitted request can be held up on its way by at most the others
+    # in flight (the fan-out's concurrency), so a second at the server may hold those too.
+    in_transit = 16
+    assert busiest_second(times) <= 2 * per_second + in_transit, "bucket plus one second of refill"
