@@ -28,25 +28,47 @@ def free_port() -> int:
         return port
 
 
+START_TRIES = 3
+"""A free port can be taken by another process before the server binds it (the dev server
+also binds ports of its own choosing): a start refused for that is tried on a new port."""
+IN_USE = "address already in use"
+
+
 @pytest.fixture(scope="module")
 def temporal_address() -> Iterator[str]:
     """`127.0.0.1:PORT` of a dev server that runs for the whole module."""
-    port = free_port()
+    for attempt in range(1, START_TRIES + 1):
+        port = free_port()
+        process = _start(port)
+        try:
+            _wait_until_ready(process)
+        except RuntimeError as exc:
+            _stop(process)
+            if IN_USE in str(exc) and attempt < START_TRIES:
+                continue
+            raise
+        try:
+            yield f"127.0.0.1:{port}"
+        finally:
+            _stop(process)
+        return
+
+
+def _start(port: int) -> subprocess.Popen[str]:
     argv = [str(dev_server_path()), "server", "start-dev", "--ip", "127.0.0.1"]
     argv += ["--port", str(port), "--headless", "--log-level", "error"]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
     try:
-        _wait_until_ready(process)
-        yield f"127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+    if process.stdout is not None:
+        process.stdout.close()
 
 
 def _wait_until_ready(process: subprocess.Popen[str]) -> None:
