@@ -97,9 +97,12 @@ from ._hooks import RunnerHooks as RunnerHooks
 from ._hooks import SafeHooks as SafeHooks
 from ._host import Effects as Effects
 from ._host import carry_out as carry_out
+from ._instruction_cap import InstructionsTooLong as InstructionsTooLong
+from ._instruction_cap import instruction_sources as instruction_sources
 from ._instructions import PERSONALITIES as PERSONALITIES
 from ._instructions import ROLES as ROLES
 from ._instructions import base_instructions as base_instructions
+from ._instructions import prompt_version as prompt_version
 from ._instructions import resolve_base_instructions as resolve_base_instructions
 from ._items import FunctionCall as FunctionCall
 from ._items import FunctionCallOutput as FunctionCallOutput
@@ -200,6 +203,7 @@ __all__ = [
     "FragmentKind",
     "FunctionCall",
     "FunctionCallOutput",
+    "InstructionsTooLong",
     "Interrupt",
     "Item",
     "ItemRecord",
@@ -266,6 +270,7 @@ __all__ = [
     "format_cost",
     "fragment_kind_of",
     "hook_context_fragments",
+    "instruction_sources",
     "is_contextual",
     "item_from_wire",
     "list_trust",
@@ -275,6 +280,7 @@ __all__ = [
     "model_switch_fragment",
     "open_model_client",
     "open_sqlite_store",
+    "prompt_version",
     "render_permissions",
     "replay_core",
     "request_overrun",

@@ -2,20 +2,26 @@
 
 The global file comes first, then one file per directory from the project root down to the
 working directory, under a shared byte budget; each part keeps the path it came from, so the
-model and the UI can tell which file said what. Loading reads files (call it off the event
-loop); rendering is pure.
+model and the UI can tell which file said what. The budget counts the files as written; the
+`@if` blocks (`_agents_md_conditions`) are then kept or dropped. Loading reads files (call it
+off the event loop); rendering is pure.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from corral.tools._errors import InvalidInput
 
+from ._agents_md_conditions import apply_conditions
 from ._fragments import USER_INSTRUCTIONS
+from ._project_facts import ProjectFacts
+
+logger = logging.getLogger(__name__)
 
 OVERRIDE_NAME = "AGENTS.override.md"
 DEFAULT_NAME = "AGENTS.md"
@@ -41,6 +47,8 @@ class AgentsMd:
 
     cwd: Path
     parts: tuple[AgentsMdPart, ...]
+    warnings: tuple[str, ...] = ()
+    """Malformed `@if` blocks and refused conditions, each naming its file and line."""
 
     @property
     def sources(self) -> tuple[Path, ...]:
@@ -61,21 +69,49 @@ def load_agents_md(
     fallback_names: Sequence[str] = (),
     max_bytes: int = DEFAULT_MAX_BYTES,
     root_markers: Sequence[str] = (".git",),
+    environment: str | None = None,
 ) -> AgentsMd:
-    """Find and read the AGENTS.md files that apply in `cwd`.
+    """Find and read the AGENTS.md files that apply in `cwd`, their `@if` blocks decided for
+    this project and `environment`.
 
     `home` holds the global file (not counted against `max_bytes`); `max_bytes` 0 turns the
     project files off. Raises `AgentsMdError` for a file that exists but cannot be used.
     """
+    dirs = _search_dirs(cwd.resolve(), root_markers)
+    facts = ProjectFacts(dirs[0], folders=dirs, environment=environment)
+    warnings: list[str] = []
     parts: list[AgentsMdPart] = []
     global_part = _load_global(home)
     if global_part is not None:
         parts.append(global_part)
     if max_bytes > 0:
         names = _candidate_names(fallback_names)
-        found = [p for d in _search_dirs(cwd.resolve(), root_markers) if (p := _pick(d, names))]
+        found = [p for d in dirs if (p := _pick(d, names))]
         parts.extend(_load_budgeted(found, max_bytes))
-    return AgentsMd(cwd=cwd, parts=tuple(parts))
+    kept = tuple(d for part in parts if (d := _decided(part, facts, warnings.append)))
+    for warning in dict.fromkeys(warnings):
+        _warn_once(warning)
+    return AgentsMd(cwd=cwd, parts=kept, warnings=tuple(dict.fromkeys(warnings)))
+
+
+def _decided(
+    part: AgentsMdPart, facts: ProjectFacts, warn: Callable[[str], None]
+) -> AgentsMdPart | None:
+    """The part with its `@if` blocks decided; None when nothing is left of it."""
+    text = apply_conditions(part.text, path=part.path, facts=facts, warn=warn).strip()
+    if text == part.text:
+        return part
+    return AgentsMdPart(path=part.path, text=text, truncated=part.truncated) if text else None
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    # AGENTS.md is read again for every turn; a broken block is told once per process.
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning("AGENTS.md: %s", message)
 
 
 def _load_global(home: Path) -> AgentsMdPart | None:

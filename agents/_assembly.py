@@ -29,6 +29,7 @@ from ._endpoint_keys import named_endpoints
 from ._environment import capture_environment
 from ._events import AgentStatus, TurnContext
 from ._fragments import DEVELOPER_INSTRUCTIONS
+from ._instruction_cap import check_instruction_cap
 from ._outputs import DEFAULT_MAX_TOOL_OUTPUT_BYTES
 from ._permissions_fragment import render_permissions
 from ._store import AgentRecord
@@ -42,6 +43,10 @@ class AgentsMdSettings(BaseModel):
     max_bytes: int = 32 * 1024
     fallback_names: tuple[str, ...] = ()
     root_markers: tuple[str, ...] = (".git",)
+    environment: str | None = None
+    """What `@if environment=NAME` blocks test."""
+    max_instruction_tokens: int = 8_192
+    """The cap on the instructions `instruction_sources` counts."""
 
 
 class AgentSpec(BaseModel):
@@ -165,6 +170,8 @@ def spec_from_config(
             max_bytes=config.project_doc_max_bytes,
             fallback_names=config.project_doc_fallback_filenames,
             root_markers=config.project_root_markers,
+            environment=config.environment,
+            max_instruction_tokens=config.instructions_max_tokens,
         ),
     )
 
@@ -243,6 +250,14 @@ def build_turn_context(
         fallback_names=settings.fallback_names,
         max_bytes=settings.max_bytes,
         root_markers=settings.root_markers,
+        environment=settings.environment,
+    )
+    check_instruction_cap(
+        settings.max_instruction_tokens,
+        base=spec.instructions,
+        developer=spec.developer_instructions,
+        user=spec.user_instructions,
+        agents_md=agents_md,
     )
     developer = spec.developer_instructions
     profile = spec.profile

@@ -7,8 +7,10 @@ agent gets (config override, journal, model default) is decided by `resolve_base
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from corral.tools._errors import InvalidInput
 
@@ -55,6 +57,13 @@ def resolve_base_instructions(
     if journaled is not None:
         return journaled
     return base_instructions(model, role, personality)
+
+
+@lru_cache(maxsize=64)
+def prompt_version(instructions: str) -> str:
+    """The version of base instructions: `sha256:` and the hex digest of their UTF-8 text, so
+    the same prompt has the same version in every corral release and on every executor."""
+    return "sha256:" + hashlib.sha256(instructions.encode("utf-8")).hexdigest()
 
 
 def personality_text(personality: str) -> str:

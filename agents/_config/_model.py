@@ -397,6 +397,13 @@ class CorralConfig(_Section):
     project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
     project_doc_fallback_filenames: tuple[str, ...] = ()
     project_root_markers: tuple[str, ...] = DEFAULT_ROOT_MARKERS
+    environment: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.+#-]{1,64}$")
+    """The name AGENTS.md `@if environment=NAME` blocks test (`ci`, `dev`, ...); unset, no
+    `environment=` block is kept."""
+    instructions_max_tokens: int = Field(default=8_192, ge=1)
+    """A cap on an agent's instructions (base instructions, `developer_instructions`,
+    `user_instructions` and AGENTS.md, at four bytes a token): past it the agent is refused,
+    naming the source that pushed it over."""
 
     shell: ShellConfig = ShellConfig()
     shell_environment_policy: ShellEnvironmentPolicy = ShellEnvironmentPolicy()

@@ -46,6 +46,11 @@ SAFE_KEYS = frozenset(
         "developer_instructions",
         "user_instructions",
         "project_doc_max_bytes",
+        # Both only change what the agent is told, which a project may already do through
+        # `developer_instructions`: `environment` picks AGENTS.md blocks, the cap refuses
+        # instructions that are too long (enforcement never reads either).
+        "environment",
+        "instructions_max_tokens",
         "tool_search_threshold",
         # Named one by one: a key added to [shell] later (an environment policy, say) must not
         # apply from an untrusted project just because its table did.

@@ -100,15 +100,35 @@ async def test_agents_md_is_capped_at_32_kib_with_a_visible_marker(
     workspace: Path, home: Path
 ) -> None:
     (workspace / "AGENTS.md").write_text("x" * 40_000 + "\n")
+    # A full 32 KiB is 8,192 tokens alone: the instructions cap is raised to let it through.
+    wide_cap = ["-c", "instructions_max_tokens=20000"]
     async with serve_model_server(lambda r: "ok") as server:
         result = await run_corral(
-            ["exec", "go"], env=corral_env(home, server.base_url), cwd=workspace
+            ["exec", *wide_cap, "go"], env=corral_env(home, server.base_url), cwd=workspace
         )
         assert result.code == 0, result.stderr
         agents_md = texts(server.requests[0])[1][1]
     assert "truncated" in agents_md
     assert agents_md.count("x") <= 32 * 1024
     assert "sub rules" not in agents_md, "only folders from the root down to the cwd count"
+
+
+async def test_instructions_over_the_cap_are_refused_naming_the_file_before_any_request(
+    workspace: Path, home: Path
+) -> None:
+    big = workspace / "pkg" / "sub" / "AGENTS.md"
+    big.write_text("rule\n" * 3_000)
+    async with serve_model_server(lambda r: "ok") as server:
+        result = await run_corral(
+            ["exec", "-c", "instructions_max_tokens=2000", "go"],
+            env=corral_env(home, server.base_url),
+            cwd=big.parent,
+        )
+        assert not server.requests
+    assert result.code == 2
+    assert "Traceback" not in result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert str(big) in line and "2,000-token cap" in line and "instructions_max_tokens" in line
 
 
 async def test_every_request_extends_the_previous_one_byte_for_byte(
