@@ -31,6 +31,7 @@ from corral.agents import (
     ModelResponse,
     RunnerHooks,
     Usage,
+    prompt_version,
 )
 from corral.tools import HookRun, ToolOutput
 
@@ -216,8 +217,13 @@ class TracingHooks(RunnerHooks):
                 sc.GEN_AI_PROVIDER_NAME: self._provider,
                 sc.GEN_AI_REQUEST_MODEL: request.model,
                 sc.GEN_AI_CONVERSATION_ID: agent_id,
+                sc.CORRAL_PROMPT_VERSION: prompt_version(request.instructions),
             },
         )
+        if agent.turn is not None:  # the agent's span says which prompt it ran on too
+            agent.turn.span.set_attribute(
+                sc.CORRAL_PROMPT_VERSION, prompt_version(request.instructions)
+            )
         if self._content is not None:
             messages = [item.to_wire() for item in request.input]
             span.set_attribute(sc.GEN_AI_SYSTEM_INSTRUCTIONS, self._content(request.instructions))

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from corral.agents import AgentRecord, ItemRecord, RunRecord, Store, UnknownRun
+from corral.agents import AgentRecord, ItemRecord, RunRecord, Store, UnknownRun, prompt_version
 from corral.agents._store import LeaseRecord
 
 
@@ -86,6 +86,9 @@ _PAGE = 5_000
 def _agent_json(agent: AgentRecord, denials: dict[str, int]) -> dict[str, Any]:
     data = agent.model_dump(mode="json", exclude={"config", "base_instructions"})
     data["task"] = str(agent.config.get("task", ""))
+    # Derived from the journaled base instructions, so agents run on either executor (and
+    # before versions were noted) show one.
+    data["prompt_version"] = prompt_version(agent.base_instructions)
     data["network_denials"] = denials.get(agent.agent_id, 0)
     return data
 

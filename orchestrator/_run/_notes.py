@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from corral.agents import AgentSpec, Store
+from corral.agents import AgentSpec, Store, prompt_version
 
 
 def started_note(spec: AgentSpec) -> dict[str, Any]:
     return {
+        "prompt_version": prompt_version(spec.instructions),
         "nickname": spec.nickname,
         "role": spec.role,
         "parent_id": spec.parent_id,

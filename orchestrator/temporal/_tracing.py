@@ -22,7 +22,7 @@ from opentelemetry.trace import TracerProvider as TracerProviderApi
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput
 
-from corral.agents import ModelRequest, ModelResponse
+from corral.agents import ModelRequest, ModelResponse, prompt_version
 from corral.observability import _semconv as sc
 from corral.observability import chat_response_attributes, record_tool_extras
 from corral.tools import ToolCall, ToolOutput
@@ -95,6 +95,7 @@ def chat_span(agent_id: str, request: ModelRequest) -> Iterator[ChatSpan]:
         sc.GEN_AI_PROVIDER_NAME: sc.PROVIDER_OPENAI,
         sc.GEN_AI_REQUEST_MODEL: request.model,
         sc.GEN_AI_CONVERSATION_ID: agent_id,
+        sc.CORRAL_PROMPT_VERSION: prompt_version(request.instructions),
     }
     with _tracer().start_as_current_span(
         f"{sc.OP_CHAT} {request.model}", kind=SpanKind.CLIENT, attributes=attributes

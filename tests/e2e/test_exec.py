@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable
@@ -129,6 +130,24 @@ async def test_instructions_over_the_cap_are_refused_naming_the_file_before_any_
     assert "Traceback" not in result.stderr
     (line,) = [line for line in result.stderr.splitlines() if "error:" in line]
     assert str(big) in line and "2,000-token cap" in line and "instructions_max_tokens" in line
+
+
+async def test_status_shows_the_sha256_version_of_the_instructions_the_agent_was_sent(
+    workspace: Path, home: Path
+) -> None:
+    async with serve_model_server(lambda r: "ok") as server:
+        env = corral_env(home, server.base_url)
+        done = await run_corral(["exec", "--run-id", "run-v", "go"], env=env, cwd=workspace)
+        assert done.code == 0, done.stderr
+        sent = server.requests[0]["normalised"]["instructions"]
+    status = await run_corral(["status", "run-v", "--json"], env=env, cwd=workspace)
+    exported = await run_corral(["export", "run-v"], env=env, cwd=workspace)
+
+    version = "sha256:" + hashlib.sha256(sent.encode()).hexdigest()
+    assert [a["prompt_version"] for a in json.loads(status.stdout)["agents"]] == [version]
+    events = [json.loads(line) for line in exported.stdout.splitlines()]
+    started = [e for e in events if e.get("kind") == "agent_started"]
+    assert [e["payload"]["prompt_version"] for e in started] == [version]
 
 
 async def test_every_request_extends_the_previous_one_byte_for_byte(

@@ -171,6 +171,21 @@ async def test_chat_spans_carry_usage_and_agent_totals_are_their_sum(tmp_path: P
     assert {"gen_ai.execute_tool.duration", "gen_ai.invoke_agent.duration", "corral.cost"} <= names
 
 
+async def test_agent_and_chat_spans_carry_the_version_of_the_base_instructions(
+    tmp_path: Path,
+) -> None:
+    spans, _ = await traced_fanout(tmp_path, [{"n": 0}, {"n": 1}])
+    index = by_id(spans)
+    agents = named(spans, "invoke_agent ")
+    for agent in agents:
+        version = (agent.attributes or {})["corral.prompt.version"]
+        assert re.fullmatch(r"sha256:[0-9a-f]{64}", str(version))
+        chats = [s for s in named(spans, "chat ") if parent_of(s, index) is agent]
+        assert chats
+        assert all((s.attributes or {})["corral.prompt.version"] == version for s in chats)
+    assert len({(a.attributes or {})["corral.prompt.version"] for a in agents}) == 1
+
+
 async def test_a_failing_tool_marks_its_span_as_an_error(tmp_path: Path) -> None:
     spans, _ = await traced_fanout(tmp_path, [{"n": 0}])
     first, second = sorted(
