@@ -1,7 +1,9 @@
 """`corral skills list` and `corral skills match TEXT`: the skills found here, and how they rank.
 
 Skills are discovered from the working folder and the home folders, plus any `--dir` roots.
-Skipped skills are reported on stderr, one line each, and never stop the command.
+Skipped skills are reported on stderr, one line each, and never stop the command. `list` also
+shows the skills whose required variables or commands are missing here, with what is missing;
+`match` ranks only the usable ones, as an agent would see them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
         MatchExplanation,
         Skill,
         SkillCatalog,
+        UnavailableSkill,
     )
 
 _DESCRIPTION_WIDTH = 60
@@ -59,12 +62,30 @@ def _add_common_flags(parser: argparse.ArgumentParser) -> None:
 def list_skills(args: argparse.Namespace) -> int:
     catalog = _discover(args.dirs)
     if args.json:
-        print(json.dumps([_skill_json(skill) for skill in catalog], ensure_ascii=False))
-    elif not catalog.skills:
+        rows = [{**_skill_json(s), "available": True, "missing": []} for s in catalog]
+        rows += [_unavailable_json(u) for u in catalog.unavailable]
+        print(json.dumps(sorted(rows, key=lambda r: r["name"]), ensure_ascii=False))
+    elif not catalog.skills and not catalog.unavailable:
         print("no skills found; add SKILL.md folders under .corral/skills or ~/.corral/skills")
     else:
-        print(_table([(None, skill) for skill in catalog]))
+        if catalog.skills:
+            print(_table([(None, skill) for skill in catalog]))
+        if catalog.unavailable:
+            print(_unavailable_lines(catalog.unavailable))
     return 0
+
+
+def _unavailable_json(unavailable: UnavailableSkill) -> dict[str, Any]:
+    row = _skill_json(unavailable.skill)
+    return {**row, "available": False, "missing": list(unavailable.missing)}
+
+
+def _unavailable_lines(unavailable: Sequence[UnavailableSkill]) -> str:
+    lines = ["", "not offered to agents (missing where their commands run):"]
+    for entry in unavailable:
+        missing = ", ".join(entry.missing)
+        lines.append(f"  {entry.skill.name}  missing: {missing}  {entry.skill.path}")
+    return "\n".join(lines)
 
 
 def match_skills(args: argparse.Namespace) -> int:
@@ -110,7 +131,11 @@ def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
 
 def _discover(dirs: Sequence[Path]) -> SkillCatalog:
     from corral.agents import load_config
-    from corral.orchestrator.services.skills import SkillsFolderMissing, discover_skills
+    from corral.orchestrator.services.skills import (
+        SkillsFolderMissing,
+        commands_environment,
+        discover_skills,
+    )
 
     for folder in dirs:
         if not folder.is_dir():
@@ -123,6 +148,7 @@ def _discover(dirs: Sequence[Path]) -> SkillCatalog:
         corral_home=config.home,
         skills_dirs=[folder.resolve() for folder in dirs],
         root_markers=config.project_root_markers,
+        environment=commands_environment(config.shell_environment_policy.set),
     )
     for warning in catalog.warnings:
         print(f"corral skills: warning: {warning}", file=sys.stderr)

@@ -20,6 +20,7 @@ from ._minilm import retrieval_embedder
 from .skills import (
     SkillCatalog,
     SkillMatcher,
+    commands_environment,
     discover_skills,
     mentioned_skills,
     render_skill,
@@ -58,9 +59,13 @@ class SkillsService:
                 corral_home=config.home,
                 skills_dirs=config.skills.dirs,
                 root_markers=config.project_root_markers,
+                environment=commands_environment(config.shell_environment_policy.set),
             )
             for warning in catalog.warnings:
                 _warn_once(warning.message)
+            for unavailable in catalog.unavailable:
+                missing = ", ".join(unavailable.missing)
+                _warn_once(f"skill `{unavailable.skill.name}` is not offered: missing {missing}")
             # No skills, no model to load: a run without skills starts as fast as it would.
             matcher = (
                 SkillMatcher(catalog, embedder or retrieval_embedder()) if len(catalog) else None

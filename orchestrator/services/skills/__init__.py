@@ -3,12 +3,14 @@
 `discover_skills` builds a `SkillCatalog` from corral's, Codex's and Claude Code's skills
 folders; broken skills become warnings on it. `mentioned_skills` and `render_skill` turn `$name`
 mentions into `<skill>` fragments, and `SkillMatcher` ranks skills for a task and renders the
-budgeted listing a worker sees.
+budgeted listing a worker sees. A skill whose required variables or commands are missing is
+kept apart (`SkillCatalog.unavailable`): listed for people, never offered to a model.
 """
 
 from ._discover import HOME_FOLDERS as HOME_FOLDERS
 from ._discover import PROJECT_FOLDERS as PROJECT_FOLDERS
 from ._discover import SkillRoot as SkillRoot
+from ._discover import commands_environment as commands_environment
 from ._discover import discover_skills as discover_skills
 from ._discover import load_skills as load_skills
 from ._discover import skill_roots as skill_roots
@@ -30,8 +32,10 @@ from ._model import Skill as Skill
 from ._model import SkillCatalog as SkillCatalog
 from ._model import SkillFrontmatter as SkillFrontmatter
 from ._model import SkillWarning as SkillWarning
+from ._model import UnavailableSkill as UnavailableSkill
 from ._parse import SKILL_FILE as SKILL_FILE
 from ._parse import parse_skill_file as parse_skill_file
+from ._requirements import Requirements as Requirements
 
 __all__ = [
     "HOME_FOLDERS",
@@ -43,6 +47,7 @@ __all__ = [
     "Match",
     "MatchExplanation",
     "MatchMethod",
+    "Requirements",
     "Skill",
     "SkillCatalog",
     "SkillFrontmatter",
@@ -51,6 +56,8 @@ __all__ = [
     "SkillRoot",
     "SkillWarning",
     "SkillsFolderMissing",
+    "UnavailableSkill",
+    "commands_environment",
     "discover_skills",
     "estimate_tokens",
     "load_skills",

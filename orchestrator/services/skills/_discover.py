@@ -8,12 +8,15 @@ keeps the first and warns with both paths. Everything here reads the disk: from 
 
 from __future__ import annotations
 
+import os
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._model import Scope, Skill, SkillCatalog, SkillWarning
+from corral.tools._sandbox import command_environment
+
+from ._model import Scope, Skill, SkillCatalog, SkillWarning, UnavailableSkill
 from ._parse import SKILL_FILE, parse_skill_file
 
 PROJECT_FOLDERS = (".corral/skills", ".codex/skills", ".claude/skills", ".agents/skills")
@@ -59,8 +62,10 @@ def discover_skills(
     corral_home: Path,
     skills_dirs: Sequence[Path] = (),
     root_markers: Sequence[str] = DEFAULT_ROOT_MARKERS,
+    environment: Mapping[str, str] | None = None,
 ) -> SkillCatalog:
-    """Every valid skill that applies in `cwd`; invalid and shadowed ones become warnings."""
+    """Every valid skill that applies in `cwd`; invalid and shadowed ones become warnings,
+    and those missing what they require in `environment` are set apart (`load_skills`)."""
     roots = skill_roots(
         cwd,
         home=home,
@@ -68,11 +73,23 @@ def discover_skills(
         skills_dirs=skills_dirs,
         root_markers=root_markers,
     )
-    return load_skills(roots)
+    return load_skills(roots, environment=environment)
 
 
-def load_skills(roots: Iterable[SkillRoot]) -> SkillCatalog:
-    """The skills under `roots`, earlier roots winning a name; each file is read once."""
+def commands_environment(set_vars: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables an agent's commands start with (`[shell_environment_policy] set` added):
+    what a skill's requirements are checked against."""
+    return command_environment(os.environ, set_vars or {}, sandboxed=True, network=False)
+
+
+def load_skills(
+    roots: Iterable[SkillRoot], *, environment: Mapping[str, str] | None = None
+) -> SkillCatalog:
+    """The skills under `roots`, earlier roots winning a name; each file is read once.
+
+    A skill whose requirements `environment` (default: `commands_environment()`) lacks goes
+    to `unavailable`, after precedence is settled: it still shadows a lower skill's name.
+    """
     chosen: dict[str, Skill] = {}
     warnings: list[SkillWarning] = []
     seen: set[Path] = set()
@@ -84,7 +101,23 @@ def load_skills(roots: Iterable[SkillRoot]) -> SkillCatalog:
             seen.add(canonical)
             _admit(parse_skill_file(path, root.scope), chosen, warnings)
     skills = sorted(chosen.values(), key=lambda skill: (skill.name, str(skill.path)))
-    return SkillCatalog(skills=tuple(skills), warnings=tuple(warnings))
+    env = commands_environment() if environment is None else environment
+    usable, unavailable = _split_available(skills, env)
+    return SkillCatalog(skills=usable, warnings=tuple(warnings), unavailable=unavailable)
+
+
+def _split_available(
+    skills: list[Skill], environment: Mapping[str, str]
+) -> tuple[tuple[Skill, ...], tuple[UnavailableSkill, ...]]:
+    usable: list[Skill] = []
+    unavailable: list[UnavailableSkill] = []
+    for skill in skills:
+        missing = skill.requires.missing(environment) if skill.requires else ()
+        if missing:
+            unavailable.append(UnavailableSkill(skill, missing))
+        else:
+            usable.append(skill)
+    return tuple(usable), tuple(unavailable)
 
 
 def _admit(

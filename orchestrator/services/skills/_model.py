@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
+from ._requirements import Requirements
+
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
 
@@ -72,6 +74,8 @@ class Skill:
     metadata: Mapping[str, Any] = field(default_factory=dict, repr=False)
     notes: tuple[str, ...] = field(default=(), repr=False)
     """What was changed to make the skill usable (a description cut to length)."""
+    requires: Requirements = field(default_factory=Requirements, repr=False)
+    """The variables and commands it needs where the agent's commands run."""
 
     @property
     def folder(self) -> Path:
@@ -90,11 +94,25 @@ class SkillWarning:
 
 
 @dataclass(frozen=True)
+class UnavailableSkill:
+    """A valid skill that lacks what it requires: listed for people, never offered to models."""
+
+    skill: Skill
+    missing: tuple[str, ...]
+    """`env NAME` and `command NAME`, in the order the skill declares them."""
+
+
+@dataclass(frozen=True)
 class SkillCatalog:
-    """The skills found for one working folder, sorted by name, and what was skipped."""
+    """The skills found for one working folder, sorted by name, and what was skipped.
+
+    `skills` are the usable ones, the only ones matched, listed to a model or injected by a
+    `$name` mention; `unavailable` are those whose requirements are missing here.
+    """
 
     skills: tuple[Skill, ...]
     warnings: tuple[SkillWarning, ...] = ()
+    unavailable: tuple[UnavailableSkill, ...] = ()
     _by_name: dict[str, Skill] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

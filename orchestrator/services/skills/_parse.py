@@ -21,6 +21,7 @@ from ._model import (
     SkillWarning,
     cut_description,
 )
+from ._requirements import Requirements, RequirementsError, parse_requirements
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 1024 * 1024
@@ -38,6 +39,7 @@ def parse_skill_file(path: Path, scope: Scope) -> Skill | SkillWarning:
     try:
         content = _read_text(path)
         fields = _validate(_load_yaml(_frontmatter(content)))
+        requires = _requirements(fields, path)
     except _Fault as fault:
         return SkillWarning(path, f"skipped {path}: {fault}")
     description = cut_description(fields.description)
@@ -55,7 +57,15 @@ def parse_skill_file(path: Path, scope: Scope) -> Skill | SkillWarning:
         content=content,
         metadata=fields.extras,
         notes=notes,
+        requires=requires,
     )
+
+
+def _requirements(fields: SkillFrontmatter, path: Path) -> Requirements:
+    try:
+        return parse_requirements(fields.extras, path.parent)
+    except RequirementsError as exc:
+        raise _Fault(str(exc)) from exc
 
 
 def _read_text(path: Path) -> str:
