@@ -365,6 +365,10 @@ class RunRuntime:
                     await self._turn(
                         handle, await lifecycle.on_prompt(self.user_hooks, handle.spec, message)
                     )
+        except InvalidInput as exc:
+            # No bug: the agent's context was refused (an AGENTS.md grown past the instructions
+            # cap). It ends failed with the one-line reason; what it did stays journaled.
+            await self._crashed(handle, exc, internal=False)
         except Exception as exc:  # the boundary of one agent's driver: a bug ends it, not the run
             logger.exception("agent %s stopped on an internal error", handle.agent_id)
             await self._crashed(handle, exc)
@@ -386,9 +390,10 @@ class RunRuntime:
         await self.note(handle.agent_id, "agent_started", started_note(handle.spec))
         return True
 
-    async def _crashed(self, handle: AgentHandle, exc: Exception) -> None:
+    async def _crashed(self, handle: AgentHandle, exc: Exception, *, internal: bool = True) -> None:
         """Record an agent whose driver raised as failed and tell its parent, as any end is."""
-        finish = Finish(status=AgentStatus.FAILED, error=f"internal error: {describe_crash(exc)}")
+        error = f"internal error: {describe_crash(exc)}" if internal else str(exc)
+        finish = Finish(status=AgentStatus.FAILED, error=error)
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_TIMEOUT):
             try:
                 await self._record_end(handle, finish)
