@@ -128,6 +128,7 @@ async def test_a_fanout_on_temporal_is_one_trace_from_the_starter_to_every_tool(
         assert chat.attributes["gen_ai.operation.name"] == "chat"
         assert chat.attributes["gen_ai.request.model"] == config.model
         assert "gen_ai.usage.input_tokens" in chat.attributes
+        assert str(chat.attributes["corral.prompt.version"]).startswith("sha256:")
         activity = spans.parent_of(chat)
         assert activity.name == "RunActivity:corral.call_model"
         assert spans.parent_of(activity).name == "StartActivity:corral.call_model"
