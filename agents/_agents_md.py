@@ -23,6 +23,9 @@ from ._project_facts import ProjectFacts
 
 logger = logging.getLogger(__name__)
 
+Decide = Callable[[Path, str], str]
+"""Decides a file's `@if` blocks: (its path, its text as read) to the text to send."""
+
 OVERRIDE_NAME = "AGENTS.override.md"
 DEFAULT_NAME = "AGENTS.md"
 DEFAULT_MAX_BYTES = 32 * 1024
@@ -80,28 +83,23 @@ def load_agents_md(
     dirs = _search_dirs(cwd.resolve(), root_markers)
     facts = ProjectFacts(dirs[0], folders=dirs, environment=environment)
     warnings: list[str] = []
+
+    def decide(path: Path, text: str) -> str:
+        # Before any trimming, so that a warning's line number is the file's own.
+        return apply_conditions(text, path=path, facts=facts, warn=warnings.append)
+
     parts: list[AgentsMdPart] = []
-    global_part = _load_global(home)
+    global_part = _load_global(home, decide)
     if global_part is not None:
         parts.append(global_part)
     if max_bytes > 0:
         names = _candidate_names(fallback_names)
         found = [p for d in dirs if (p := _pick(d, names))]
-        parts.extend(_load_budgeted(found, max_bytes))
-    kept = tuple(d for part in parts if (d := _decided(part, facts, warnings.append)))
-    for warning in dict.fromkeys(warnings):
+        parts.extend(_load_budgeted(found, max_bytes, decide))
+    unique = tuple(dict.fromkeys(warnings))
+    for warning in unique:
         _warn_once(warning)
-    return AgentsMd(cwd=cwd, parts=kept, warnings=tuple(dict.fromkeys(warnings)))
-
-
-def _decided(
-    part: AgentsMdPart, facts: ProjectFacts, warn: Callable[[str], None]
-) -> AgentsMdPart | None:
-    """The part with its `@if` blocks decided; None when nothing is left of it."""
-    text = apply_conditions(part.text, path=part.path, facts=facts, warn=warn).strip()
-    if text == part.text:
-        return part
-    return AgentsMdPart(path=part.path, text=text, truncated=part.truncated) if text else None
+    return AgentsMd(cwd=cwd, parts=tuple(parts), warnings=unique)
 
 
 _warned: set[str] = set()
@@ -114,13 +112,16 @@ def _warn_once(message: str) -> None:
         logger.warning("AGENTS.md: %s", message)
 
 
-def _load_global(home: Path) -> AgentsMdPart | None:
+def _load_global(home: Path, decide: Decide) -> AgentsMdPart | None:
+    """The first non-empty global file (an empty override falls back to AGENTS.md), its
+    blocks decided; None when they leave nothing."""
     for name in (OVERRIDE_NAME, DEFAULT_NAME):
         path = home / name
         if path.is_file():
-            text = _decode(path, _read(path, limit=None)).strip()
-            if text:
-                return AgentsMdPart(path=path, text=text, truncated=False)
+            text = _decode(path, _read(path, limit=None))
+            if text.strip():
+                text = decide(path, text).strip()
+                return AgentsMdPart(path=path, text=text, truncated=False) if text else None
     return None
 
 
@@ -143,13 +144,13 @@ def _pick(directory: Path, names: tuple[str, ...]) -> Path | None:
     return next((directory / n for n in names if (directory / n).is_file()), None)
 
 
-def _load_budgeted(paths: list[Path], max_bytes: int) -> Iterator[AgentsMdPart]:
+def _load_budgeted(paths: list[Path], max_bytes: int, decide: Decide) -> Iterator[AgentsMdPart]:
     remaining = max_bytes
     for path in paths:
         data = _read(path, limit=remaining + 1)
         cut = _utf8_boundary(data, remaining)
         truncated = cut < len(data)
-        text = _decode(path, data[:cut]).strip()
+        text = decide(path, _decode(path, data[:cut])).strip()
         remaining = 0 if truncated else remaining - cut
         if truncated:
             omitted = max(_size(path) - cut, 1)

@@ -60,9 +60,12 @@ def apply_conditions(text: str, *, path: Path, facts: ProjectFacts, warn: Warn) 
     if IF not in text and ENDIF not in text:
         return text
     lines = text.split("\n")
-    top = _parse(lines, lambda index, fault: warn(f"{path}:{index + 1}: {fault}"))
+
+    def fault(index: int, why: str) -> None:
+        warn(f"{path}:{index + 1}: {why}")
+
     out: list[str] = []
-    _render(top, lines, out, facts, lambda index, fault: warn(f"{path}:{index + 1}: {fault}"))
+    _render(_parse(lines, fault), lines, out, facts, fault)
     return "\n".join(out)
 
 

@@ -152,3 +152,11 @@ def test_a_file_without_directives_is_sent_unchanged(repo: Path, home: Path) -> 
 )
 def test_conditions_parse_to_key_value_and_negation(text: str, expected: Condition) -> None:
     assert parse_condition(text) == expected
+
+
+def test_a_warning_names_the_line_in_the_file_as_written(repo: Path, home: Path) -> None:
+    (repo / "AGENTS.md").write_text("\n\n\nintro\n@if colour=blue\nx\n@endif\n")
+
+    doc = load_agents_md(repo, home=home)
+
+    assert [w.split(": ")[0] for w in doc.warnings] == [f"{repo / 'AGENTS.md'}:5"]
