@@ -29,6 +29,7 @@ KEYS: tuple[ConditionKey, ...] = ("language", "exists", "environment")
 _CONDITION = re.compile(r"(?P<key>[A-Za-z_]+)\s*(?P<op>!=|=)\s*(?P<value>.*)")
 _NAME = re.compile(r"[A-Za-z0-9_.+#-]{1,64}")
 
+SHOWN_CHARS = 60
 Warn = Callable[[str], None]
 
 
@@ -73,14 +74,14 @@ def parse_condition(text: str) -> Condition | str:
     """The condition in an `@if` line's remainder, or what is wrong with it."""
     match = _CONDITION.fullmatch(text.strip())
     if match is None:
-        return f"`@if {text.strip()}` is not a condition; write `@if KEY=VALUE` ({_keys()})"
+        return f"{_shown(text.strip())} is not a condition; write `@if KEY=VALUE` ({_keys()})"
     key, value = match["key"], match["value"].strip()
     if key not in KEYS:
         return f"unknown condition `{key}`; use {_keys()}"
     if not value:
         return f"`@if {key}{match['op']}` has no value"
     if key != "exists" and not _NAME.fullmatch(value):
-        return f"`{key}` takes a name (letters, digits and `_.+#-`), not {value!r}"
+        return f"`{key}` takes a name (letters, digits and `_.+#-`), not {_shown(value)}"
     return Condition(key=_key(key), value=value, negated=match["op"] == "!=")
 
 
@@ -154,6 +155,12 @@ def _holds(condition: Condition, facts: ProjectFacts, warn: Warn) -> bool:
     else:
         result = facts.exists(condition.value, warn)
     return result is not None and result != condition.negated
+
+
+def _shown(text: str) -> str:
+    """`text` quoted for a warning: escapes for control characters (the file is anyone's, the
+    warning goes to a terminal) and cut short."""
+    return repr(text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "...")
 
 
 def _key(name: str) -> ConditionKey:

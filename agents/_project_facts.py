@@ -98,7 +98,8 @@ class ProjectFacts:
         path that leads outside it, which is not looked up."""
         found = confined_exists(self.root, relative)
         if found is None:
-            warn(f"exists={relative} leads outside the project root {self.root}; not looked up")
+            shown = repr(relative[:60] + ("..." if len(relative) > 60 else ""))
+            warn(f"exists={shown} leads outside the project root {self.root}; not looked up")
         return found
 
 

@@ -209,3 +209,21 @@ async def test_language_detection_reads_names_only_never_what_a_marker_points_at
     doc = await load_within(5, repo, home, "@if language=python\npy\n@endif")
 
     assert body(doc) == "py"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "@if \x1b[2J\x1b[31mpwned",
+        "@if language=\x1b]8;;http://evil\x07x",
+        "@if exists=../\x1b[2Jx",
+        "@if colour" + "=" * 5_000,
+    ],
+)
+def test_a_warning_never_carries_control_characters_or_a_whole_line(
+    repo: Path, home: Path, line: str
+) -> None:
+    doc = load(repo, home, f"{line}\nx\n@endif")
+
+    assert doc.warnings
+    assert all("\x1b" not in w and "\x07" not in w and len(w) < 400 for w in doc.warnings)

@@ -153,3 +153,20 @@ def test_skills_list_never_prints_a_variable_value(tmp_path: Path) -> None:
 
     assert all("env MISSING_ONE" in out and SECRET not in out for out in outputs)
     assert all("env DEPLOY_TOKEN" not in out for out in outputs)
+
+
+@pytest.mark.parametrize(
+    "requires",
+    [
+        'requires:\n  "\\e[2J\\e[31mkey": [x]\n',
+        'requires:\n  commands: ["\\e]8;;http://evil\\agh"]\n',
+        'requires:\n  env: ["A\\e[2J"]\n',
+    ],
+)
+def test_a_skill_warning_never_carries_control_characters(tmp_path: Path, requires: str) -> None:
+    write_skill(tmp_path / "skills", "odd", requires)
+
+    catalog = load(tmp_path / "skills", {})
+
+    assert catalog.warnings
+    assert all("\x1b" not in str(w) and "\x07" not in str(w) for w in catalog.warnings)

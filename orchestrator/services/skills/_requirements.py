@@ -69,7 +69,8 @@ def _from_frontmatter(value: Any) -> Requirements:
     for key, names in value.items():
         kind = _KEYS.get(str(key))
         if kind is None:
-            raise RequirementsError(f"`requires.{key}` is not known; use `env` or `commands`")
+            shown = repr(str(key)[:40])
+            raise RequirementsError(f"`requires` key {shown} is not known; use `env` or `commands`")
         found[kind] += _names(f"requires.{key}", names, kind)
     return Requirements(env=tuple(found["env"]), commands=tuple(found["commands"]))
 
