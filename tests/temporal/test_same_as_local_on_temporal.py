@@ -16,9 +16,8 @@ import pytest
 
 from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
-from corral.orchestrator.runs import ExecJob, RunSetup
+from corral.orchestrator.runs import ExecJob, RunSetup, SingleOutcome
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
-from corral.orchestrator.temporal._executor import SingleOutcome
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping
 
