@@ -53,6 +53,7 @@ from ._agent_activities import AgentActivities
 from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
+from ._lifecycle import LifecycleActivities, hook_events, journaled_opening
 from ._services import ToolList, WorkerServices, grown_tools
 from ._tracing import ToolSpans, chat_span
 from ._wire import (
@@ -81,6 +82,7 @@ class CorralActivities:
     def __init__(self, services: WorkerServices) -> None:
         self.services = services
         self.agents = AgentActivities(services)
+        self.lifecycle = LifecycleActivities(services)
 
     @property
     def shared(self) -> list[Any]:
@@ -101,7 +103,7 @@ class CorralActivities:
     @property
     def on_host(self) -> list[Any]:
         """The activities that must run where the agent's workspace is."""
-        return [self.prepare_agent, self.run_tools, *self.agents.on_host]
+        return [self.prepare_agent, self.run_tools, *self.agents.on_host, *self.lifecycle.on_host]
 
     @activity.defn(name="corral.claim_host")
     async def claim_host(self) -> str:
@@ -139,14 +141,17 @@ class CorralActivities:
         core = assemble_agent(spec, self.services.agent_services(slot)).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
         await store.update_item(spec.run_id, item.index, status="running", agent_id=spec.agent_id)
-        first = event_to_payload(first_event)
-        await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
+        hooks = self.services.config.hooks
+        opening = await journaled_opening(hooks, store, spec, first_event)
         return PreparedAgent(
             spec=WireSpec.of(spec),
             core_config=core.config.to_data(),
-            first_event=first,
+            first_event=opening.first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,
+            notes=opening.notes,
+            blocked=opening.blocked,
+            hook_events=hook_events(hooks),
         )
 
     @activity.defn(name="corral.call_model")

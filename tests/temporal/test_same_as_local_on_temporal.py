@@ -8,6 +8,7 @@ model server, all on loopback.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,107 @@ async def test_a_large_tool_output_is_journaled_capped_with_its_size_and_hash_on
     assert whole is not None and whole > 8 * CAP, "the size is of the whole output"
     assert result["sha256"] is not None and len(result["sha256"]) == 64
     assert [e.output for e in ledger] == [journaled], "the ledger keeps no more than the journal"
+
+
+def hook(event: str, command: str) -> dict[str, Any]:
+    return {event: [{"hooks": [{"command": command}]}]}
+
+
+FROZEN = """echo '{"additionalContext": "the release is frozen"}'"""
+FROZEN_CONTEXT = "<hook_context>\nSessionStart: the release is frozen\n</hook_context>"
+
+
+def user_text(request: dict[str, Any]) -> str:
+    return "".join(
+        part.get("text", "")
+        for item in request["input"]
+        if item.get("type") == "message" and item.get("role") == "user"
+        for part in item["content"]
+    )
+
+
+async def journal_of(home: Path, agent_id: str) -> list[dict[str, Any]]:
+    async with open_sqlite_store(home / "journal.sqlite") as store:
+        return [{"kind": e.kind, **e.payload} for e in await store.events(agent_id)]
+
+
+async def test_start_prompt_and_stop_hooks_run_on_temporal_as_they_do_locally(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    hooks = {
+        **hook("SessionStart", FROZEN),
+        **hook("UserPromptSubmit", "cat > prompt.json"),
+        **hook("Stop", "cat > stop.json"),
+    }
+    outcome, requests = await run_on_temporal(
+        {"hooks": hooks}, lambda request: "all done", workspace, home, "run-hooks"
+    )
+    assert outcome.finish.message == "all done"
+    assert FROZEN_CONTEXT in user_text(requests[0]), "SessionStart's context reached the model"
+    prompt = json.loads((workspace / "prompt.json").read_text())
+    assert (prompt["hook_event_name"], prompt["prompt"]) == ("UserPromptSubmit", "go")
+    stop = json.loads((workspace / "stop.json").read_text())
+    assert (stop["hook_event_name"], stop["status"]) == ("Stop", "completed")
+    assert stop["last_assistant_message"] == "all done"
+    journal = await journal_of(home, outcome.agent_id)
+    ran = [(e["event"], e["decision"]) for e in journal if e["kind"] == "hook_ran"]
+    assert ran == [
+        ("SessionStart", "context"),
+        ("UserPromptSubmit", "observe"),
+        ("Stop", "observe"),
+    ]
+    kinds = [e["kind"] for e in journal]
+    assert kinds[:3] == ["hook_ran", "hook_ran", "user_input"], "start hooks come before the task"
+
+
+async def test_a_prompt_a_hook_blocks_never_reaches_the_model_on_temporal(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    hooks = {
+        **hook("UserPromptSubmit", "echo 'not during the freeze'; exit 2"),
+        **hook("Stop", "cat > stop.json"),
+    }
+    outcome, requests = await run_on_temporal(
+        {"hooks": hooks}, lambda request: "never asked", workspace, home, "run-blocked"
+    )
+    assert requests == []
+    assert str(outcome.finish.status) == "failed"
+    assert outcome.finish.error == (
+        "a UserPromptSubmit hook blocked the prompt: not during the freeze"
+    )
+    assert json.loads((workspace / "stop.json").read_text())["status"] == "failed"
+    journal = await journal_of(home, outcome.agent_id)
+    assert "user_input" not in [e["kind"] for e in journal], "the blocked task is never fed"
+
+
+SUMMARY = "SUMMARY: wrote a lot"
+
+
+def flood_until_summarised(request: dict[str, Any]) -> Any:
+    if request.get("tool_choice") == "none":
+        return SUMMARY
+    if SUMMARY in user_text(request):
+        return "finished after compacting"
+    return [call("big", "shell", {"command": "head -c 24000 /dev/zero | tr '\\0' x"})]
+
+
+async def test_compaction_hooks_run_around_a_summary_on_temporal(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    hooks = {
+        **hook("PreCompact", "cat >> compactions.jsonl; echo >> compactions.jsonl"),
+        **hook("PostCompact", "cat >> compactions.jsonl; echo >> compactions.jsonl"),
+    }
+    settings = {"hooks": hooks, "model_auto_compact_token_limit": 9000}
+    outcome, _ = await run_on_temporal(
+        settings, flood_until_summarised, workspace, home, "run-compact-hooks"
+    )
+    assert outcome.finish.message == "finished after compacting"
+    lines = (workspace / "compactions.jsonl").read_text().splitlines()
+    seen = [json.loads(line) for line in lines if line.strip()]
+    events = [s["hook_event_name"] for s in seen]
+    assert events[:2] == ["PreCompact", "PostCompact"]
+    assert seen[0]["trigger"] in ("auto", "early")
