@@ -17,10 +17,11 @@ import pytest
 
 from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
-from corral.orchestrator.runs import ExecJob, RunSetup, SingleOutcome
+from corral.orchestrator.runs import ExecJob, FanoutJob, RunSetup, SingleOutcome
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping
+from .test_fanout_on_temporal import SCHEMA, TEMPLATE, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -182,3 +183,43 @@ async def test_compaction_hooks_run_around_a_summary_on_temporal(
     events = [s["hook_event_name"] for s in seen]
     assert events[:2] == ["PreCompact", "PostCompact"]
     assert seen[0]["trigger"] in ("auto", "early")
+
+
+APPEND = "{ cat; echo; } >> %s"
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def test_a_fanouts_workers_fire_their_start_and_stop_hooks_on_temporal(
+    tmp_path: Path,
+) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    hooks = {
+        **hook("SessionStart", APPEND % "starts.jsonl"),
+        **hook("Stop", APPEND % "stops.jsonl"),
+    }
+    async with serve_model_server(scripted) as model, time_skipping() as env:
+        config = CorralConfig.model_validate(
+            {"home": home, "base_url": model.base_url, "hooks": hooks}
+        )
+        async with in_process_worker(env.client, config):
+            ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
+            job = FanoutJob(
+                items=({"n": 0}, {"n": 1}),
+                template=TEMPLATE,
+                result_schema=SCHEMA,
+                cwd=workspace,
+                concurrency=1,
+                run_id="run-fanout-hooks",
+            )
+            with anyio.fail_after(WAIT):
+                done = await ex.run_fanout(config, job)
+    assert [i.status for i in done.outcome.items] == ["done", "done"]
+    agents = {i.agent_id for i in done.outcome.items}
+    starts, stops = lines_of(workspace / "starts.jsonl"), lines_of(workspace / "stops.jsonl")
+    assert {s["session_id"] for s in starts} == agents
+    assert {s["session_id"] for s in stops} == agents
+    assert {s["status"] for s in stops} == {"completed"}
