@@ -70,7 +70,9 @@ with workflow.unsafe.imports_passed_through():
         WireSpec,
     )
 
-PREPARE_TIMEOUT = timedelta(minutes=5)
+PREPARE_TIMEOUT = timedelta(minutes=30)
+"""Room for the agent's start hooks, one command after another (each killed at its `timeout`);
+a host that dies meanwhile is noticed by its missed heartbeats, not by this."""
 HOST_ATTEMPTS = 3
 _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)

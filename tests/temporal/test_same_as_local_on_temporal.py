@@ -18,7 +18,9 @@ import pytest
 from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import ExecJob, FanoutJob, RunSetup, SingleOutcome
+from corral.orchestrator.supervisor import collab_tool_providers
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
+from tests._scripted import Supervise
 
 from ._harness import WAIT, call, in_process_worker, outputs, time_skipping
 from .test_fanout_on_temporal import SCHEMA, TEMPLATE, scripted
@@ -223,3 +225,35 @@ async def test_a_fanouts_workers_fire_their_start_and_stop_hooks_on_temporal(
     assert {s["session_id"] for s in starts} == agents
     assert {s["session_id"] for s in stops} == agents
     assert {s["status"] for s in stops} == {"completed"}
+
+
+async def test_a_supervisors_worker_fires_subagent_start_and_stop_on_temporal(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home, seen = tmp_path / "home", tmp_path / "hooks.jsonl"
+    unconfined = {"command": APPEND % seen, "sandbox": "none"}  # the worker is read-only
+    hooks = {
+        event: [{"hooks": [unconfined]}] for event in ("SubagentStart", "SubagentStop", "Stop")
+    }
+    worker = {"spawn-a": {"message": "review a.py", "role": "reviewer", "sandbox": "read-only"}}
+    script = Supervise(worker, last="reviewed")
+    async with serve_model_server(script) as model, time_skipping() as env:
+        config = CorralConfig.model_validate(
+            {"home": home, "base_url": model.base_url, "hooks": hooks}
+        )
+        async with in_process_worker(env.client, config):
+            ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
+            job = ExecJob(task="review", cwd=workspace, run_id="run-sub", role="supervisor")
+            with anyio.fail_after(WAIT):
+                setup = RunSetup(env={}, tool_providers=collab_tool_providers())
+                outcome = await ex.run_single(config, job, setup)
+    assert outcome.finish.message == "reviewed"
+    fired = [(s["hook_event_name"], s["session_id"]) for s in lines_of(seen)]
+    (child,) = {agent for event, agent in fired if event == "SubagentStart"}
+    assert fired == [
+        ("SubagentStart", child),
+        ("SubagentStop", child),
+        ("Stop", outcome.agent_id),
+    ]
+    start = lines_of(seen)[0]
+    assert (start["agent_type"], start["parent_id"]) == ("reviewer", outcome.agent_id)
