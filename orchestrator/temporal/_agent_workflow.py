@@ -6,7 +6,8 @@ host, works turn after turn (a new turn per message its parent sends or per work
 while it is idle), reports each turn's end to its parent by signal, and stays open for more
 until it is cancelled (its parent closed it, or the run ended). The root ends once its turn is
 done and none of its workers runs. Cancellation reaches every worker before the agent
-journals itself `interrupted`. Approvals are the `approve` update, with a validator. A long
+journals itself `interrupted`. Each later prompt and each turn's end fire the user's hooks
+(`_lifecycle_flow`). Approvals are the `approve` update, with a validator. A long
 history continues as new mid-turn, carrying the agent over, as long as the agent has no
 workers (they are children of the run that started them).
 """

@@ -8,6 +8,7 @@ Events the workflow makes itself (a budget stop, a lost summary, a collab tool's
 calls held for approval wait in the workflow (`_asks`); collab calls go to the workflow's
 `CollabTools`. A host that stops answering raises `HostLost`; a long history raises
 `ContinueAsNewSuggested` at a point where `carry` and `resume` can hand the agent over.
+A summary fires the PreCompact and PostCompact hooks of the worker's `[hooks]` around it.
 """
 
 from __future__ import annotations
