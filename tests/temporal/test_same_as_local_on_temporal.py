@@ -22,7 +22,7 @@ from corral.orchestrator.supervisor import collab_tool_providers
 from corral.orchestrator.temporal import ActivityPolicy, TemporalExecutor, TemporalSettings
 from tests._scripted import Supervise
 
-from ._harness import WAIT, call, in_process_worker, outputs, time_skipping
+from ._harness import WAIT, call, in_process_worker, outputs, record, time_skipping
 from .test_fanout_on_temporal import SCHEMA, TEMPLATE, scripted
 
 pytestmark = pytest.mark.anyio
@@ -40,10 +40,16 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def run_on_temporal(
-    settings: dict[str, Any], script: Any, workspace: Path, home: Path, run_id: str
+    settings: dict[str, Any],
+    script: Any,
+    workspace: Path,
+    home: Path,
+    run_id: str,
+    history: str | None = None,
 ) -> tuple[SingleOutcome, list[dict[str, Any]]]:
     """Run one exec agent under `settings` on Temporal; its outcome and the requests the model
-    was sent (normalised)."""
+    was sent (normalised). With `history`, its workflow histories replay at once (and are
+    recorded under that name with `CORRAL_RECORD_HISTORIES=1`)."""
     async with serve_model_server(script) as model, time_skipping() as env:
         config = CorralConfig.model_validate({"home": home, "base_url": model.base_url, **settings})
         async with in_process_worker(env.client, config):
@@ -52,6 +58,8 @@ async def run_on_temporal(
                 outcome = await ex.run_single(
                     config, ExecJob(task="go", cwd=workspace, run_id=run_id), RunSetup(env={})
                 )
+            if history is not None:
+                await record(env.client, run_id, history)
         return outcome, [r["normalised"] for r in model.requests]
 
 
@@ -115,7 +123,7 @@ async def test_start_prompt_and_stop_hooks_run_on_temporal_as_they_do_locally(
         **hook("Stop", "cat > stop.json"),
     }
     outcome, requests = await run_on_temporal(
-        {"hooks": hooks}, lambda request: "all done", workspace, home, "run-hooks"
+        {"hooks": hooks}, lambda request: "all done", workspace, home, "run-hooks", "hooks"
     )
     assert outcome.finish.message == "all done"
     assert FROZEN_CONTEXT in user_text(requests[0]), "SessionStart's context reached the model"
@@ -247,6 +255,7 @@ async def test_a_supervisors_worker_fires_subagent_start_and_stop_on_temporal(
             with anyio.fail_after(WAIT):
                 setup = RunSetup(env={}, tool_providers=collab_tool_providers())
                 outcome = await ex.run_single(config, job, setup)
+            await record(env.client, "run-sub", "subagent_hooks")  # replays deterministically
     assert outcome.finish.message == "reviewed"
     fired = [(s["hook_event_name"], s["session_id"]) for s in lines_of(seen)]
     (child,) = {agent for event, agent in fired if event == "SubagentStart"}
