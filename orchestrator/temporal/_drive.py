@@ -37,7 +37,6 @@ with workflow.unsafe.imports_passed_through():
         Compact,
         CompactionDone,
         CompactionFailed,
-        CompactionPrepared,
         CoreConfig,
         Event,
         Finish,
@@ -57,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
     from ._approvals import ApprovalBook, answered_note, requested_note
     from ._budgets import RunLink
     from ._lifecycle_flow import fire_compaction_hooks
+    from ._summaries import BackgroundSummaries, lost_summary, summary_outcome
     from ._wire import (
         ActivityPolicy,
         AgentCarry,
@@ -78,7 +78,6 @@ HOST_ATTEMPTS = 3
 _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)
 _CALL = TypeAdapter(FunctionCall)
-_LOST = "the background summary was lost when its activity was given up"
 
 
 class CollabTools(Protocol):
@@ -136,7 +135,7 @@ class AgentDriver:
         self.may_continue_as_new: Callable[[], bool] = lambda: False
         """Whether the workflow can hand the agent to its next run now (`carry`, `resume`)."""
         self._steps = 0
-        self._preparations: dict[int, tuple[PrepareCompaction, workflow.ActivityHandle[Any]]] = {}
+        self._preparations = BackgroundSummaries()
 
     # -- the whole agent --------------------------------------------------------------------
 
@@ -217,9 +216,7 @@ class AgentDriver:
         except TimeoutError:
             finish = self.finish_now(timeout)
         finally:
-            for _, handle in self._preparations.values():
-                handle.cancel()
-            self._preparations.clear()
+            self._preparations.cancel_all()
         self.wall_used_s = 0.0  # the budget is per turn
         return finish
 
@@ -475,50 +472,29 @@ class AgentDriver:
     def _start_preparation(self, action: PrepareCompaction) -> None:
         arg = self._model_input(action.request, summary=True)
         handle = workflow.start_activity("corral.call_model", arg, **self._model_options())
-        self._preparations[action.prepared_id] = (action, handle)
+        self._preparations.add(action, handle)
 
     async def _collect_preparations(self) -> list[Action]:
         """Feed the summaries that finished in the background, oldest first."""
         actions: list[Action] = []
-        for prepared_id in sorted(self._preparations):
-            action, handle = self._preparations[prepared_id]
-            if handle.done():
-                del self._preparations[prepared_id]
-                actions.extend(await self._feed_prepared(action, handle))
+        for action, handle in self._preparations.take_done():
+            actions.extend(await self._feed_prepared(action, handle))
         return actions
 
     async def _feed_prepared(
         self, action: PrepareCompaction, handle: workflow.ActivityHandle[Any]
     ) -> list[Action]:
-        prepared = _prepared(action, handle)
+        prepared = summary_outcome(action, handle)
         await fire_compaction_hooks(self, ended=True, trigger="early", error=prepared.error)
         return self.feed(prepared)
 
     async def await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
-        found = self._preparations.pop(action.prepared_id, None)
+        found = self._preparations.take(action.prepared_id)
         if found is None:
-            lost = CompactionPrepared(
-                prepared_id=action.prepared_id, covered_items=action.covered_items, error=_LOST
-            )
-            return self.feed(lost)
+            return self.feed(lost_summary(action))
         prepare, handle = found
         await asyncio.wait([handle])
         return await self._feed_prepared(prepare, handle)
-
-
-def _prepared(
-    action: PrepareCompaction, handle: workflow.ActivityHandle[Any]
-) -> CompactionPrepared:
-    result = CompactionPrepared(
-        prepared_id=action.prepared_id, covered_items=action.covered_items, dropped=action.dropped
-    )
-    error = handle.exception()
-    out: ModelCallOutput | None = None if error is not None else handle.result()
-    if out is None or out.error is not None:
-        message = out.error if out is not None else str(error)
-        return result.model_copy(update={"error": message or _LOST})
-    usage = Usage.model_validate(out.usage)
-    return result.model_copy(update={"summary": out.summary, "usage": usage})
 
 
 def _is_function_call(payload: dict[str, Any]) -> bool:

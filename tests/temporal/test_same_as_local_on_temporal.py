@@ -95,6 +95,13 @@ def hook(event: str, command: str) -> dict[str, Any]:
     return {event: [{"hooks": [{"command": command}]}]}
 
 
+APPEND = "{ cat; echo; } >> %s"
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 FROZEN = """echo '{"additionalContext": "the release is frozen"}'"""
 FROZEN_CONTEXT = "<hook_context>\nSessionStart: the release is frozen\n</hook_context>"
 
@@ -167,39 +174,35 @@ async def test_a_prompt_a_hook_blocks_never_reaches_the_model_on_temporal(
 SUMMARY = "SUMMARY: wrote a lot"
 
 
-def flood_until_summarised(request: dict[str, Any]) -> Any:
+MOST_STEPS = 40
+
+
+def grow_until_summarised(request: dict[str, Any]) -> Any:
+    """Shell calls of about 750 tokens each, so the history crosses the early limit (where a
+    summary is prepared in the background) before the compaction limit; then an answer."""
     if request.get("tool_choice") == "none":
         return SUMMARY
-    if SUMMARY in user_text(request):
+    done = len(outputs(request))
+    if SUMMARY in user_text(request) or done >= MOST_STEPS:
         return "finished after compacting"
-    return [call("big", "shell", {"command": "head -c 24000 /dev/zero | tr '\\0' x"})]
+    return [call(f"step-{done}", "shell", {"command": "head -c 3000 /dev/zero | tr '\\0' y"})]
 
 
-async def test_compaction_hooks_run_around_a_summary_on_temporal(
+async def test_compaction_hooks_run_around_each_summary_on_temporal(
     workspace: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    hooks = {
-        **hook("PreCompact", "cat >> compactions.jsonl; echo >> compactions.jsonl"),
-        **hook("PostCompact", "cat >> compactions.jsonl; echo >> compactions.jsonl"),
-    }
+    hooks = {**hook("PreCompact", APPEND % "c.jsonl"), **hook("PostCompact", APPEND % "c.jsonl")}
     settings = {"hooks": hooks, "model_auto_compact_token_limit": 9000}
     outcome, _ = await run_on_temporal(
-        settings, flood_until_summarised, workspace, home, "run-compact-hooks"
+        settings, grow_until_summarised, workspace, home, "run-compact-hooks", "compaction_hooks"
     )
     assert outcome.finish.message == "finished after compacting"
-    lines = (workspace / "compactions.jsonl").read_text().splitlines()
-    seen = [json.loads(line) for line in lines if line.strip()]
-    events = [s["hook_event_name"] for s in seen]
-    assert events[:2] == ["PreCompact", "PostCompact"]
-    assert seen[0]["trigger"] in ("auto", "early")
-
-
-APPEND = "{ cat; echo; } >> %s"
-
-
-def lines_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    fired = [(s["hook_event_name"], s["trigger"]) for s in lines_of(workspace / "c.jsonl")]
+    assert fired[:2] == [("PreCompact", "early"), ("PostCompact", "early")], fired
+    journal = await journal_of(home, outcome.agent_id)
+    ran = [(e["event"], e["decision"]) for e in journal if e["kind"] == "hook_ran"]
+    assert ran[:2] == [("PreCompact", "observe"), ("PostCompact", "observe")]
 
 
 async def test_a_fanouts_workers_fire_their_start_and_stop_hooks_on_temporal(
