@@ -114,6 +114,10 @@ from ._items import item_from_wire as item_from_wire
 from ._lifecycle_hooks import HOOK_NOTE as HOOK_NOTE
 from ._lifecycle_hooks import AgentHooks as AgentHooks
 from ._lifecycle_hooks import hook_context_fragments as hook_context_fragments
+from ._outputs import is_elided as is_elided
+from ._outputs import journaled_result as journaled_result
+from ._outputs import ledger_output as ledger_output
+from ._outputs import lost_output as lost_output
 from ._permissions_fragment import render_permissions as render_permissions
 from ._preparations import CompactionGate as CompactionGate
 from ._resume import continue_agent as continue_agent
@@ -272,10 +276,14 @@ __all__ = [
     "hook_context_fragments",
     "instruction_sources",
     "is_contextual",
+    "is_elided",
     "item_from_wire",
+    "journaled_result",
+    "ledger_output",
     "list_trust",
     "load_agents_md",
     "load_config",
+    "lost_output",
     "model_settings_from_config",
     "model_switch_fragment",
     "open_model_client",

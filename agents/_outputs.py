@@ -4,14 +4,15 @@ A tool may answer 50 MB; the model sees its head and tail within the agent's tok
 only that is journaled, once, in the `tool_result` event, capped at `max_tool_output_bytes`,
 with the full size and a sha256 of the whole output. The side-effect ledger keeps a small output
 as well (so a crash between the two writes loses nothing) and, for a larger one, a note naming
-its size and hash.
+its size and hash. Both executors journal a call's output through `journaled_result` and
+`ledger_output`.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from corral.tools import HookRun
+from corral.tools import HookRun, ToolOutput
 from corral.tools._truncate import APPROX_BYTES_PER_TOKEN, truncate_middle
 
 from ._events import ToolResult
@@ -49,6 +50,34 @@ def visible_result(
         network_denials=network_denials,
         hook_runs=hook_runs,
         images=images,
+    )
+
+
+def journaled_result(
+    call_id: str, output: ToolOutput, *, token_limit: int, max_bytes: int
+) -> ToolResult:
+    """`visible_result` of what a tool answered, with the denials, hook runs and images it
+    reported beside its text."""
+    return visible_result(
+        call_id,
+        output.text,
+        output.success,
+        token_limit=token_limit,
+        max_bytes=max_bytes,
+        network_denials=output.network_denials,
+        hook_runs=output.hook_runs,
+        images=output.images,
+    )
+
+
+def lost_output(call_id: str, name: str, success: bool) -> str:
+    """What the model is told of a call that ended but whose large output (kept in the journal
+    alone) never reached it: the process running the agent stopped between the two writes."""
+    outcome = "succeeded" if success else "failed"
+    return (
+        f"The tool call `{call_id}` (`{name}`) {outcome}, but the process running "
+        "this agent stopped before its output was journaled, so the output is lost. It will "
+        "not be run again automatically; check its effects if you need what it answered."
     )
 
 

@@ -24,7 +24,7 @@ from ._events import (
 )
 from ._fragments import tool_call_interrupted_fragment
 from ._items import FunctionCall
-from ._outputs import is_elided
+from ._outputs import is_elided, lost_output
 from ._runner import AgentRunner
 from ._store import LedgerEntry, Store
 
@@ -97,12 +97,7 @@ async def _unknown_outcome(
     runner: AgentRunner, call: FunctionCall, entry: LedgerEntry
 ) -> ToolResult:
     if entry.state == "finished":  # it ended, but its large output did not reach the journal
-        outcome = "succeeded" if entry.success else "failed"
-        text = (
-            f"The tool call `{call.call_id}` (`{call.name}`) {outcome}, but the process running "
-            "this agent stopped before its output was journaled, so the output is lost. It will "
-            "not be run again automatically; check its effects if you need what it answered."
-        )
+        text = lost_output(call.call_id, call.name, bool(entry.success))
         return ToolResult(call_id=call.call_id, output=text, success=False)
     text = tool_call_interrupted_fragment(call.call_id, call.name)
     await runner.store.ledger_finish(

@@ -46,7 +46,7 @@ from ._events import (
 from ._hooks import RunnerHooks, SafeHooks
 from ._host import carry_out
 from ._items import FunctionCall, Message, Usage
-from ._outputs import ledger_output, visible_result
+from ._outputs import journaled_result, ledger_output
 from ._preparations import CompactionGate, Preparations, open_preparations
 from ._store import LedgerEntry, Store
 from .model import ModelClient, ModelError, ModelRequest, ModelResponse
@@ -285,15 +285,11 @@ class AgentRunner:
 
     async def _record_tool_result(self, call: FunctionCall, output: ToolOutput) -> list[Action]:
         config = self.core.config
-        result = visible_result(
+        result = journaled_result(
             call.call_id,
-            output.text,
-            output.success,
+            output,
             token_limit=config.tool_output_token_limit,
             max_bytes=config.max_tool_output_bytes,
-            network_denials=output.network_denials,
-            hook_runs=output.hook_runs,
-            images=output.images,
         )
         # Shielded: a result that reached the ledger must reach the journal too.
         with anyio.CancelScope(shield=True):

@@ -28,6 +28,11 @@ from ._fragments import render_subagent_context as render_subagent_context
 from ._handle import AgentHandle as AgentHandle
 from ._handle import FinishCallback as FinishCallback
 from ._handle import Restoring as Restoring
+from ._lifecycle import blocked_prompt as blocked_prompt
+from ._lifecycle import fire_compaction_hooks as fire_compaction_hooks
+from ._lifecycle import fire_finish_hooks as fire_finish_hooks
+from ._lifecycle import fire_prompt_hooks as fire_prompt_hooks
+from ._lifecycle import fire_start_hooks as fire_start_hooks
 from ._names import nickname as nickname
 from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
@@ -53,9 +58,14 @@ __all__ = [
     "ToolProvider",
     "ToolScope",
     "assemble_agent",
+    "blocked_prompt",
     "build_registry",
     "capacity_among",
     "cost_of",
+    "fire_compaction_hooks",
+    "fire_finish_hooks",
+    "fire_prompt_hooks",
+    "fire_start_hooks",
     "first_input",
     "never_started",
     "nickname",

@@ -304,7 +304,7 @@ class RunRuntime:
             ),
             clock=self.options.clock,
             compaction_gate=self.options.compactor,
-            on_compaction=functools.partial(lifecycle.on_compaction, self.user_hooks, spec),
+            on_compaction=functools.partial(lifecycle.fire_compaction_hooks, self.user_hooks, spec),
             interrupt_reason=RUN_CANCELLED,
         )
 
@@ -350,7 +350,7 @@ class RunRuntime:
                     return
                 opening: UserInput | str | None = first
                 if first is not None:
-                    opening = await lifecycle.on_start(self.user_hooks, handle.spec, first)
+                    opening = await lifecycle.fire_start_hooks(self.user_hooks, handle.spec, first)
                 if first is not None or resume:
                     await self._turn(handle, opening)
                 while await self._more_to_do(handle):
@@ -363,7 +363,8 @@ class RunRuntime:
                     attachments = skills.mentioned(text) if skills is not None else ()
                     message = UserInput(text=text, context=context, attachments=attachments)
                     await self._turn(
-                        handle, await lifecycle.on_prompt(self.user_hooks, handle.spec, message)
+                        handle,
+                        await lifecycle.fire_prompt_hooks(self.user_hooks, handle.spec, message),
                     )
         except InvalidInput as exc:
             # No bug: the agent's context was refused (an AGENTS.md grown past the instructions
@@ -443,7 +444,7 @@ class RunRuntime:
             return  # interrupted to take new input: still working, nothing to report
         handle.final_message = finish.message
         handle.error = finish.error
-        await lifecycle.on_finish(self.user_hooks, handle.spec, finish)
+        await lifecycle.fire_finish_hooks(self.user_hooks, handle.spec, finish)
         handle.ending = True
         try:
             await self._announce(handle, finish)

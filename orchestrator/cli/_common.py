@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from corral.agents import CorralConfig
+    from corral.tools import InvalidInput
 
     from ..runs import Executor, ExecutorSettings
+    from ..service import ServiceLimits
 
 EXECUTOR_CHOICES = ("local", "temporal")
 """`corral.orchestrator.runs.EXECUTOR_KINDS`, spelled out so the flags need not import it."""
@@ -71,6 +73,25 @@ def add_admission_flags(parser: argparse.ArgumentParser, *, when_full: str) -> N
         metavar="N",
         help=f"runs waiting for a slot before new ones {when_full}"
         " (default: [service] max_queued, 16)",
+    )
+
+
+def service_limits(
+    args: argparse.Namespace, config: CorralConfig, *, error: type[InvalidInput]
+) -> ServiceLimits:
+    """`--port` checked, and `--max-running`/`--max-queued` over `[service]` (flags win), for
+    the servers (`serve`, `mcp-server`); a bad value raises `error`, the command's own kind."""
+    from ..service import ServiceLimits
+
+    if not 0 <= args.port <= 65535:
+        raise error(f"--port {args.port} is not a port; use 0-65535")
+    settings = config.service
+    max_running = settings.max_running if args.max_running is None else args.max_running
+    max_queued = settings.max_queued if args.max_queued is None else args.max_queued
+    if max_running < 1 or max_queued < 0:
+        raise error("--max-running must be >= 1 and --max-queued >= 0")
+    return ServiceLimits(
+        max_running=max_running, max_queued=max_queued, on_restart=settings.on_restart
     )
 
 

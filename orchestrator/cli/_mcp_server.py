@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._common import add_admission_flags, add_executor_flags, cli_executor
+from ._common import add_admission_flags, add_executor_flags, cli_executor, service_limits
 
 DEFAULT_PORT = 8421
 
@@ -39,18 +39,12 @@ async def run(args: argparse.Namespace) -> int:
     from corral.agents import load_config
 
     from ..mcp_server import McpServerOptionsError, serve_http, serve_stdio
-    from ..service import ServiceLimits, check_bind, resolve_token
+    from ..service import check_bind, resolve_token
 
-    if not 0 <= args.port <= 65535:
-        raise McpServerOptionsError(f"--port {args.port} is not a port; use 0-65535")
     workdir = Path.cwd()
     config = load_config(cwd=workdir).config
-    settings = config.service
-    max_running = settings.max_running if args.max_running is None else args.max_running
-    max_queued = settings.max_queued if args.max_queued is None else args.max_queued
-    if max_running < 1 or max_queued < 0:
-        raise McpServerOptionsError("--max-running must be >= 1 and --max-queued >= 0")
-    options = _options(config, workdir, args, ServiceLimits(max_running, max_queued))
+    limits = service_limits(args, config, error=McpServerOptionsError)
+    options = _options(config, workdir, args, limits)
     if not args.http:
         await serve_stdio(options)
         return 0

@@ -6,13 +6,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    pass
-
-
-from ._common import add_admission_flags, add_executor_flags, cli_executor
+from ._common import add_admission_flags, add_executor_flags, cli_executor, service_limits
 
 
 def add_parser(sub: Any) -> None:
@@ -35,7 +31,6 @@ async def run(args: argparse.Namespace) -> int:
 
     from ..service import (
         CorralService,
-        ServiceLimits,
         ServiceOptions,
         ServiceOptionsError,
         ServicePolicy,
@@ -43,15 +38,9 @@ async def run(args: argparse.Namespace) -> int:
         resolve_token,
     )
 
-    if not 0 <= args.port <= 65535:
-        raise ServiceOptionsError(f"--port {args.port} is not a port; use 0-65535")
     workdir = Path.cwd()
     config = load_config(cwd=workdir).config
-    settings = config.service
-    max_running = settings.max_running if args.max_running is None else args.max_running
-    max_queued = settings.max_queued if args.max_queued is None else args.max_queued
-    if max_running < 1 or max_queued < 0:
-        raise ServiceOptionsError("--max-running must be >= 1 and --max-queued >= 0")
+    limits = service_limits(args, config, error=ServiceOptionsError)
     policy = ServicePolicy.from_config(config, workdir)
     # Before anything can be written: a refused bind must leave no token for the next start.
     token = resolve_token(os.environ, config.home, host=args.host)
@@ -59,9 +48,6 @@ async def run(args: argparse.Namespace) -> int:
     executor = cli_executor(args, config)
     if token.generated_at is not None:
         print(f"corral serve: API token (kept in {token.generated_at}): {token.value}")
-    limits = ServiceLimits(
-        max_running=max_running, max_queued=max_queued, on_restart=settings.on_restart
-    )
     options = ServiceOptions(
         home=config.home,
         token=token.value,

@@ -15,8 +15,7 @@ from typing import Any, Final
 import anyio
 from anyio.abc import TaskGroup
 
-from ..service._policy import ServicePolicy
-from ..service._runs import RunEntry, RunManager
+from ..service import RunEntry, RunManager, ServicePolicy
 from ._errors import ToolInputRefused
 from ._inputs import RunsArgs
 from ._requests import StartArgs, service_request

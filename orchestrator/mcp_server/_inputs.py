@@ -1,10 +1,10 @@
 """The arguments of corral's MCP tools: strict pydantic models, and the run requests they become.
 
 Each start tool's arguments map onto the HTTP service's request of the same kind
-(`service._models`), so the MCP server admits, checks and runs them exactly as `corral serve`
-does; what the two differ in is said here: items may come from a file under the server's working
-folder (`_files`), `cwd` is the API's `cd`, and no `-c` config overrides are taken. Every model
-forbids unknown fields, and its JSON schema is the tool's `inputSchema`.
+(`service.ExecRequest` and its kin), so the MCP server admits, checks and runs them exactly as
+`corral serve` does; what the two differ in is said here: items may come from a file under the
+server's working folder (`_files`), `cwd` is the API's `cd`, and no `-c` config overrides are
+taken. Every model forbids unknown fields, and its JSON schema is the tool's `inputSchema`.
 """
 
 from __future__ import annotations

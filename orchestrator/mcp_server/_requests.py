@@ -1,7 +1,7 @@
 """From a start tool's arguments to the service request `corral serve` would have been sent.
 
-The request models (`service._models`) check inline issues, labels and patches with the
-pipelines' own parsers; an items file is read here, under the server's working folder only
+The request models (`service.ExecRequest` and its kin) check inline issues, labels and patches
+with the pipelines' own parsers; an items file is read here, under the server's working folder only
 (`_files`). What the request may then ask of the server (folders, sandbox, endpoint) is the run
 manager's check against the server's policy, as for the HTTP API.
 """
@@ -12,9 +12,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..service._execute import ServiceRequest
-from ..service._models import ExecRequest, FanoutRequest, ReviewRequest, TriageRequest
-from ..service._policy import ServicePolicy
+from ..service import (
+    ExecRequest,
+    FanoutRequest,
+    ReviewRequest,
+    ServicePolicy,
+    ServiceRequest,
+    TriageRequest,
+)
 from ._errors import ToolInputRefused
 from ._files import read_items_file
 from ._inputs import ExecArgs, FanoutArgs, ReviewArgs, TriageArgs

@@ -1,11 +1,11 @@
 """corral's MCP server: the SDK's lowlevel `Server` over a run manager, and its lifetime.
 
-`open_mcp_server` opens the journal and a run manager (the HTTP service's, with the same
-`[service]` allow-lists), and yields the protocol server whose handlers are thin: tools go to
-`_tools.call_tool`, resources to `_resources`, subscriptions to `_subscriptions`. The book of
-accepted runs is private to the process and dropped with it: an MCP server lives as long as
-its client's session, so runs it leaves unfinished stay in the journal, where `corral resume`
-carries them on, rather than being taken up by whichever server starts next.
+`open_mcp_server` opens the journal and a run manager (the HTTP service's `running_manager`,
+with the same `[service]` allow-lists), and yields the protocol server whose handlers are thin:
+tools go to `_tools.call_tool`, resources to `_resources`, subscriptions to `_subscriptions`.
+The book of accepted runs is private to the process and dropped with it: an MCP server lives as
+long as its client's session, so runs it leaves unfinished stay in the journal, where
+`corral resume` carries them on, rather than being taken up by whichever server starts next.
 """
 
 from __future__ import annotations
@@ -20,14 +20,12 @@ import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
-from corral.agents import CorralConfig, open_sqlite_store
+from corral.agents import CorralConfig
 from corral.tools import SandboxMode
 
 from .._version import corral_version
-from ..runs import JOURNAL_NAME, Executor
-from ..service._policy import ServicePolicy
-from ..service._runs import RunManager, ServiceLimits
-from ..service._submissions import open_submission_book
+from ..runs import Executor
+from ..service import ServiceLimits, ServicePolicy, running_manager
 from ._core import McpRuns
 from ._resources import TEMPLATES, list_resources, parse_uri, read_resource
 from ._subscriptions import Subscriptions
@@ -59,20 +57,17 @@ class McpServerOptions:
 async def open_mcp_server(options: McpServerOptions) -> AsyncIterator[Server[Any]]:
     """The protocol server, with its journal and run manager running until the block ends."""
     async with (
-        open_sqlite_store(options.home / JOURNAL_NAME) as store,
         anyio.TemporaryDirectory(prefix="corral-mcp-") as book_folder,
-        open_submission_book(Path(book_folder)) as book,
-        anyio.create_task_group() as tg,
-    ):
-        manager = RunManager(
-            store,
-            book,
+        running_manager(
+            options.home,
+            book=Path(book_folder),
             env=options.env,
             limits=options.limits,
             executor=options.executor,
             policy=options.policy,
-        )
-        await tg.start(manager.run)
+        ) as manager,
+        anyio.create_task_group() as tg,
+    ):
         subscriptions = Subscriptions()
         try:
             yield build_server(McpRuns(manager, subscriptions, tg))

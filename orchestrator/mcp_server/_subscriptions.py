@@ -18,7 +18,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Res
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
-from ..service._runs import RunEntry
+from ..service import RunEntry
 from ._views import run_uri
 
 logger = logging.getLogger(__name__)

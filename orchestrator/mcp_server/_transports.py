@@ -1,7 +1,7 @@
 """The MCP server on its two transports: the process's stdio, and streamable HTTP with a token.
 
 Over HTTP the endpoint is `/mcp`, behind the same bearer-token check as `corral serve`
-(`service._auth.BearerAuth`: 401 with `WWW-Authenticate` without the right token), on a socket
+(`service.BearerAuth`: 401 with `WWW-Authenticate` without the right token), on a socket
 bound by corral (`orchestrator._uvicorn`), so port 0 works and a taken port is a clear error.
 The SDK's DNS-rebinding guard is on for loopback hosts.
 """
@@ -16,7 +16,7 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 from .._uvicorn import base_url, bind_listening_socket, serving
-from ..service._auth import BearerAuth
+from ..service import BearerAuth
 from ._server import McpServerOptions, open_mcp_server
 
 MCP_PATH = "/mcp"

@@ -12,8 +12,7 @@ from typing import Any, Final
 from corral.agents import Store
 
 from .._inspect import read_status
-from ..service._pipelines import REPORT_KEY
-from ..service._runs import RunManager
+from ..service import REPORT_KEY, RunManager
 from ._errors import ToolInputRefused
 
 SCHEME: Final = "corral://runs/"

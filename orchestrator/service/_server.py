@@ -1,14 +1,16 @@
 """`CorralService`: the journal, the run manager and uvicorn, as one long-lived component.
 
-`run(task_status=...)` opens the journal and the book of accepted runs, starts the manager's task
-group (which first takes up the runs a previous process left unfinished) and uvicorn on a bound
-socket (`orchestrator._uvicorn`), reports the base URL, and serves until cancelled.
+`running_manager` opens the journal and the book of accepted runs and starts a `RunManager` over
+them (which first takes up the runs a previous process left unfinished); the MCP server uses it
+too. `CorralService.run(task_status=...)` adds uvicorn on a bound socket
+(`orchestrator._uvicorn`), reports the base URL, and serves until cancelled.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,35 +56,51 @@ class CorralService:
 
     async def run(self, *, task_status: TaskStatus[str] = anyio.TASK_STATUS_IGNORED) -> None:
         options = self.options
-        journal = options.home / JOURNAL_NAME
         sock = bind_listening_socket(options.host, options.port)
         try:
-            async with (
-                open_sqlite_store(journal) as store,
-                open_submission_book(options.home) as book,
-                anyio.create_task_group() as tg,
-            ):
-                manager = RunManager(
-                    store,
-                    book,
-                    env=options.env,
-                    limits=options.limits,
-                    executor=options.executor,
-                    policy=options.policy,
-                )
-                await tg.start(manager.run)
+            async with running_manager(
+                options.home,
+                env=options.env,
+                limits=options.limits,
+                executor=options.executor,
+                policy=options.policy,
+            ) as manager:
                 port = sock.getsockname()[1]
                 hosts = loopback_hosts(options.host, port)
                 env = os.environ if options.env is None else options.env
                 content = capture_enabled(env)
                 app = build_app(manager, options.token, hosts=hosts, content=content)
-                try:
-                    async with serving(
-                        app, sock, name="API server", graceful_shutdown=GRACEFUL_SHUTDOWN
-                    ):
-                        task_status.started(base_url(options.host, port))
-                        await anyio.sleep_forever()
-                finally:
-                    tg.cancel_scope.cancel()
+                async with serving(
+                    app, sock, name="API server", graceful_shutdown=GRACEFUL_SHUTDOWN
+                ):
+                    task_status.started(base_url(options.host, port))
+                    await anyio.sleep_forever()
         finally:
             sock.close()
+
+
+@asynccontextmanager
+async def running_manager(
+    home: Path,
+    *,
+    book: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    limits: ServiceLimits,
+    executor: Executor | None = None,
+    policy: ServicePolicy | None = None,
+) -> AsyncIterator[RunManager]:
+    """A started `RunManager` over the journal in `home` and the book of accepted runs in
+    `book` (`home` when None); its runs are cancelled when the block ends."""
+    async with (
+        open_sqlite_store(home / JOURNAL_NAME) as store,
+        open_submission_book(home if book is None else book) as opened,
+        anyio.create_task_group() as tg,
+    ):
+        manager = RunManager(
+            store, opened, env=env, limits=limits, executor=executor, policy=policy
+        )
+        await tg.start(manager.run)
+        try:
+            yield manager
+        finally:
+            tg.cancel_scope.cancel()

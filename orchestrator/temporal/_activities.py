@@ -32,6 +32,10 @@ from corral.agents import (
     ToolsChanged,
     build_tool_context,
     event_to_payload,
+    is_elided,
+    journaled_result,
+    ledger_output,
+    lost_output,
 )
 from corral.tools import (
     HookRunner,
@@ -49,6 +53,7 @@ from ._agent_activities import AgentActivities
 from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
+from ._lifecycle import LifecycleActivities, hook_events, journaled_opening
 from ._services import ToolList, WorkerServices, grown_tools
 from ._tracing import ToolSpans, chat_span
 from ._wire import (
@@ -77,6 +82,7 @@ class CorralActivities:
     def __init__(self, services: WorkerServices) -> None:
         self.services = services
         self.agents = AgentActivities(services)
+        self.lifecycle = LifecycleActivities(services)
 
     @property
     def shared(self) -> list[Any]:
@@ -97,7 +103,7 @@ class CorralActivities:
     @property
     def on_host(self) -> list[Any]:
         """The activities that must run where the agent's workspace is."""
-        return [self.prepare_agent, self.run_tools, *self.agents.on_host]
+        return [self.prepare_agent, self.run_tools, *self.agents.on_host, *self.lifecycle.on_host]
 
     @activity.defn(name="corral.claim_host")
     async def claim_host(self) -> str:
@@ -135,14 +141,17 @@ class CorralActivities:
         core = assemble_agent(spec, self.services.agent_services(slot)).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
         await store.update_item(spec.run_id, item.index, status="running", agent_id=spec.agent_id)
-        first = event_to_payload(first_event)
-        await write_batch(store, JournalBatch(agent_id=spec.agent_id, first_seq=1, events=(first,)))
+        hooks = self.services.config.hooks
+        opening = await journaled_opening(hooks, store, spec, first_event)
         return PreparedAgent(
             spec=WireSpec.of(spec),
             core_config=core.config.to_data(),
-            first_event=first,
+            first_event=opening.first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,
+            notes=opening.notes,
+            blocked=opening.blocked,
+            hook_events=hook_events(hooks),
         )
 
     @activity.defn(name="corral.call_model")
@@ -190,28 +199,17 @@ class CorralActivities:
         slot, ledger = await self.services.slot_of(spec)
         answered = {a.call_id for a in batch.answers}
         known = {e.call_id: e for e in ledger if e.call_id not in answered}
-        outputs = {c.call_id: _from_ledger(known[c.call_id]) for c in calls if c.call_id in known}
+        journaled = {
+            c.call_id: _from_ledger(spec, c, known[c.call_id]) for c in calls if c.call_id in known
+        }
         fresh = [c for c in calls if c.call_id not in known]
         approver = HeldApprover(spec.agent_id, batch.answers)
         rerun = {e.call_id for e in ledger if e.call_id in answered}
         registry, core_tools = await self.services.batch_tools(spec, slot, after)
         async with heartbeating():
-            ran = await self._run_fresh(spec, fresh, registry, approver, rerun)
-        outputs.update(ran)
+            journaled.update(await self._run_fresh(spec, fresh, registry, approver, rerun))
         results = tuple(
-            event_to_payload(
-                ToolResult(
-                    call_id=c.call_id,
-                    output=o.text,
-                    success=o.success,
-                    network_denials=o.network_denials,
-                    hook_runs=o.hook_runs,
-                    images=o.images,
-                )
-            )
-            for c in calls
-            if c.call_id not in approver.asks
-            for o in (outputs[c.call_id],)
+            event_to_payload(journaled[c.call_id]) for c in calls if c.call_id not in approver.asks
         )
         events = (*_tools_changed(core_tools, registry), *results)
         done = JournalBatch(agent_id=spec.agent_id, first_seq=after, events=events)
@@ -226,9 +224,12 @@ class CorralActivities:
         registry: ToolRegistry,
         approver: HeldApprover,
         rerun: set[str],
-    ) -> dict[str, ToolOutput]:
+    ) -> dict[str, ToolResult]:
+        """The journaled result of each call run (not of those held for approval); the ledger
+        keeps what it keeps locally (`ledger_output`), so the journal holds a large output once."""
         store = self.services.store
         spans = ToolSpans()
+        journaled: dict[str, ToolResult] = {}
 
         async def started(call: ToolCall) -> None:
             spans.start(call)
@@ -243,11 +244,12 @@ class CorralActivities:
             spans.end(call, output)
             if call.call_id in approver.asks:  # not run: it waits for an answer
                 return
+            result = journaled[call.call_id] = _journaled(spec, call.call_id, output)
             with anyio.CancelScope(shield=True):
                 await store.ledger_finish(
                     spec.agent_id,
                     call.call_id,
-                    output=output.text,
+                    output=ledger_output(result),
                     success=output.success,
                     at=time.time(),
                 )
@@ -257,12 +259,10 @@ class CorralActivities:
         runner = None if hooks.empty else HookRunner(hooks)
         context = build_tool_context(spec, ToolServices(approver=approver, hooks=runner))
         try:
-            results = await run_tool_calls(
-                registry, tool_calls, context, on_start=started, on_result=ended
-            )
+            await run_tool_calls(registry, tool_calls, context, on_start=started, on_result=ended)
         finally:
             spans.close()
-        return {call.call_id: output for call, output in zip(calls, results, strict=True)}
+        return journaled
 
     @activity.defn(name="corral.finish_item")
     async def finish_item(self, finish: FinishInput) -> str:
@@ -336,10 +336,25 @@ def _tools_changed(core_tools: ToolList, registry: ToolRegistry) -> tuple[dict[s
     return () if grown is None else (event_to_payload(ToolsChanged(tools=grown)),)
 
 
-def _from_ledger(entry: LedgerEntry) -> ToolOutput:
+def _journaled(spec: AgentSpec, call_id: str, output: ToolOutput) -> ToolResult:
+    """The result to journal, cut as the local runner cuts it (`journaled_result`)."""
+    return journaled_result(
+        call_id,
+        output,
+        token_limit=spec.tool_output_token_limit,
+        max_bytes=spec.max_tool_output_bytes,
+    )
+
+
+def _from_ledger(spec: AgentSpec, call: FunctionCall, entry: LedgerEntry) -> ToolResult:
+    """The result of a call a failed attempt of this batch ran already, from its ledger entry."""
     if entry.state != "finished" or entry.output is None:
-        return ToolOutput.error(INTERRUPTED)
-    return ToolOutput(entry.output) if entry.success else ToolOutput.error(entry.output)
+        return _journaled(spec, call.call_id, ToolOutput.error(INTERRUPTED))
+    if is_elided(entry.output):  # a large output, kept only in the journal event it never reached
+        text = lost_output(call.call_id, call.name, bool(entry.success))
+        return _journaled(spec, call.call_id, ToolOutput.error(text))
+    output = ToolOutput(entry.output) if entry.success else ToolOutput.error(entry.output)
+    return _journaled(spec, call.call_id, output)
 
 
 def _last_text(items: Sequence[object]) -> str:

@@ -16,7 +16,6 @@ from temporalio import activity
 from corral.agents import (
     RunRecord,
     Store,
-    event_to_payload,
 )
 from corral.tools import InvalidInput, SandboxMode
 
@@ -27,11 +26,11 @@ from ..supervisor._spawn import peer_of
 from ..supervisor._tools import SpawnAgentArgs
 from ._heartbeat import heartbeating
 from ._journal import journal_agent, write_batch
+from ._lifecycle import hook_events, journaled_opening
 from ._services import WorkerServices
 from ._wire import (
     AgentEndedInput,
     ExecRunInput,
-    JournalBatch,
     PreparedAgent,
     PrepareSpecInput,
     RunStatusInput,
@@ -98,13 +97,17 @@ class AgentActivities:
         services = self.services.agent_services(None, prepare.limits.agents())
         core = assemble_agent(spec, services).core
         self.services.remember_tools(spec.agent_id, core.config.tools)
-        first = await _journaled_first(store, spec.agent_id, event_to_payload(task))
+        hooks = self.services.config.hooks
+        opening = await journaled_opening(hooks, store, spec, task)
         return PreparedAgent(
             spec=WireSpec.of(spec),
             core_config=core.config.to_data(),
-            first_event=first,
+            first_event=opening.first,
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,
+            notes=opening.notes,
+            blocked=opening.blocked,
+            hook_events=hook_events(hooks),
         )
 
     @activity.defn(name="corral.turn_context")
@@ -166,15 +169,6 @@ async def _journaled_skills(store: Store, agent_id: str) -> str | None:
             skills = (record.payload.get("context") or {}).get("skills")
             return skills if isinstance(skills, str) else None
     return None
-
-
-async def _journaled_first(store: Store, agent_id: str, first: dict[str, Any]) -> dict[str, Any]:
-    """The task event as journaled: a retried preparation keeps the context read first."""
-    have = await store.events(agent_id)
-    if have:
-        return have[0].payload
-    await write_batch(store, JournalBatch(agent_id=agent_id, first_seq=1, events=(first,)))
-    return first
 
 
 def _spawn_terms(spawn: SpawnSpecInput) -> SpawnTerms:

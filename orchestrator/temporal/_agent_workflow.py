@@ -6,7 +6,8 @@ host, works turn after turn (a new turn per message its parent sends or per work
 while it is idle), reports each turn's end to its parent by signal, and stays open for more
 until it is cancelled (its parent closed it, or the run ended). The root ends once its turn is
 done and none of its workers runs. Cancellation reaches every worker before the agent
-journals itself `interrupted`. Approvals are the `approve` update, with a validator. A long
+journals itself `interrupted`. Each later prompt and each turn's end fire the user's hooks
+(`_lifecycle_flow`). Approvals are the `approve` update, with a validator. A long
 history continues as new mid-turn, carrying the agent over, as long as the agent has no
 workers (they are children of the run that started them).
 """
@@ -43,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         cancelled_error,
     )
     from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
+    from ._lifecycle_flow import fire_finish_hooks, fire_prompt_hooks
     from ._wire import (
         AgentEndedInput,
         AgentInput,
@@ -168,11 +170,19 @@ class AgentWorkflow(ApprovalHandlers):
                 stopped = self.run_link is not None and self.run_link.stop is not None
                 if stopped or not await self._more_to_do(agent):
                     return finish  # a run out of budget takes no more turns
-                finish = await driver.drive(driver.feed(await self._next_input(agent, driver)))
+                finish = await self._turn(driver, await self._next_input(agent, driver))
         except HostLost as lost:
             finish = Finish(status=AgentStatus.FAILED, error=f"its host stopped answering: {lost}")
-            await self._ended(agent, driver, finish)
+            await self._ended(agent, driver, finish, hooks=False)  # they would run on that host
             return finish
+
+    async def _turn(self, driver: AgentDriver, message: UserInput) -> Finish:
+        """A turn on `message`, as its UserPromptSubmit hooks leave it; one that a hook
+        blocked ends before it starts, with the reason as its error."""
+        opened = await fire_prompt_hooks(driver, message)
+        if isinstance(opened, str):
+            return Finish(status=AgentStatus.FAILED, error=opened)
+        return await driver.drive(driver.feed(opened))
 
     async def _first_actions(self, agent: AgentInput, driver: AgentDriver) -> list[Any]:
         """The agent's task on a fresh host, or the turn an earlier run handed over."""
@@ -228,8 +238,12 @@ class AgentWorkflow(ApprovalHandlers):
         text = "\n\n".join(self._take_messages())
         return UserInput(text=text, context=TurnContext.model_validate(context))
 
-    async def _ended(self, agent: AgentInput, driver: AgentDriver, finish: Finish) -> None:
-        """Journal the turn's end, then tell the parent."""
+    async def _ended(
+        self, agent: AgentInput, driver: AgentDriver, finish: Finish, *, hooks: bool = True
+    ) -> None:
+        """Fire the Stop (or SubagentStop) hooks, journal the turn's end, tell the parent."""
+        if hooks:
+            await fire_finish_hooks(driver, finish)
         core = driver.core
         ended = AgentEndedInput(
             agent_id=driver.agent_id,

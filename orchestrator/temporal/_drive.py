@@ -8,6 +8,7 @@ Events the workflow makes itself (a budget stop, a lost summary, a collab tool's
 calls held for approval wait in the workflow (`_asks`); collab calls go to the workflow's
 `CollabTools`. A host that stops answering raises `HostLost`; a long history raises
 `ContinueAsNewSuggested` at a point where `carry` and `resume` can hand the agent over.
+A summary fires the PreCompact and PostCompact hooks of the worker's `[hooks]` around it.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ with workflow.unsafe.imports_passed_through():
         NOTE_KINDS,
         Action,
         AgentCore,
+        AgentStatus,
         AwaitPreparedCompaction,
         BudgetExceeded,
         CallModel,
         Compact,
         CompactionDone,
         CompactionFailed,
-        CompactionPrepared,
         CoreConfig,
         Event,
         Finish,
@@ -54,6 +55,8 @@ with workflow.unsafe.imports_passed_through():
 
     from ._approvals import ApprovalBook, answered_note, requested_note
     from ._budgets import RunLink
+    from ._lifecycle_flow import fire_compaction_hooks
+    from ._summaries import BackgroundSummaries, lost_summary, summary_outcome
     from ._wire import (
         ActivityPolicy,
         AgentCarry,
@@ -68,12 +71,13 @@ with workflow.unsafe.imports_passed_through():
         WireSpec,
     )
 
-PREPARE_TIMEOUT = timedelta(minutes=5)
+PREPARE_TIMEOUT = timedelta(minutes=30)
+"""Room for the agent's start hooks, one command after another (each killed at its `timeout`);
+a host that dies meanwhile is noticed by its missed heartbeats, not by this."""
 HOST_ATTEMPTS = 3
 _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)
 _CALL = TypeAdapter(FunctionCall)
-_LOST = "the background summary was lost when its activity was given up"
 
 
 class CollabTools(Protocol):
@@ -124,12 +128,14 @@ class AgentDriver:
         self.max_wall_time_s: float | None = None
         self.tool_hosts: list[str] = []
         self.core_config: dict[str, Any] = {}
+        self.hook_events: frozenset[str] = frozenset()
+        """The lifecycle events the worker's `[hooks]` runs commands on (`_lifecycle_flow`)."""
         self.wall_used_s = 0.0
         """Wall time spent in this turn by earlier runs of the workflow (continue-as-new)."""
         self.may_continue_as_new: Callable[[], bool] = lambda: False
         """Whether the workflow can hand the agent to its next run now (`carry`, `resume`)."""
         self._steps = 0
-        self._preparations: dict[int, tuple[PrepareCompaction, workflow.ActivityHandle[Any]]] = {}
+        self._preparations = BackgroundSummaries()
 
     # -- the whole agent --------------------------------------------------------------------
 
@@ -147,13 +153,17 @@ class AgentDriver:
 
     async def prepare(self, activity: str, arg: Any) -> list[Action]:
         """Prepare the agent on its host; answer the actions of its first event."""
-        prepared: PreparedAgent = await self._on_host(activity, arg, PreparedAgent, PREPARE_TIMEOUT)
+        prepared: PreparedAgent = await self.on_host(activity, arg, PreparedAgent, PREPARE_TIMEOUT)
         self._spec = prepared.spec
         self.max_wall_time_s = prepared.max_wall_time_s
         self.core_config = prepared.core_config
+        self.hook_events = frozenset(prepared.hook_events)
         self.core = AgentCore(CoreConfig.from_data(prepared.core_config))
-        self.seq = 1  # the task, journaled by the preparation
-        return self.core.handle(event_from_payload(prepared.first_event))
+        first = () if prepared.first_event is None else (prepared.first_event,)
+        actions = self._apply((*prepared.notes, *first))  # journaled by the preparation
+        if prepared.blocked is not None:  # a start hook blocked the task: the turn ends here
+            return [Finish(status=AgentStatus.FAILED, error=prepared.blocked)]
+        return actions
 
     async def resume(self, carry: AgentCarry) -> list[Action]:
         """Take the agent over from an earlier run of the workflow: its core is rebuilt from
@@ -161,6 +171,7 @@ class AgentDriver:
         self._spec, self.core_config = carry.spec, carry.core_config
         self.max_wall_time_s, self.wall_used_s = carry.max_wall_time_s, carry.wall_used_s
         self.tool_hosts = list(carry.tool_hosts)
+        self.hook_events = frozenset(carry.hook_events)
         events: list[dict[str, Any]] = await workflow.execute_activity(
             "corral.agent_events",
             self.agent_id,
@@ -187,6 +198,7 @@ class AgentDriver:
             wall_used_s=self.wall_used_s,
             tool_hosts=tuple(self.tool_hosts),
             restarts=restarts,
+            hook_events=tuple(sorted(self.hook_events)),
         )
 
     async def drive(self, actions: list[Action]) -> Finish:
@@ -204,9 +216,7 @@ class AgentDriver:
         except TimeoutError:
             finish = self.finish_now(timeout)
         finally:
-            for _, handle in self._preparations.values():
-                handle.cancel()
-            self._preparations.clear()
+            self._preparations.cancel_all()
         self.wall_used_s = 0.0  # the budget is per turn
         return finish
 
@@ -263,7 +273,7 @@ class AgentDriver:
     async def between_steps(self, queue: list[Action]) -> Finish | None:
         """Feed finished background summaries and the handlers' mail, keep the run's budget,
         and continue as new where the history grew long (raises `ContinueAsNewSuggested`)."""
-        queue.extend(self._collect_preparations())
+        queue.extend(await self._collect_preparations())
         stop = self.run.stop if self.run is not None else None
         if stop is not None and not any(isinstance(a, Finish) for a in queue):
             return self.finish_now(BudgetExceeded(reason=stop))
@@ -278,6 +288,7 @@ class AgentDriver:
         return None
 
     async def prepare_compaction(self, action: PrepareCompaction) -> list[Action]:
+        await fire_compaction_hooks(self, ended=False, trigger="early")
         self._start_preparation(action)
         return []
 
@@ -382,7 +393,7 @@ class AgentDriver:
                 answers=tuple(answers),
             )
             timeout = timedelta(seconds=self.policy.tool_timeout_s)
-            out: ToolBatchOutput = await self._on_host(
+            out: ToolBatchOutput = await self.on_host(
                 "corral.run_tools", batch, ToolBatchOutput, timeout
             )
             if out.host not in self.tool_hosts:
@@ -427,7 +438,8 @@ class AgentDriver:
                 retry_policy=RetryPolicy(maximum_attempts=self.policy.journal_attempts),
             )
 
-    async def _on_host(self, name: str, arg: Any, result: type[Any], limit: timedelta) -> Any:
+    async def on_host(self, name: str, arg: Any, result: type[Any], limit: timedelta) -> Any:
+        """Run activity `name` on the agent's host; `HostLost` if the host is gone."""
         try:
             return await workflow.execute_activity(
                 name,
@@ -448,7 +460,9 @@ class AgentDriver:
     # -- compaction -------------------------------------------------------------------------
 
     async def compact(self, action: Compact) -> list[Action]:
+        await fire_compaction_hooks(self, ended=False, trigger="auto")
         out = await self._model(action.request, summary=True)
+        await fire_compaction_hooks(self, ended=True, trigger="auto", error=out.error)
         if out.error is not None:
             return self.feed(CompactionFailed(error=out.error))
         usage = Usage.model_validate(out.usage)
@@ -458,43 +472,29 @@ class AgentDriver:
     def _start_preparation(self, action: PrepareCompaction) -> None:
         arg = self._model_input(action.request, summary=True)
         handle = workflow.start_activity("corral.call_model", arg, **self._model_options())
-        self._preparations[action.prepared_id] = (action, handle)
+        self._preparations.add(action, handle)
 
-    def _collect_preparations(self) -> list[Action]:
+    async def _collect_preparations(self) -> list[Action]:
         """Feed the summaries that finished in the background, oldest first."""
         actions: list[Action] = []
-        for prepared_id in sorted(self._preparations):
-            action, handle = self._preparations[prepared_id]
-            if handle.done():
-                del self._preparations[prepared_id]
-                actions.extend(self.feed(_prepared(action, handle)))
+        for action, handle in self._preparations.take_done():
+            actions.extend(await self._feed_prepared(action, handle))
         return actions
 
+    async def _feed_prepared(
+        self, action: PrepareCompaction, handle: workflow.ActivityHandle[Any]
+    ) -> list[Action]:
+        prepared = summary_outcome(action, handle)
+        await fire_compaction_hooks(self, ended=True, trigger="early", error=prepared.error)
+        return self.feed(prepared)
+
     async def await_preparation(self, action: AwaitPreparedCompaction) -> list[Action]:
-        found = self._preparations.pop(action.prepared_id, None)
+        found = self._preparations.take(action.prepared_id)
         if found is None:
-            lost = CompactionPrepared(
-                prepared_id=action.prepared_id, covered_items=action.covered_items, error=_LOST
-            )
-            return self.feed(lost)
+            return self.feed(lost_summary(action))
         prepare, handle = found
         await asyncio.wait([handle])
-        return self.feed(_prepared(prepare, handle))
-
-
-def _prepared(
-    action: PrepareCompaction, handle: workflow.ActivityHandle[Any]
-) -> CompactionPrepared:
-    result = CompactionPrepared(
-        prepared_id=action.prepared_id, covered_items=action.covered_items, dropped=action.dropped
-    )
-    error = handle.exception()
-    out: ModelCallOutput | None = None if error is not None else handle.result()
-    if out is None or out.error is not None:
-        message = out.error if out is not None else str(error)
-        return result.model_copy(update={"error": message or _LOST})
-    usage = Usage.model_validate(out.usage)
-    return result.model_copy(update={"summary": out.summary, "usage": usage})
+        return await self._feed_prepared(prepare, handle)
 
 
 def _is_function_call(payload: dict[str, Any]) -> bool:

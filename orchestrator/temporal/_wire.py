@@ -167,6 +167,7 @@ class AgentCarry(_Wire):
     wall_used_s: float = 0.0
     tool_hosts: tuple[str, ...] = ()
     restarts: int = 0
+    hook_events: tuple[str, ...] = ()
 
 
 class ItemInput(_Wire):
@@ -198,9 +199,15 @@ class PreparedAgent(_Wire):
 
     spec: WireSpec
     core_config: dict[str, Any]
-    first_event: dict[str, Any]
+    first_event: dict[str, Any] | None
+    """None when a start hook blocked the task (`blocked`)."""
     max_wall_time_s: float | None = None
     max_cost_usd: float | None = None
+    notes: tuple[dict[str, Any], ...] = ()
+    """The start hooks' `hook_ran` notes, journaled before `first_event`."""
+    blocked: str | None = None
+    hook_events: tuple[str, ...] = ()
+    """The lifecycle events the worker's `[hooks]` runs commands on."""
 
 
 class ModelCallInput(_Wire):

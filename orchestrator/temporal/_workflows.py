@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
     from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
+    from ._lifecycle_flow import fire_finish_hooks
     from ._wire import (
         ActivityPolicy,
         AgentCarry,
@@ -90,6 +91,7 @@ class ItemWorkflow(ApprovalHandlers):
                     continue
                 error = f"item given up after its host stopped answering {restarts} times"
                 return await self._finish(item, driver, restarts, AgentStatus.FAILED, None, error)
+            await fire_finish_hooks(driver, finish)
             return await self._finish(
                 item, driver, restarts, finish.status, finish.message, finish.error
             )

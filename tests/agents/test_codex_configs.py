@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import anyio
 import pytest
 
 from corral.agents._assembly import model_settings_from_config
-from corral.agents._config import AgentsConfig, ConfigError, LoadedConfig, load_config
+from corral.agents._config import AgentsConfig, ConfigError
 from corral.agents._items import Message
 from corral.agents.model import ModelRequest, open_model_client
 from corral.orchestrator._run import AgentServices, assemble_agent
@@ -25,37 +24,10 @@ from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import build_root_spec
 from corral.tools import SandboxMode, ToolCall, ToolContext, ToolServices
 from corral.tools._sandbox import RecordingSandbox
+from tests.agents._config_files import load, write
 
 CONFIGS = sorted((Path(__file__).parents[1] / "data" / "codex_configs").glob("*.toml"))
 TEST_DEADLINE = 20
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home" / ".corral"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def load(
-    cwd: Path,
-    home: Path,
-    overrides: Mapping[str, Any] | None = None,
-    cli_settings: Sequence[str] = (),
-) -> LoadedConfig:
-    env = {"HOME": str(home.parent), "CORRAL_HOME": str(home)}
-    return load_config(cwd=cwd, env=env, overrides=overrides, cli_settings=cli_settings)
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:

@@ -2,56 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from corral.agents._config import ConfigError, LoadedConfig, load_config
+from corral.agents._config import ConfigError, load_config
 from corral.tools import ApprovalPolicy, SandboxMode
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home" / ".corral"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def trusting(project: Path) -> str:
-    """The user-file entry that trusts `project`'s own `.corral/config.toml`, as Codex writes it."""
-    return f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n'
-
-
-def load(
-    cwd: Path,
-    home: Path,
-    env: Mapping[str, str] | None = None,
-    overrides: Mapping[str, Any] | None = None,
-    cli_settings: Sequence[str] = (),
-) -> LoadedConfig:
-    environ = {"HOME": str(home.parent), "CORRAL_HOME": str(home), **(env or {})}
-    return load_config(cwd=cwd, env=environ, overrides=overrides, cli_settings=cli_settings)
-
-
-def load_error(cwd: Path, home: Path, **kwargs: Any) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load(cwd, home, **kwargs)
-    assert caught.value.exit_code == 2
-    return str(caught.value)
-
+from tests.agents._config_files import load, load_error, trusting, write
 
 # Each row adds one layer on top of the previous rows; the last one added must win.
 LAYER_ORDER = [
@@ -113,8 +70,9 @@ def test_tables_merge_deeply_while_scalars_and_arrays_replace(home: Path, projec
     assert loaded.origin("shell.output_max_tokens") == str(project / ".corral" / "config.toml")
 
 
-def test_nearest_project_file_up_to_the_git_root_is_read(tmp_path: Path, project: Path) -> None:
-    home = tmp_path / "home" / ".corral"
+def test_nearest_project_file_up_to_the_git_root_is_read(
+    tmp_path: Path, home: Path, project: Path
+) -> None:
     write(tmp_path / ".corral" / "config.toml", 'model = "above-the-root"\n')
     write(project / ".corral" / "config.toml", 'model = "root"\n')
     assert load(project / "a" / "b", home).config.model == "root"

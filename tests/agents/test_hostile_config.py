@@ -4,7 +4,7 @@ and the model key never follows an endpoint the user did not name."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
@@ -16,11 +16,9 @@ from corral.agents import (
     AgentSpec,
     ConfigError,
     CorralConfig,
-    LoadedConfig,
     Message,
     ModelRequest,
     api_key_for,
-    load_config,
     model_settings_from_config,
     open_model_client,
     spec_from_config,
@@ -32,6 +30,7 @@ from corral.orchestrator.cli._main import main
 from corral.orchestrator.model_server import serve_model_server
 from corral.tools import PermissionProfile, SandboxMode
 from tests._trust import trust_project
+from tests.agents._config_files import load, write
 from tests.e2e._cli import corral_env, run_corral
 
 pytestmark = pytest.mark.hostile
@@ -42,18 +41,6 @@ Getter = Callable[[CorralConfig], Any]
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home" / ".corral"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
 def secret(tmp_path: Path) -> Path:
     path = tmp_path / "outside" / "secret.md"
     path.parent.mkdir()
@@ -61,21 +48,8 @@ def secret(tmp_path: Path) -> Path:
     return path
 
 
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def project_file(project: Path, text: str) -> Path:
     return write(project / ".corral" / "config.toml", text)
-
-
-def load(
-    cwd: Path, home: Path, env: Mapping[str, str] | None = None, cli: Sequence[str] = ()
-) -> LoadedConfig:
-    environ = {"HOME": str(home.parent), "CORRAL_HOME": str(home), **(env or {})}
-    return load_config(cwd=cwd, env=environ, cli_settings=cli)
 
 
 def config_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -303,7 +277,7 @@ def test_a_project_cannot_mark_itself_or_anything_trusted(
 def test_trust_given_by_a_config_flag_is_not_trust(home: Path, project: Path) -> None:
     project_file(project, 'sandbox_mode = "full-access"\n')
     flag = f'projects.{json.dumps(str(project.resolve()))}.trust_level="trusted"'
-    config = load(project, home, cli=[flag]).config
+    config = load(project, home, cli_settings=[flag]).config
     assert config.sandbox_mode is SandboxMode.WORKSPACE_WRITE
 
 
@@ -312,7 +286,7 @@ def test_the_endpoints_a_key_may_go_to_cannot_be_set(
     setting: str, home: Path, project: Path
 ) -> None:
     with pytest.raises(ConfigError, match="key_endpoints` cannot be set"):
-        load(project, home, cli=[setting])
+        load(project, home, cli_settings=[setting])
 
 
 def test_a_trusted_project_applies_in_full(home: Path, project: Path) -> None:
