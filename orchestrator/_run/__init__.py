@@ -29,6 +29,7 @@ from ._handle import AgentHandle as AgentHandle
 from ._handle import FinishCallback as FinishCallback
 from ._handle import Restoring as Restoring
 from ._names import nickname as nickname
+from ._recall import RunMemory as RunMemory
 from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
 from ._runtime import RuntimeOptions as RuntimeOptions
@@ -46,6 +47,7 @@ __all__ = [
     "Peer",
     "Restoring",
     "RunBudget",
+    "RunMemory",
     "RunRuntime",
     "RuntimeOptions",
     "Slot",
