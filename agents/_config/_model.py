@@ -260,13 +260,14 @@ class SkillsConfig(_Section):
 
 
 class MemoriesConfig(_Section):
-    """`[memories]`: what agents remember across runs (see docs/memory.md). Off by default.
+    """`[memories]`: what agents remember across runs (see the memory page). Off by default.
 
     A project opts out with `enabled = false` in its own `.corral/config.toml` (that applies
     even from an untrusted project); turning memory on from a project needs the user's trust.
     """
 
     enabled: bool = False
+    """Whether runs remember what they learn and recall it into later turns."""
     max_per_project: int = Field(default=500, ge=1, le=100_000)
     """Raw memories kept per project; past it the oldest are dropped."""
     consolidate_every: int = Field(default=10, ge=0)

@@ -281,6 +281,8 @@ CHECKED_KEYS: Mapping[str, Check] = {
     "project_doc_fallback_filenames": _plain_names,
     "memories.enabled": _turned_off,
 }
+CHECK_WORDS: Mapping[str, str] = {"memories.enabled": "only `false`"}
+"""How the reference page names a check that is not about paths."""
 _SAFE = tuple(tuple(k.split(".")) for k in SAFE_KEYS)
 _CHECKED = {tuple(k.split(".")): check for k, check in CHECKED_KEYS.items()}
 

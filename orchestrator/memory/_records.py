@@ -73,14 +73,22 @@ def project_of(cwd: Path) -> str:
 
 
 def _main_worktree(marker: Path) -> str | None:
-    """The main repository of a linked worktree, whose `.git` file says `gitdir: R/.git/...`."""
+    """The main repository of a linked worktree, whose `.git` file says `gitdir: R/.git/...`,
+    only if R's record of that worktree points back at `marker`: a `.git` file is the
+    project's own content, and must not claim another repository (and its memories)."""
     try:
         text = marker.read_text(errors="replace").strip()
+        if not text.startswith("gitdir:"):
+            return None
+        admin = Path(text.removeprefix("gitdir:").strip())
+        admin = admin if admin.is_absolute() else marker.parent / admin
+        head, sep, _ = str(admin).partition("/.git/worktrees/")
+        back = Path((admin / "gitdir").read_text(errors="replace").strip())
+        if sep and back.resolve() == marker.resolve():
+            return str(Path(head).resolve())
     except OSError:
-        return None
-    gitdir = text.removeprefix("gitdir:").strip()
-    head, sep, _ = gitdir.partition("/.git/worktrees/")
-    return str(Path(head).resolve()) if sep and text.startswith("gitdir:") else None
+        pass
+    return None
 
 
 def relative_files(project: str, paths: list[str], cwd: Path) -> tuple[str, ...]:

@@ -150,7 +150,8 @@ class MemoryService:
             return []
         request = extraction_request(spec.model.model, self._redact(transcript(task, history)))
         facts = parse_extracted(await client.complete(request))
-        involved = relative_files(project, involved_files(history), spec.cwd)
+        raw_files = [self._redact(path) for path in involved_files(history)]
+        involved = relative_files(project, raw_files, spec.cwd)
         records = await self._records(spec, project, facts, involved)
         if records:
             await self.store.add(records, cap=self.settings.max_per_project)
@@ -179,8 +180,11 @@ class MemoryService:
     def _files(
         self, project: str, cwd: Path, fact: Extracted, involved: tuple[str, ...]
     ) -> tuple[str, ...]:
-        named = relative_files(project, list(fact.files), cwd) if fact.files else involved
-        return tuple(self._redact(f) for f in named[:MAX_FILES])
+        # Redacted before the paths are normalised too: `a://b` folds to `a:/b`, which would
+        # hide a URL's password from the pattern that knows it.
+        named = [self._redact(f) for f in fact.files]
+        chosen = relative_files(project, named, cwd) if named else involved
+        return tuple(self._redact(f) for f in chosen[:MAX_FILES])
 
     # -- phase 2: consolidation ---------------------------------------------------------------
 
