@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from corral.orchestrator.memory import EXTRACTION
 from corral.orchestrator.model_server import serve_model_server
 
+from .._scripted import Supervise, is_worker
 from ..e2e._cli import corral_env, run_corral
 from ._scripted import FACT, LearnsAFact, memory_fragments, purpose
 
@@ -95,3 +98,44 @@ async def test_memory_is_off_unless_the_config_turns_it_on(tmp_path: Path) -> No
             assert done.code == 0, done.stderr
     assert policy.extractions == []
     assert all(not memory_fragments(r) for r in server.requests)
+
+
+@dataclass
+class SupervisesWithMemory:
+    """The supervisor spawns two workers; extraction requests are counted and answered."""
+
+    supervise: Supervise = field(
+        default_factory=lambda: Supervise(
+            {"spawn-a": {"message": "check a.py"}, "spawn-b": {"message": "check b.py"}},
+            "both done",
+        )
+    )
+    extractions: int = 0
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        if purpose(request) == EXTRACTION:
+            self.extractions += 1
+            return json.dumps({"memories": []})
+        return self.supervise(request)
+
+
+async def test_workers_recall_the_projects_memories_but_the_run_extracts_once(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(CONFIG)
+    repo = repository(tmp_path / "repo")
+    async with serve_model_server(LearnsAFact()) as server:
+        env = corral_env(home, server.base_url)
+        assert (await run_corral(["exec", "Find the test command"], env=env, cwd=repo)).code == 0
+    policy = SupervisesWithMemory()
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url)
+        args = ["exec", "--role", "supervisor", "check a.py and b.py"]
+        done = await run_corral(args, env=env, cwd=repo)
+        assert done.code == 0, done.stderr
+        requests = agent_requests(server.requests)
+    assert policy.extractions == 1
+    workers = [r for r in requests if is_worker(r["normalised"])]
+    assert workers and all(FACT in "".join(memory_fragments(r)) for r in workers)
