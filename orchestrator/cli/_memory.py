@@ -154,7 +154,7 @@ async def consolidate_memories(args: argparse.Namespace) -> int:
     client = open_model_client(model_settings_from_config(config, os.environ))
     try:
         async with _store(config) as store:
-            service = MemoryService(store, config.memories, env=os.environ)
+            service = MemoryService.for_config(store, config, os.environ)
             insights = await service.consolidate(project, client, config.model)
     finally:
         await client.aclose()

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
-from corral.agents import FunctionCall, Item, MemoriesConfig, ModelClient
-from corral.tools import Redactor, SandboxMode
+from corral.agents import CorralConfig, FunctionCall, Item, MemoriesConfig, ModelClient
+from corral.tools import Redactor, SandboxMode, is_secret_name
 
 from ._fragment import render_memory
 from ._ranking import rank
@@ -64,6 +64,7 @@ class MemoryService:
         settings: MemoriesConfig,
         *,
         env: Mapping[str, str] | None = None,
+        secrets: Iterable[str] = (),
         embedder: Callable[[], Embedder] = _default_embedder,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -72,8 +73,23 @@ class MemoryService:
         self.clock = clock
         self._make_embedder = embedder
         self._embedder: Embedder | None = None
-        self._redact = Redactor.from_env(env or {})
+        named = [value for name, value in (env or {}).items() if is_secret_name(name)]
+        self._redact = Redactor([*secrets, *named])
         self._excluded = {str(Path(p).expanduser().resolve()) for p in settings.excluded_projects}
+
+    @classmethod
+    def for_config(
+        cls, store: MemoryStore, config: CorralConfig, env: Mapping[str, str]
+    ) -> MemoryService:
+        """The service `config` describes, redacting beyond the values named like secrets the
+        model keys it names (whatever their variables are called) and the secrets it gives
+        commands (`shell_environment_policy.set`)."""
+        key_vars = [config.model_api_key_env]
+        key_vars += [p.env_key for p in config.model_providers.values() if p.env_key]
+        given = config.shell_environment_policy.set
+        secrets = [env[v] for v in key_vars if v in env]
+        secrets += [value for name, value in given.items() if is_secret_name(name)]
+        return cls(store, config.memories, env=env, secrets=secrets)
 
     def project_for(self, cwd: Path) -> str | None:
         """The project `cwd` belongs to, or None when memory is off for it."""

@@ -17,8 +17,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
 
+from corral.agents import open_sqlite_store
 from corral.tools import OperationFailed
 
 from ._records import Insight, MemoryRecord
@@ -62,6 +64,11 @@ class MemoryStoreUnavailable(OperationFailed):
 @asynccontextmanager
 async def open_sqlite_memories(path: Path) -> AsyncIterator[SqliteMemories]:
     """The memory store in the journal at `path` (created if missing), closed on exit."""
+    if not await anyio.Path(path).exists():
+        # The journal makes the file: one that held only memory tables would not pass for a
+        # journal when a run opened it later.
+        async with open_sqlite_store(path):
+            pass
     conn = await anyio.to_thread.run_sync(_connect, path)
     store = SqliteMemories(conn, path)
     try:

@@ -196,7 +196,7 @@ async def _memory(
     from ..memory import MemoryService, open_sqlite_memories  # NumPy: only when memory is on
 
     async with open_sqlite_memories(journal_path(config)) as store:
-        yield MemoryService(store, config.memories, env=env)
+        yield MemoryService.for_config(store, config, env)
 
 
 def _journal(config: CorralConfig, setup: RunSetup) -> AbstractAsyncContextManager[Store]:

@@ -51,6 +51,8 @@ pytestmark = [pytest.mark.hostile, pytest.mark.anyio]
 ON = MemoriesConfig(enabled=True)
 NOW = 1_800_000_000.0
 ENV_SECRET = "zq8-Vr3nQ-deploy-value-7781"
+KEY_VAR_SECRET = "plainlookingvalue42"
+"""The value of `model_api_key_env = "LLM_CREDS"`: no shape and no telling name give it away."""
 SECRETS = [
     "sk-proj-Q7hd82JdkEI2ndkQ0aP1xYz",
     "sk-ant-api03-Zx81nDk2LqP0w9e",
@@ -61,6 +63,7 @@ SECRETS = [
     "AIzaSyA1234567890abcdefghijklmnopqrstuv",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     ENV_SECRET,
+    KEY_VAR_SECRET,
 ]
 ASSIGNED = [
     ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG"),
@@ -108,8 +111,15 @@ def repeats(text: str, files: list[str] | None = None) -> ScriptedModelClient:
 
 
 def service(store: InMemoryMemories, settings: MemoriesConfig = ON) -> MemoryService:
-    env = {"DEPLOY_TOKEN": ENV_SECRET, "PWD": "/home/someone"}
-    return MemoryService(store, settings, env=env, embedder=HashingEmbedder, clock=lambda: NOW)
+    env = {"DEPLOY_TOKEN": ENV_SECRET, "PWD": "/home/someone", "LLM_CREDS": KEY_VAR_SECRET}
+    return MemoryService(
+        store,
+        settings,
+        env=env,
+        secrets=[KEY_VAR_SECRET],
+        embedder=HashingEmbedder,
+        clock=lambda: NOW,
+    )
 
 
 def sent_text(request: ModelRequest) -> str:

@@ -100,3 +100,13 @@ async def test_memories_share_the_journals_file_without_touching_its_tables(
         assert await journal.list_runs() == []
     async with open_sqlite_memories(path) as reopened:
         assert [m.memory_id for m in await reopened.memories(None)] == ["m1"]
+
+
+async def test_a_memory_store_opened_first_leaves_a_journal_runs_can_open(tmp_path: Path) -> None:
+    path = tmp_path / "home" / "journal.sqlite"
+    async with open_sqlite_memories(path) as memories:
+        await memories.add([record("m1", 1.0)], cap=10)
+    async with open_sqlite_store(path) as journal:
+        assert await journal.list_runs() == []
+    async with open_sqlite_store(path, read_only=True) as journal:
+        assert await journal.list_runs() == []
