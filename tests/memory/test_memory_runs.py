@@ -61,8 +61,11 @@ async def test_a_fact_learned_in_one_run_is_recalled_in_the_same_repository_only
         foreign = agent_requests(server.requests[seen:])
     (fragment,) = memory_fragments(again[0])
     assert FACT in fragment
-    # Sent once, at the first turn; the next request carries it as earlier input, unchanged.
+    # Sent once, at the first turn; the next request carries it as earlier input, unchanged:
+    # the whole first request's input is the second's prefix.
     assert memory_fragments(again[1]) == [fragment]
+    opening = again[0]["normalised"]["input"]
+    assert again[1]["normalised"]["input"][: len(opening)] == opening
     assert all(not memory_fragments(r) for r in foreign)
 
 
