@@ -40,6 +40,7 @@ from corral.orchestrator.memory import (
     render_memory,
 )
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.service._overrides import classify, never_reason
 from corral.orchestrator.services import HashingEmbedder
 from corral.tools import PermissionProfile, SandboxMode
 
@@ -261,3 +262,20 @@ async def test_recalled_memories_are_not_learned_again_from_the_transcript(tmp_p
     await service(store).after_run(spec(tmp_path), "t", history, model)
     (request,) = model.requests
     assert "Fridays" not in sent_text(request)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        ("memories", "enabled"),
+        ("memories", "excluded_projects"),
+        ("memories", "max_per_project"),
+        ("memories", "consolidate_every"),
+        ("memories", "extraction_timeout_sec"),
+    ],
+)
+def test_a_service_request_cannot_change_the_servers_memory_settings(
+    key: tuple[str, ...],
+) -> None:
+    assert classify(key) == "never"
+    assert "memories" in never_reason(key)
