@@ -1,7 +1,7 @@
 """The two model requests memory makes: extraction (phase 1) and consolidation (phase 2).
 
-Each is one request with its own instructions, no tools, `tool_choice: "none"` and
-`metadata.corral_purpose` naming it, so a scripted model server (or
+Each is one request with its own instructions, no tools (`tool_choice: "none"` on the Responses
+API) and `metadata.corral_purpose` naming it, so a scripted model server (or
 a proxy's logs) can tell them from an agent's turns and from compaction summaries. Answers are
 JSON; anything else yields nothing rather than an error.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +90,7 @@ def parse_extracted(response: ModelResponse) -> list[Extracted]:
 
 
 def parse_insights(
-    response: ModelResponse, project: str, known: set[str], now: float, new_id: Any
+    response: ModelResponse, project: str, known: set[str], now: float, new_id: Callable[[], str]
 ) -> list[Insight]:
     """The insights in the model's answer that cite at least one of the `known` memories
     (an insight that cites none could never be forgotten)."""
