@@ -186,17 +186,27 @@ def _with_user_hooks(services: ToolServices, config: CorralConfig) -> ToolServic
 
 
 @asynccontextmanager
-async def _memory(
-    config: CorralConfig, setup: RunSetup, env: Mapping[str, str]
+async def open_run_memory(
+    config: CorralConfig, env: Mapping[str, str]
 ) -> AsyncIterator[RunMemory | None]:
-    """The run's memory: the setup's, or the journal file's when `[memories]` is on."""
-    if setup.memory is not None or not config.memories.enabled:
-        yield setup.memory
+    """Memory in the journal's file when `[memories]` is on (None when it is off); the local
+    runtime and the Temporal worker both open it here."""
+    if not config.memories.enabled:
+        yield None
         return
     from ..memory import MemoryService, open_sqlite_memories  # NumPy: only when memory is on
 
     async with open_sqlite_memories(journal_path(config)) as store:
         yield MemoryService.for_config(store, config, env)
+
+
+def _memory(
+    config: CorralConfig, setup: RunSetup, env: Mapping[str, str]
+) -> AbstractAsyncContextManager[RunMemory | None]:
+    """The run's memory: the setup's, or the journal file's when `[memories]` is on."""
+    if setup.memory is not None:
+        return nullcontext(setup.memory)
+    return open_run_memory(config, env)
 
 
 def _journal(config: CorralConfig, setup: RunSetup) -> AbstractAsyncContextManager[Store]:

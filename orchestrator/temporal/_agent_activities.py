@@ -14,8 +14,10 @@ from typing import Any
 from temporalio import activity
 
 from corral.agents import (
+    AgentSpec,
     RunRecord,
     Store,
+    UserInput,
     event_to_payload,
 )
 from corral.tools import InvalidInput, SandboxMode
@@ -94,6 +96,7 @@ class AgentActivities:
                 skills=skills.listing,
                 attachments=skills.attachments,
             )
+            task = await self._with_memory(spec, task)
         await journal_agent(store, spec, prepare.task)
         services = self.services.agent_services(None, prepare.limits.agents())
         core = assemble_agent(spec, services).core
@@ -106,6 +109,15 @@ class AgentActivities:
             max_wall_time_s=spec.budgets.max_wall_time_s,
             max_cost_usd=spec.budgets.max_cost_usd,
         )
+
+    async def _with_memory(self, spec: AgentSpec, task: UserInput) -> UserInput:
+        """The first turn with the memories recalled for its task, as a local run has it."""
+        memory = self.services.memory
+        if memory is None:
+            return task
+        fragment = await memory.recall(spec, task.text, ())
+        context = task.context.model_copy(update={"memory": fragment})
+        return task.model_copy(update={"context": context})
 
     @activity.defn(name="corral.turn_context")
     async def turn_context(self, turn: TurnContextInput) -> dict[str, Any]:
