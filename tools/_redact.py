@@ -52,6 +52,9 @@ _SECRET_WORDS = frozenset(
         "CREDENTIALS",
         "AUTH",
         "PRIVATE",
+        "PAT",
+        "DSN",
+        "COOKIE",
     }
 )
 _SECRET_SUFFIX = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$")

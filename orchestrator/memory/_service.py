@@ -164,7 +164,7 @@ class MemoryService:
             return []
         if not any(isinstance(item, FunctionCall) for item in history):
             return []
-        request = extraction_request(spec.model.model, self._redact(transcript(task, history)))
+        request = extraction_request(spec.model.model, transcript(task, history, self._redact))
         facts = parse_extracted(await client.complete(request))
         raw_files = [self._redact(path) for path in involved_files(history)]
         involved = relative_files(project, raw_files, spec.cwd)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from corral.agents import FunctionCall, FunctionCallOutput, Item, Message, is_contextual
 
@@ -41,16 +41,18 @@ def involved_files(history: Sequence[Item]) -> list[str]:
     return found
 
 
-def transcript(task: str, history: Sequence[Item]) -> str:
-    """The task, then what the agent said and did, one block each, cut to `TRANSCRIPT`."""
-    blocks = [f"TASK: {task}"]
+def transcript(task: str, history: Sequence[Item], clean: Callable[[str], str]) -> str:
+    """The task, then what the agent said and did, one block each, cut to `TRANSCRIPT`.
+    Each text goes through `clean` (the redactor) before it is cut, so a cut never leaves
+    half a secret that its pattern no longer knows."""
+    blocks = [f"TASK: {_cut(clean(task))}"]
     for item in history:
         if isinstance(item, Message) and item.text and not is_contextual(item.text):
-            blocks.append(f"{item.role.upper()}: {_cut(item.text)}")
+            blocks.append(f"{item.role.upper()}: {_cut(clean(item.text))}")
         elif isinstance(item, FunctionCall):
-            blocks.append(f"TOOL CALL {item.name}: {_cut(item.arguments)}")
+            blocks.append(f"TOOL CALL {item.name}: {_cut(clean(item.arguments))}")
         elif isinstance(item, FunctionCallOutput):
-            blocks.append(f"TOOL OUTPUT: {_cut(item.output)}")
+            blocks.append(f"TOOL OUTPUT: {_cut(clean(item.output))}")
     text = "\n\n".join(blocks)
     return text if len(text) <= TRANSCRIPT else "…" + text[-TRANSCRIPT:]
 

@@ -127,6 +127,19 @@ def sent_text(request: ModelRequest) -> str:
     return json.dumps([item.to_wire() for item in request.input])
 
 
+@pytest.mark.parametrize("secret", [SECRETS[0], SECRETS[2], ENV_SECRET])
+@pytest.mark.parametrize("at", [290, 295, 300, 305])
+async def test_a_secret_cut_in_half_by_the_transcript_leaves_no_half_behind(
+    tmp_path: Path, secret: str, at: int
+) -> None:
+    output = "x" * (at - len(secret) // 2) + " " + secret + " " + "y" * 800
+    model = ScriptedModelClient(lambda _: json.dumps({"memories": []}))
+    await service(InMemoryMemories()).after_run(spec(tmp_path), "t", history_reading(output), model)
+    (request,) = model.requests
+    sent = sent_text(request)
+    assert secret[: len(secret) // 2] not in sent and secret[len(secret) // 2 :] not in sent
+
+
 @pytest.mark.parametrize(("planted", "secret"), PLANTED)
 async def test_a_planted_secret_never_reaches_the_store_or_the_extraction_request(
     tmp_path: Path, planted: str, secret: str
