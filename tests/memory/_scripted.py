@@ -34,7 +34,16 @@ class LearnsAFact:
     """Agents read `Makefile` then finish; extraction remembers `facts`."""
 
     facts: tuple[str, ...] = (FACT,)
+    insight: str | None = None
+    """Consolidation's one insight, citing every memory it was sent (none when unset)."""
     extractions: list[dict[str, Any]] = field(default_factory=list)
+
+    def _insights(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.insight is None:
+            return []
+        sent = "".join(text for _, text in texts(request))
+        cited = [json.loads(line)["id"] for line in sent.splitlines() if line.startswith("{")]
+        return [{"text": self.insight, "sources": cited}]
 
     def __call__(self, request: dict[str, Any]) -> Any:
         kind = purpose(request)
@@ -43,7 +52,7 @@ class LearnsAFact:
             found = [{"text": fact, "files": ["Makefile"]} for fact in self.facts]
             return json.dumps({"memories": found})
         if kind == CONSOLIDATION:
-            return json.dumps({"insights": []})
+            return json.dumps({"insights": self._insights(request)})
         if not outputs(request):
             return [call("read-1", "read_file", {"path": "Makefile"})]
         return "done"

@@ -142,3 +142,29 @@ async def test_workers_recall_the_projects_memories_but_the_run_extracts_once(
     assert policy.extractions == 1
     workers = [r for r in requests if is_worker(r["normalised"])]
     assert workers and all(FACT in "".join(memory_fragments(r)) for r in workers)
+
+
+async def test_consolidate_merges_a_projects_memories_into_insights_later_prompts_show(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(CONFIG)
+    repo = repository(tmp_path / "repo")
+    policy = LearnsAFact(insight="Use make check for every test run.")
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url)
+        assert (await run_corral(["exec", "Find the test command"], env=env, cwd=repo)).code == 0
+        merged = await run_corral(["memory", "consolidate", "--json"], env=env, cwd=repo)
+        assert merged.code == 0, merged.stderr
+        (insight,) = json.loads(merged.stdout)
+        listed = json.loads(
+            (await run_corral(["memory", "list", "--json"], env=env, cwd=repo)).stdout
+        )
+        assert insight["source_ids"] == [m["memory_id"] for m in listed["memories"]]
+        policy.facts = ()
+        seen = len(server.requests)
+        assert (await run_corral(["exec", "Run the tests"], env=env, cwd=repo)).code == 0
+        later = agent_requests(server.requests[seen:])
+    (fragment,) = memory_fragments(later[0])
+    assert "Use make check for every test run." in fragment
