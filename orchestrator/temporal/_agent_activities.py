@@ -124,6 +124,9 @@ class AgentActivities:
         spec = self.services.spec_of(turn.spec)
         skills = await _journaled_skills(self.services.store, spec.agent_id)
         context = await turn_context(spec, turn.subagent_context, skills)
+        if self.services.memory is not None:
+            fragment = await self.services.memory.recall(spec, turn.query, ())
+            context = context.model_copy(update={"memory": fragment})
         dumped: dict[str, Any] = context.model_dump(mode="json")
         return dumped
 

@@ -1,5 +1,6 @@
 """Memory on Temporal: an agent prepared on a worker's host recalls the project's memories
-into its first turn, as a local run does. The activity runs in Temporal's activity test
+into its first turn, and each later turn's context recalls them for its messages, as a local
+run does. The activity runs in Temporal's activity test
 environment (no server needed)."""
 
 from __future__ import annotations
@@ -10,19 +11,19 @@ from pathlib import Path
 import pytest
 from temporalio.testing import ActivityEnvironment
 
-from corral.agents import CorralConfig, RunRecord, event_from_payload
+from corral.agents import CorralConfig, RunRecord, TurnContext, event_from_payload
 from corral.orchestrator.memory import MemoryRecord, open_sqlite_memories, project_of
 from corral.orchestrator.runs import build_root_spec, journal_path
 from corral.orchestrator.temporal._agent_activities import AgentActivities
 from corral.orchestrator.temporal._services import open_worker_services
-from corral.orchestrator.temporal._wire import PrepareSpecInput, WireSpec
+from corral.orchestrator.temporal._wire import PrepareSpecInput, TurnContextInput, WireSpec
 
 pytestmark = pytest.mark.anyio
 
 FACT = "The tests run with make check."
 
 
-async def prepared_memory(tmp_path: Path, *, enabled: bool) -> str | None:
+async def prepared_memory(tmp_path: Path, *, enabled: bool, later: bool = False) -> str | None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     config = CorralConfig(
@@ -52,6 +53,11 @@ async def prepared_memory(tmp_path: Path, *, enabled: bool) -> str | None:
         activities = AgentActivities(services)
         prepare = PrepareSpecInput(spec=WireSpec.of(spec), task="How are the tests run?")
         prepared = await ActivityEnvironment().run(activities.prepare_spec, prepare)
+        if later:
+            turn = TurnContextInput(spec=WireSpec.of(spec), query="and the linters?")
+            context = await ActivityEnvironment().run(activities.turn_context, turn)
+            later_memory: str | None = TurnContext.model_validate(context).memory
+            return later_memory
     first = event_from_payload(prepared.first_event)
     memory: str | None = first.context.memory  # type: ignore[union-attr]
     return memory
@@ -66,3 +72,8 @@ async def test_an_agent_prepared_on_temporal_recalls_the_projects_memories(
 
 async def test_with_memory_off_an_agent_on_temporal_recalls_nothing(tmp_path: Path) -> None:
     assert await prepared_memory(tmp_path, enabled=False) is None
+
+
+async def test_a_later_turn_on_temporal_recalls_for_its_messages(tmp_path: Path) -> None:
+    memory = await prepared_memory(tmp_path, enabled=True, later=True)
+    assert memory is not None and FACT in memory
