@@ -164,6 +164,9 @@ class MemoryService:
             return []
         if not any(isinstance(item, FunctionCall) for item in history):
             return []
+        # Once per run: a resumed run that ends again must not store its facts twice.
+        if any(m.run_id == spec.run_id for m in await self.store.memories(project)):
+            return []
         request = extraction_request(spec.model.model, transcript(task, history, self._redact))
         facts = parse_extracted(await client.complete(request))
         raw_files = [self._redact(path) for path in involved_files(history)]

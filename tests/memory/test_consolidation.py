@@ -42,10 +42,10 @@ class Clock:
         return self.now
 
 
-def spec(cwd: Path) -> AgentSpec:
+def spec(cwd: Path, run: int = 1) -> AgentSpec:
     return AgentSpec(
         agent_id="agent-1",
-        run_id="run-1",
+        run_id=f"run-{run}",
         model=ModelSettings(model="scripted", base_url="http://127.0.0.1:9/v1"),
         instructions="be useful",
         tools=("read_file",),
@@ -94,10 +94,10 @@ async def test_the_tenth_new_memory_consolidates_and_the_newer_fact_wins(tmp_pat
         embedder=HashingEmbedder,
         clock=Clock(),
     )
-    for _ in range(9):
-        await memories.after_run(spec(tmp_path), "t", HISTORY, client)
+    for run in range(9):
+        await memories.after_run(spec(tmp_path, run), "t", HISTORY, client)
     assert model.consolidations == []
-    await memories.after_run(spec(tmp_path), "t", HISTORY, client)
+    await memories.after_run(spec(tmp_path, 9), "t", HISTORY, client)
     (insight,) = await store.insights(None)
     raw = await store.memories(None)
     assert insight.text == "tests run with tool 9"
@@ -114,11 +114,23 @@ async def test_forgetting_a_source_drops_its_insight_from_later_recall(tmp_path:
         embedder=HashingEmbedder,
         clock=Clock(),
     )
-    for _ in range(2):
-        await memories.after_run(spec(tmp_path), "t", HISTORY, client)
+    for run in range(2):
+        await memories.after_run(spec(tmp_path, run), "t", HISTORY, client)
     before = await memories.recall(spec(tmp_path), "how do I run the tests", [])
     assert before is not None and "Insights:" in before
     (insight,) = await store.insights(None)
     assert await store.forget(insight.source_ids[0])
     after = await memories.recall(spec(tmp_path), "how do I run the tests", [])
     assert after is not None and "Insights:" not in after and "use make check" not in after
+
+
+async def test_a_run_that_ends_again_after_a_resume_is_not_remembered_twice(
+    tmp_path: Path,
+) -> None:
+    store = InMemoryMemories()
+    model = Model(["use make check", "use make check"])
+    client = ScriptedModelClient(model)
+    memories = MemoryService(store, MemoriesConfig(enabled=True), embedder=HashingEmbedder)
+    assert await memories.after_run(spec(tmp_path), "t", HISTORY, client)
+    assert await memories.after_run(spec(tmp_path), "t", HISTORY, client) == []
+    assert len(await store.memories(None)) == 1 and len(client.requests) == 1
