@@ -23,6 +23,7 @@ from ._config import LoadedConfig as LoadedConfig
 from ._config import McpApprovalMode as McpApprovalMode
 from ._config import McpServerConfig as McpServerConfig
 from ._config import McpToolConfig as McpToolConfig
+from ._config import MemoriesConfig as MemoriesConfig
 from ._config import ModelPrice as ModelPrice
 from ._config import OtelConfig as OtelConfig
 from ._config import RateLimit as RateLimit
@@ -79,6 +80,7 @@ from ._fragments import ALL_KINDS as ALL_KINDS
 from ._fragments import COMPACTION_SUMMARY as COMPACTION_SUMMARY
 from ._fragments import DEVELOPER_INSTRUCTIONS as DEVELOPER_INSTRUCTIONS
 from ._fragments import ENVIRONMENT_CONTEXT as ENVIRONMENT_CONTEXT
+from ._fragments import MEMORY_CONTEXT as MEMORY_CONTEXT
 from ._fragments import MODEL_SWITCH as MODEL_SWITCH
 from ._fragments import PERMISSIONS as PERMISSIONS
 from ._fragments import SKILL as SKILL
@@ -157,6 +159,7 @@ __all__ = [
     "ENVIRONMENT_CONTEXT",
     "HOOK_NOTE",
     "INTERRUPTED_FOR_INPUT",
+    "MEMORY_CONTEXT",
     "MODEL_SWITCH",
     "NOTE_KINDS",
     "PERMISSIONS",
@@ -217,6 +220,7 @@ __all__ = [
     "McpApprovalMode",
     "McpServerConfig",
     "McpToolConfig",
+    "MemoriesConfig",
     "MemoryStore",
     "Message",
     "ModelClient",

@@ -37,6 +37,8 @@ class ContextTracker:
         items.append(Message(role="user", text=ctx.environment.render()))
         if ctx.subagent_context:
             items.append(Message(role="user", text=ctx.subagent_context))
+        if ctx.memory:
+            items.append(Message(role="user", text=ctx.memory))
         return items
 
 
@@ -55,4 +57,6 @@ def _diff_items(old: TurnContext, new: TurnContext) -> list[Message]:
         items.append(Message(role="user", text=env_diff))
     if new.subagent_context and new.subagent_context != old.subagent_context:
         items.append(Message(role="user", text=new.subagent_context))
+    if new.memory and new.memory != old.memory:
+        items.append(Message(role="user", text=new.memory))
     return items

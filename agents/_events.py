@@ -51,6 +51,9 @@ class TurnContext(_Event):
     skills: str | None = None
     agents_md: str | None = None
     subagent_context: str | None = None
+    memory: str | None = None
+    """The marked memory fragment recalled for this turn (sent last, and again only if it
+    changed, so earlier input is never rewritten)."""
 
 
 class UserInput(_Event):

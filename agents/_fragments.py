@@ -69,6 +69,8 @@ HOOK_CONTEXT = _tagged("hook_context", "user", "hook_context")
 """Context a user's hook added (SessionStart, UserPromptSubmit), for the turn it came with."""
 MODEL_SWITCH = _tagged("model_switch", "developer", "model_switch")
 IMAGE_DROPPED = _tagged("image_dropped", "user", "image_dropped")
+MEMORY_CONTEXT = _tagged("memory_context", "user", "memory_context")
+"""What the run recalled from earlier runs (`orchestrator.memory`): data, never instructions."""
 
 ALL_KINDS: tuple[FragmentKind, ...] = (
     PERMISSIONS,
@@ -85,6 +87,7 @@ ALL_KINDS: tuple[FragmentKind, ...] = (
     HOOK_CONTEXT,
     MODEL_SWITCH,
     IMAGE_DROPPED,
+    MEMORY_CONTEXT,
 )
 
 SUMMARIZATION_PROMPT: str = read_prompt("fragments", "summarization_prompt.md")

@@ -63,6 +63,9 @@ from ._permissions import SandboxMode as SandboxMode
 from ._permissions import is_within as is_within
 from ._permissions import resolve_path as resolve_path
 from ._plan import update_plan_tool as update_plan_tool
+from ._redact import REDACTED as REDACTED
+from ._redact import Redactor as Redactor
+from ._redact import is_secret_name as is_secret_name
 from ._registry import Tool as Tool
 from ._registry import ToolCall as ToolCall
 from ._registry import ToolContext as ToolContext
@@ -96,6 +99,7 @@ __all__ = [
     "MAX_SESSIONS",
     "MAX_SESSIONS_PER_AGENT",
     "PROTECTED_NAMES",
+    "REDACTED",
     "SESSION_TOOL_NAMES",
     "TIMEOUT_EXIT_CODE",
     "ApprovalDecision",
@@ -130,6 +134,7 @@ __all__ = [
     "PermissionDenied",
     "PermissionProfile",
     "RecordingSandbox",
+    "Redactor",
     "Sandbox",
     "SandboxCall",
     "SandboxMode",
@@ -158,6 +163,7 @@ __all__ = [
     "function_tool",
     "grep_tool",
     "is_known_safe_command",
+    "is_secret_name",
     "is_within",
     "known_tool_names",
     "list_dir_tool",

@@ -16,6 +16,7 @@ from ._model import CorralConfig as CorralConfig
 from ._model import McpApprovalMode as McpApprovalMode
 from ._model import McpServerConfig as McpServerConfig
 from ._model import McpToolConfig as McpToolConfig
+from ._model import MemoriesConfig as MemoriesConfig
 from ._model import ModelPrice as ModelPrice
 from ._model import ModelProviderConfig as ModelProviderConfig
 from ._model import OtelConfig as OtelConfig
@@ -52,6 +53,7 @@ __all__ = [
     "McpApprovalMode",
     "McpServerConfig",
     "McpToolConfig",
+    "MemoriesConfig",
     "ModelPrice",
     "ModelProviderConfig",
     "OtelConfig",

@@ -23,7 +23,7 @@ _IGNORED_TOP = """
     file_opener forced_chatgpt_workspace_id forced_login_method ghost_snapshot hide_agent_reasoning
     history include_apply_patch_tool include_environment_context
     include_permissions_instructions instructions js_repl_node_module_dirs js_repl_node_path
-    log_dir marketplaces mcp_oauth_callback_port mcp_oauth_credentials_store memories
+    log_dir marketplaces mcp_oauth_callback_port mcp_oauth_credentials_store
     model_catalog_json model_max_output_tokens model_personality model_reasoning_summary
     model_reasoning_summary_format model_supports_reasoning_summaries model_verbosity notice
     notify oss_provider permissions plan_mode_reasoning_effort plugins
@@ -39,6 +39,21 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
     ("otel",): frozenset({"log_user_prompt", "environment", "trace_exporter", "metrics_exporter"}),
     ("sandbox_workspace_write",): frozenset({"exclude_tmpdir_env_var", "exclude_slash_tmp"}),
     ("skills",): frozenset({"config"}),
+    # corral's own `[memories]` keeps `enabled`; Codex's tuning of its memory pipeline is not ours.
+    ("memories",): frozenset(
+        {
+            "generate_memories",
+            "use_memories",
+            "max_raw_memories_for_consolidation",
+            "max_unused_days",
+            "max_rollout_age_days",
+            "max_rollouts_per_startup",
+            "min_rollout_idle_hours",
+            "extract_model",
+            "consolidation_model",
+            "no_memories_if_mcp_or_web_search",
+        }
+    ),
     ("shell_environment_policy",): frozenset(
         {
             "inherit",

@@ -259,6 +259,25 @@ class SkillsConfig(_Section):
     dirs: tuple[Path, ...] = ()
 
 
+class MemoriesConfig(_Section):
+    """`[memories]`: what agents remember across runs (see the memory page). Off by default.
+
+    A project opts out with `enabled = false` in its own `.corral/config.toml` (that applies
+    even from an untrusted project); turning memory on from a project needs the user's trust.
+    """
+
+    enabled: bool = False
+    """Whether runs remember what they learn and recall it into later turns."""
+    max_per_project: int = Field(default=500, ge=1, le=100_000)
+    """Raw memories kept per project; past it the oldest are dropped."""
+    consolidate_every: int = Field(default=10, ge=0)
+    """Consolidate a project's memories after this many new raw ones (0: only by command)."""
+    extraction_timeout_sec: float = Field(default=60.0, gt=0, le=3600)
+    """How long a run's end may wait for its memories to be extracted (and consolidated)."""
+    excluded_projects: tuple[Path, ...] = ()
+    """Projects (repository roots) that never read or write memories."""
+
+
 class OtelConfig(_Section):
     """`[otel]`: where traces and metrics go."""
 
@@ -416,6 +435,7 @@ class CorralConfig(_Section):
     """From this many MCP tools on, agents find them with `tool_search` (0: always)."""
     compaction: CompactionConfig = CompactionConfig()
     skills: SkillsConfig = SkillsConfig()
+    memories: MemoriesConfig = MemoriesConfig()
     otel: OtelConfig = OtelConfig()
     service: ServiceConfig = ServiceConfig()
     executor: Literal["local", "temporal"] = "local"

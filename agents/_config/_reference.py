@@ -19,7 +19,7 @@ from pydantic_core import PydanticUndefined
 
 from ._codex import IGNORED_IN, IGNORED_TOP, PROVIDER_KEYS
 from ._model import CorralConfig
-from ._trust import CHECKED_KEYS, SAFE_KEYS
+from ._trust import CHECK_WORDS, CHECKED_KEYS, SAFE_KEYS
 
 _HIDDEN = frozenset({"home", "key_endpoints"})  # set by the loader, never by a file
 
@@ -126,6 +126,8 @@ def _default(field: FieldInfo) -> str:
 
 def _trust(dotted: str) -> str:
     parts = [p.replace("NAME", "*") for p in dotted.split(".")]
+    if dotted in CHECK_WORDS:
+        return CHECK_WORDS[dotted]
     for keys, verdict in ((SAFE_KEYS, "applies"), (CHECKED_KEYS, "if inside the project")):
         for pattern in (k.split(".") for k in keys):
             if len(pattern) <= len(parts) and _same(pattern, parts[: len(pattern)]):

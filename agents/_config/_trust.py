@@ -111,6 +111,12 @@ WIDENING_KEYS = frozenset(
         "profiles",
         # Variables such as LD_PRELOAD or PATH change what every command runs.
         "shell_environment_policy",
+        # Memory is written to the user's journal and read back into prompts: a project may
+        # turn it off (`memories.enabled` is checked) but never size, time or scope it.
+        "memories.max_per_project",
+        "memories.consolidate_every",
+        "memories.extraction_timeout_sec",
+        "memories.excluded_projects",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]
@@ -255,6 +261,11 @@ def _all_inside(value: Any, folder: Path, home: Path) -> bool:
     return not isinstance(value, list) or all(_inside(v, folder, home) for v in value)
 
 
+def _turned_off(value: Any, folder: Path, home: Path) -> bool:
+    """Only `false`: a project may opt out of memory, never turn it on for itself."""
+    return value is False
+
+
 def _plain_names(value: Any, folder: Path, home: Path) -> bool:
     """File names only: a path would make AGENTS.md discovery read any file on the host."""
     if not isinstance(value, list):
@@ -273,7 +284,10 @@ CHECKED_KEYS: Mapping[str, Check] = {
     "agents.roles.*.instructions_file": _inside,
     "skills.dirs": _all_inside,
     "project_doc_fallback_filenames": _plain_names,
+    "memories.enabled": _turned_off,
 }
+CHECK_WORDS: Mapping[str, str] = {"memories.enabled": "only `false`"}
+"""How the reference page names a check that is not about paths."""
 _SAFE = tuple(tuple(k.split(".")) for k in SAFE_KEYS)
 _CHECKED = {tuple(k.split(".")): check for k, check in CHECKED_KEYS.items()}
 

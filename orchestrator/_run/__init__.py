@@ -34,6 +34,7 @@ from ._lifecycle import fire_finish_hooks as fire_finish_hooks
 from ._lifecycle import fire_prompt_hooks as fire_prompt_hooks
 from ._lifecycle import fire_start_hooks as fire_start_hooks
 from ._names import nickname as nickname
+from ._recall import RunMemory as RunMemory
 from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
 from ._runtime import RuntimeOptions as RuntimeOptions
@@ -51,6 +52,7 @@ __all__ = [
     "Peer",
     "Restoring",
     "RunBudget",
+    "RunMemory",
     "RunRuntime",
     "RuntimeOptions",
     "Slot",

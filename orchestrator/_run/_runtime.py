@@ -33,10 +33,12 @@ from corral.agents import (
     CompactionGate,
     CorralConfig,
     Finish,
+    Item,
     RunnerHooks,
     RunnerLimits,
     SafeHooks,
     Store,
+    TurnContext,
     Usage,
     UserInput,
     Waiting,
@@ -68,6 +70,7 @@ from ._fragments import render_notification
 from ._handle import AT_ONCE, AgentHandle, FinishCallback, Restoring
 from ._names import nickname
 from ._notes import describe_crash, journaled_context, started_note
+from ._recall import RunMemory
 from ._sessions import open_sessions, stop_sessions
 
 if TYPE_CHECKING:
@@ -102,6 +105,8 @@ class RuntimeOptions:
     equip: Callable[[ToolRegistry], None] | None = None
     """Adds the process's shared tools (MCP, `tool_search`) to each agent's registry."""
     clock: Callable[[], float] = time.time
+    memory: RunMemory | None = None
+    """Recalls memories into each turn (`[memories]`); None when memory is off."""
 
 
 class RunRuntime:
@@ -197,7 +202,20 @@ class RunRuntime:
         first = await first_input(
             spec, task, subagent_context=subagent_context, skills=listing, attachments=attachments
         )
-        return first, listing
+        context = await self.with_memory(spec, first.context, task)
+        return first.model_copy(update={"context": context}), listing
+
+    async def with_memory(self, spec: AgentSpec, context: TurnContext, query: str) -> TurnContext:
+        """`context` with the memories recalled for a turn on `query`, if memory is on."""
+        memory = self.options.memory
+        if memory is None:
+            return context
+        fragment = await memory.recall(spec, query, self.run_history())
+        return context.model_copy(update={"memory": fragment})
+
+    def run_history(self) -> list[Item]:
+        """Every item of every agent of the run so far (what the run changed is in it)."""
+        return [item for handle in self._agents.values() for item in handle.runner.core.history]
 
     async def restore(
         self,
@@ -359,6 +377,7 @@ class RunRuntime:
                     context = await turn_context(
                         handle.spec, handle.subagent_context, handle.skills
                     )
+                    context = await self.with_memory(handle.spec, context, text)
                     skills = self.options.skills
                     attachments = skills.mentioned(text) if skills is not None else ()
                     message = UserInput(text=text, context=context, attachments=attachments)

@@ -47,6 +47,7 @@ _MODULES = {
     "mcp-server": "_mcp_server",
     "tools": "_tools",
     "skills": "_skills",
+    "memory": "_memory",
     "serve": "_serve",
     "worker": "_worker",
     "trust": "_trust",

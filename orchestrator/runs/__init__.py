@@ -50,6 +50,7 @@ from ._setup import build_root_spec as build_root_spec
 from ._setup import journal_path as journal_path
 from ._setup import new_id as new_id
 from ._setup import open_run as open_run
+from ._setup import open_run_memory as open_run_memory
 from ._setup import profile_from_config as profile_from_config
 from ._setup import with_skills as with_skills
 from ._single import SingleOutcome as SingleOutcome
@@ -99,6 +100,7 @@ __all__ = [
     "journaled_spec",
     "new_id",
     "open_run",
+    "open_run_memory",
     "profile_from_config",
     "refuse_remote",
     "resolve_executor_settings",

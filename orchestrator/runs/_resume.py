@@ -24,7 +24,7 @@ from corral.tools import InvalidInput
 from .._run import CLOSED, AgentHandle, Restoring, RunRuntime
 from ._model_switch import ModelSwitch
 from ._setup import RunSetup, journal_path, open_run
-from ._single import SingleOutcome, finish_of, journal_end
+from ._single import SingleOutcome, finish_of, journal_end, remember_run
 
 
 class UnknownTarget(InvalidInput):
@@ -70,6 +70,7 @@ async def resume_single(
         await root.ended.wait()
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
+        await remember_run(runtime, root, finish, config.memories.extraction_timeout_sec)
     return SingleOutcome(run_id, root.agent_id, finish, journal_path(config))
 
 

@@ -36,6 +36,7 @@ from .._lease import hold_run_lease
 from .._ratelimit import RateLimiterRegistry
 from .._run import (
     ClientPool,
+    RunMemory,
     RunRuntime,
     RuntimeOptions,
     ToolProvider,
@@ -82,6 +83,9 @@ class RunSetup:
     journal: Store | None = None
     """The journal open on `journal_path(config)`, shared by runs and closed by whoever opened
     it; opened per run when not given."""
+    memory: RunMemory | None = None
+    """Memory across runs; opened per run on the journal's file when `[memories]` is on and
+    none is given."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -181,6 +185,30 @@ def _with_user_hooks(services: ToolServices, config: CorralConfig) -> ToolServic
     return replace(services, hooks=HookRunner(config.hooks))
 
 
+@asynccontextmanager
+async def open_run_memory(
+    config: CorralConfig, env: Mapping[str, str]
+) -> AsyncIterator[RunMemory | None]:
+    """Memory in the journal's file when `[memories]` is on (None when it is off); the local
+    runtime and the Temporal worker both open it here."""
+    if not config.memories.enabled:
+        yield None
+        return
+    from ..memory import MemoryService, open_sqlite_memories  # NumPy: only when memory is on
+
+    async with open_sqlite_memories(journal_path(config)) as store:
+        yield MemoryService.for_config(store, config, env)
+
+
+def _memory(
+    config: CorralConfig, setup: RunSetup, env: Mapping[str, str]
+) -> AbstractAsyncContextManager[RunMemory | None]:
+    """The run's memory: the setup's, or the journal file's when `[memories]` is on."""
+    if setup.memory is not None:
+        return nullcontext(setup.memory)
+    return open_run_memory(config, env)
+
+
 def _journal(config: CorralConfig, setup: RunSetup) -> AbstractAsyncContextManager[Store]:
     if setup.journal is not None:
         return nullcontext(setup.journal)
@@ -199,6 +227,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
             hold_run_lease(store, run_id),
             _open_mcp_tooling(config) as mcp,
             _observed(config, run_id, setup) as hooks,
+            _memory(config, setup, os.environ if setup.env is None else setup.env) as memory,
         ):
             options = RuntimeOptions(
                 config=config,
@@ -211,6 +240,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
                 skills=setup.skills,
                 equip=mcp.equip if mcp is not None else None,
                 compactor=setup.compactor or _compactor(config),
+                memory=memory,
             )
             async with open_runtime(options) as runtime:
                 yield runtime

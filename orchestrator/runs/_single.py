@@ -15,7 +15,7 @@ import anyio
 
 from corral.agents import AgentStatus, CorralConfig, Finish, RunRecord, Store
 
-from .._run import AgentHandle
+from .._run import AgentHandle, RunRuntime
 from ._jobs import ExecJob
 from ._setup import RunSetup, build_root_spec, journal_path, new_id, open_run, with_skills
 
@@ -55,7 +55,21 @@ async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) 
             raise
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
+        await remember_run(runtime, root, finish, config.memories.extraction_timeout_sec)
     return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
+
+
+async def remember_run(
+    runtime: RunRuntime, root: AgentHandle, finish: Finish, deadline: float
+) -> None:
+    """Once per run, after its end is journaled: what a completed run learned goes to memory,
+    within `deadline` seconds (past it the run's result is given without its memories)."""
+    memory = runtime.options.memory
+    if memory is None or finish.status is not AgentStatus.COMPLETED:
+        return
+    client = runtime.options.clients.client_for(root.spec.model)
+    with anyio.move_on_after(deadline):
+        await memory.after_run(root.spec, root.task, root.runner.core.history, client)
 
 
 def finish_of(root: AgentHandle) -> Finish:

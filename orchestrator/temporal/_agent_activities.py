@@ -14,8 +14,10 @@ from typing import Any
 from temporalio import activity
 
 from corral.agents import (
+    AgentSpec,
     RunRecord,
     Store,
+    UserInput,
 )
 from corral.tools import InvalidInput, SandboxMode
 
@@ -93,6 +95,7 @@ class AgentActivities:
                 skills=skills.listing,
                 attachments=skills.attachments,
             )
+            task = await self._with_memory(spec, task)
         await journal_agent(store, spec, prepare.task)
         services = self.services.agent_services(None, prepare.limits.agents())
         core = assemble_agent(spec, services).core
@@ -110,11 +113,23 @@ class AgentActivities:
             hook_events=hook_events(hooks),
         )
 
+    async def _with_memory(self, spec: AgentSpec, task: UserInput) -> UserInput:
+        """The first turn with the memories recalled for its task, as a local run has it."""
+        memory = self.services.memory
+        if memory is None:
+            return task
+        fragment = await memory.recall(spec, task.text, ())
+        context = task.context.model_copy(update={"memory": fragment})
+        return task.model_copy(update={"context": context})
+
     @activity.defn(name="corral.turn_context")
     async def turn_context(self, turn: TurnContextInput) -> dict[str, Any]:
         spec = self.services.spec_of(turn.spec)
         skills = await _journaled_skills(self.services.store, spec.agent_id)
         context = await turn_context(spec, turn.subagent_context, skills)
+        if self.services.memory is not None:
+            fragment = await self.services.memory.recall(spec, turn.query, ())
+            context = context.model_copy(update={"memory": fragment})
         dumped: dict[str, Any] = context.model_dump(mode="json")
         return dumped
 

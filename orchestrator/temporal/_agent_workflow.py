@@ -226,7 +226,12 @@ class AgentWorkflow(ApprovalHandlers):
         return bool(self.inbox) or bool(collab is not None and collab.messages)
 
     async def _next_input(self, agent: AgentInput, driver: AgentDriver) -> UserInput:
-        turn = TurnContextInput(spec=driver.spec, subagent_context=agent.subagent_context)
+        # The messages waiting now are the query memory is recalled for; they are taken after
+        # the activity, as before, so one arriving meanwhile still joins this turn.
+        pending = [*(self.collab.messages if self.collab else []), *self.inbox]
+        turn = TurnContextInput(
+            spec=driver.spec, subagent_context=agent.subagent_context, query="\n\n".join(pending)
+        )
         context: dict[str, Any] = await workflow.execute_activity(
             "corral.turn_context",
             turn,

@@ -29,10 +29,10 @@ from corral.agents import (
 from corral.tools import ToolRegistry
 
 from .._ratelimit import RateLimiterRegistry
-from .._run import AgentServices, ClientPool, ToolProvider, build_registry
+from .._run import AgentServices, ClientPool, RunMemory, ToolProvider, build_registry
 from ..fanout import REPORT_RESULT, FanoutSettings, ResultSchema, ResultSlot, report_result_tool
 from ..fanout._plan import item_of
-from ..runs import journal_path
+from ..runs import journal_path, open_run_memory
 from ..services._skills_service import SkillsForTask, SkillsService
 from ..supervisor import collab_tool_providers
 from ._wire import WireSpec
@@ -95,6 +95,8 @@ class WorkerServices:
     """The worker's MCP servers and their tooling; None when its config names none."""
     skills: RunSkills | None = None
     """None when `[skills]` is off."""
+    memory: RunMemory | None = None
+    """Recalls memories into an agent's first turn; None when `[memories]` is off."""
     _settings: dict[str, FanoutSettings] = field(default_factory=dict)
     _prepared: OrderedDict[str, ToolList] = field(default_factory=OrderedDict)
 
@@ -208,7 +210,11 @@ async def open_worker_services(
     fails raises `McpStartupFailed`) and its skills, for as long as the worker runs."""
     clients = ClientPool(RateLimiterRegistry.from_config(config))
     try:
-        async with open_sqlite_store(journal_path(config)) as store, _open_mcp(config) as mcp:
+        async with (
+            open_sqlite_store(journal_path(config)) as store,
+            _open_mcp(config) as mcp,
+            open_run_memory(config, env) as memory,
+        ):
             yield WorkerServices(
                 config=config,
                 store=store,
@@ -218,6 +224,7 @@ async def open_worker_services(
                 on_journal=on_journal,
                 mcp=mcp,
                 skills=RunSkills(config) if config.skills.enabled else None,
+                memory=memory,
             )
     finally:
         await clients.aclose()

@@ -431,6 +431,8 @@ class PrepareSpecInput(_Wire):
 class TurnContextInput(_Wire):
     spec: WireSpec
     subagent_context: str | None = None
+    query: str = ""
+    """The turn's messages as they stood: what memory is recalled for."""
 
 
 class SpawnSpecInput(_Wire):

@@ -1,0 +1,180 @@
+"""`corral memory list|show|forget|clear|consolidate`: what runs remember, and forgetting it.
+
+Memories live in the journal's file (`$CORRAL_HOME/journal.sqlite`), per project: the repository
+root of the folder given with `--project` (default: the current folder). `consolidate` asks the
+configured model to merge a project's raw memories into insights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from corral.agents import CorralConfig
+    from corral.orchestrator.memory import Insight, MemoryRecord, SqliteMemories
+
+_TEXT_WIDTH = 100
+
+
+def add_parser(sub: Any) -> None:
+    memory = sub.add_parser("memory", help="list, show, forget or consolidate what runs remember")
+    actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="the project's memories and insights, newest first")
+    _project_flags(listing)
+    listing.set_defaults(handler=list_memories)
+    show = actions.add_parser("show", help="one memory or insight, whole")
+    show.add_argument("item_id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    show.set_defaults(handler=show_memory)
+    forget = actions.add_parser("forget", help="remove a memory (and the insights citing it)")
+    forget.add_argument("item_id", metavar="ID")
+    forget.add_argument("--json", action="store_true", help="print one JSON object")
+    forget.set_defaults(handler=forget_memory)
+    clear = actions.add_parser("clear", help="remove every memory and insight of the project")
+    _project_flags(clear)
+    clear.set_defaults(handler=clear_memories)
+    merge = actions.add_parser("consolidate", help="merge the project's memories into insights")
+    _project_flags(merge)
+    merge.set_defaults(handler=consolidate_memories)
+
+
+def _project_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project",
+        type=Path,
+        metavar="DIR",
+        help="a folder of the project (its repository root is the project; default: here)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _config() -> CorralConfig:
+    from corral.agents import load_config
+
+    return load_config(cwd=Path.cwd()).config
+
+
+def _project(args: argparse.Namespace) -> str:
+    from corral.orchestrator.memory import project_of
+    from corral.tools import InvalidInput
+
+    folder: Path = args.project or Path.cwd()
+    if not folder.is_dir():
+        raise InvalidInput(f"--project {folder}: no such folder; give a folder of the project")
+    return project_of(folder)
+
+
+@asynccontextmanager
+async def _store(config: CorralConfig) -> AsyncIterator[SqliteMemories]:
+    from corral.orchestrator.memory import open_sqlite_memories
+
+    from ..runs import journal_path
+
+    async with open_sqlite_memories(journal_path(config)) as store:
+        yield store
+
+
+async def list_memories(args: argparse.Namespace) -> int:
+    project = _project(args)
+    async with _store(_config()) as store:
+        insights = await store.insights(project)
+        memories = await store.memories(project)
+    if args.json:
+        body = {
+            "project": project,
+            "insights": [_json(i) for i in insights],
+            "memories": [_json(m) for m in memories],
+        }
+        print(json.dumps(body, ensure_ascii=False))
+        return 0
+    if not insights and not memories:
+        print(f"no memories for {project}")
+        return 0
+    print(f"project {project}: {len(insights)} insights, {len(memories)} memories")
+    for insight in insights:
+        print(f"{insight.insight_id}  insight  {_short(insight.text)}")
+    for memory in memories:
+        print(f"{memory.memory_id}  {_when(memory.created_at)}  {_short(memory.text)}")
+    return 0
+
+
+async def show_memory(args: argparse.Namespace) -> int:
+    from corral.orchestrator.memory import UnknownMemory
+
+    async with _store(_config()) as store:
+        item = await store.get(args.item_id)
+    if item is None:
+        raise UnknownMemory(f"no memory or insight {args.item_id}; see `corral memory list`")
+    if args.json:
+        print(json.dumps(_json(item), ensure_ascii=False))
+        return 0
+    for name, value in _json(item).items():
+        if name != "embedding":
+            print(f"{name}: {value}")
+    return 0
+
+
+async def forget_memory(args: argparse.Namespace) -> int:
+    from corral.orchestrator.memory import UnknownMemory
+
+    async with _store(_config()) as store:
+        if not await store.forget(args.item_id):
+            raise UnknownMemory(f"no memory or insight {args.item_id}; see `corral memory list`")
+    if args.json:
+        print(json.dumps({"forgotten": args.item_id}))
+    else:
+        print(f"forgot {args.item_id}")
+    return 0
+
+
+async def clear_memories(args: argparse.Namespace) -> int:
+    project = _project(args)
+    async with _store(_config()) as store:
+        gone = await store.clear(project)
+    if args.json:
+        print(json.dumps({"project": project, "cleared": gone}))
+    else:
+        print(f"cleared {gone} memories of {project}")
+    return 0
+
+
+async def consolidate_memories(args: argparse.Namespace) -> int:
+    from corral.agents import model_settings_from_config, open_model_client
+    from corral.orchestrator.memory import MemoryService
+
+    project = _project(args)
+    config = _config()
+    client = open_model_client(model_settings_from_config(config, os.environ))
+    try:
+        async with _store(config) as store:
+            service = MemoryService.for_config(store, config, os.environ)
+            insights = await service.consolidate(project, client, config.model)
+    finally:
+        await client.aclose()
+    if args.json:
+        print(json.dumps([_json(i) for i in insights], ensure_ascii=False))
+    else:
+        print(f"{len(insights)} insights for {project}")
+        for insight in insights:
+            print(f"{insight.insight_id}  {_short(insight.text)}")
+    return 0
+
+
+def _json(item: MemoryRecord | Insight) -> dict[str, Any]:
+    return item.model_dump(mode="json", exclude={"embedding"})
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _TEXT_WIDTH else flat[: _TEXT_WIDTH - 1] + "…"
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
