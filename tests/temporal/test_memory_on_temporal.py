@@ -58,6 +58,7 @@ async def prepared_memory(tmp_path: Path, *, enabled: bool, later: bool = False)
             context = await ActivityEnvironment().run(activities.turn_context, turn)
             later_memory: str | None = TurnContext.model_validate(context).memory
             return later_memory
+    assert prepared.first_event is not None, "no start hook blocked the task"
     first = event_from_payload(prepared.first_event)
     memory: str | None = first.context.memory  # type: ignore[union-attr]
     return memory
