@@ -21,7 +21,8 @@ from temporalio.converter import DataConverter
 
 from corral.agents import corral_home
 
-from ._codec import BLOBS_DIR, DEFAULT_PAYLOAD_THRESHOLD, BlobReferenceCodec, FileBlobStore
+from ._blobs import FileBlobStore
+from ._codec import BLOBS_DIR, DEFAULT_PAYLOAD_THRESHOLD, BlobReferenceCodec
 from ._errors import TemporalUnavailable
 from ._tracing import CorralTracingInterceptor
 from ._wire import SHARED_QUEUE
