@@ -22,6 +22,7 @@ from ._blobs import BlobStore as BlobStore
 from ._blobs import FileBlobStore as FileBlobStore
 from ._blobs import MemoryBlobStore as MemoryBlobStore
 from ._blobs import run_of_workflow as run_of_workflow
+from ._blobs_postgres import PostgresBlobStore as PostgresBlobStore
 from ._codec import DEFAULT_PAYLOAD_THRESHOLD as DEFAULT_PAYLOAD_THRESHOLD
 from ._codec import BlobReferenceCodec as BlobReferenceCodec
 from ._connect import CONNECT_TIMEOUT as CONNECT_TIMEOUT
@@ -73,6 +74,7 @@ __all__ = [
     "ItemWorkflow",
     "MemoryBlobStore",
     "PayloadBlobError",
+    "PostgresBlobStore",
     "RunWorkflow",
     "TemporalExecutor",
     "TemporalOutcome",

@@ -172,7 +172,7 @@ class MemoryBlobStore:
         self.refs.setdefault(run_id or NO_RUN, set()).add(key)
 
     async def get(self, key: str) -> bytes | None:
-        return self.blobs.get(key)
+        return self.blobs.get(check_key(key))
 
     async def delete_run(self, run_id: str) -> int:
         if run_id == NO_RUN:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 
+import anyio
 import pytest
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -19,6 +21,7 @@ from corral.orchestrator.temporal import (
     FileBlobStore,
     MemoryBlobStore,
     PayloadBlobError,
+    PostgresBlobStore,
     run_of_workflow,
 )
 
@@ -37,8 +40,12 @@ def _memory_store(tmp_path: Path) -> BlobStore:
     return MemoryBlobStore()
 
 
-@pytest.fixture(params=["memory", "folder"])
+@pytest.fixture(params=["memory", "folder", "postgres"])
 async def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[BlobStore]:
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        yield PostgresBlobStore(url, "the test database")
+        return
     makers: dict[str, StoreMaker] = {"memory": _memory_store, "folder": _file_store}
     yield makers[request.param](tmp_path)
 
@@ -134,3 +141,18 @@ async def test_the_codec_references_a_blob_by_the_run_of_the_payloads_workflow()
     with pytest.raises(PayloadBlobError, match="deleted"):
         await codec.decode([first])
     assert await codec.decode([second]) == [payload_of("b" * 9000)]
+
+
+async def test_a_delete_racing_a_put_of_the_same_blob_by_another_run_never_loses_it(
+    blobs: BlobStore,
+) -> None:
+    for round_ in range(10):
+        data = f"round {round_} ".encode() * 40
+        key = key_of(data)
+        await blobs.put(key, data, run_id="run-a")
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(blobs.delete_run, "run-a")
+                tg.start_soon(partial(blobs.put, key, data, run_id="run-b"))
+        assert await blobs.get(key) == data, f"round {round_}: run-b's blob was deleted"
+        assert await blobs.delete_run("run-b") == 1
