@@ -25,6 +25,7 @@ from ._auth import loopback_hosts
 from ._policy import ServicePolicy
 from ._runs import RunManager, ServiceLimits
 from ._submissions import open_submission_book
+from ._wakeups import open_wakeups
 
 GRACEFUL_SHUTDOWN = 1
 
@@ -59,6 +60,7 @@ class CorralService:
         try:
             async with (
                 open_sqlite_store(journal) as store,
+                open_wakeups(journal) as wakeups,
                 open_submission_book(options.home) as book,
                 anyio.create_task_group() as tg,
             ):
@@ -69,6 +71,7 @@ class CorralService:
                     limits=options.limits,
                     executor=options.executor,
                     policy=options.policy,
+                    wakeups=wakeups,
                 )
                 await tg.start(manager.run)
                 port = sock.getsockname()[1]

@@ -1,0 +1,27 @@
+"""Another process appending to a journal: `python -m tests.service._append_events JOURNAL
+AGENT COUNT` appends COUNT events to the agent's journal, one transaction each, and prints
+`done`. JOURNAL is an SQLite file or a PostgreSQL URL."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+
+from corral.agents import Store, open_sqlite_store
+
+
+async def append(store: Store, agent_id: str, count: int) -> None:
+    for n in range(count):
+        await store.append_event(agent_id, "note", {"n": n}, at=float(n))
+
+
+async def main(journal: str, agent_id: str, count: int) -> None:
+    async with open_sqlite_store(Path(journal)) as store:
+        await append(store, agent_id, count)
+    print("done", flush=True)
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1], sys.argv[2], int(sys.argv[3]))

@@ -1,0 +1,99 @@
+"""Followers of a run see what any process appends: a wake-up says "read now", the journal
+says what, so a lost wake-up costs latency and never an event."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+from corral.agents import Store, open_sqlite_store
+from corral.orchestrator.service._events import EventLog
+from corral.orchestrator.service._wakeups import LocalWakeups, Wakeups, open_wakeups
+from tests._journal import seed_agent
+
+pytestmark = pytest.mark.anyio
+
+WAIT = 60.0
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def append_elsewhere(journal: str | Path, agent_id: str, count: int) -> None:
+    """Append `count` events to the agent's journal from another OS process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "tests.service._append_events", str(journal), agent_id]
+    done = subprocess.run(
+        [*argv, str(count)], env=env, capture_output=True, text=True, timeout=WAIT, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
+
+
+async def test_a_notify_wakes_the_waiter_taken_before_it_and_no_later_one() -> None:
+    wakeups = LocalWakeups()
+    early = wakeups.waiter("run-a")
+    other = wakeups.waiter("run-b")
+    wakeups.notify("run-a")
+    assert early.is_set() and not other.is_set()
+    assert not wakeups.waiter("run-a").is_set()
+
+
+async def test_a_commit_by_another_process_wakes_the_sqlite_journals_waiters(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "journal.sqlite"
+    async with open_sqlite_store(journal) as store:
+        await seed_agent(store, "agent-1", "run-1")
+        async with open_wakeups(journal) as wakeups:
+            woken = wakeups.waiter("run-1")
+            idle = wakeups.waiter("run-2")
+            await anyio.to_thread.run_sync(append_elsewhere, journal, "agent-1", 1)
+            with anyio.fail_after(WAIT):
+                await woken.wait()
+            assert not idle.is_set()
+
+
+@asynccontextmanager
+async def following(store: Store, run_id: str, wakeups: Wakeups) -> AsyncIterator[EventLog]:
+    """An `EventLog` following the run while the block runs."""
+    log, stopped = EventLog(), anyio.Event()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(log.follow, store, run_id, stopped.is_set, wakeups)
+        yield log
+        stopped.set()
+        wakeups.notify(run_id)
+
+
+async def wait_for(log: EventLog, count: int) -> None:
+    with anyio.fail_after(WAIT):
+        while len(log.events) < count:
+            await log.wait_beyond(len(log.events), WAIT)
+
+
+async def test_a_follower_sees_every_event_another_process_appends_in_order(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "journal.sqlite"
+    async with open_sqlite_store(journal) as store:
+        await seed_agent(store, "agent-1", "run-1")
+        async with open_wakeups(journal) as wakeups, following(store, "run-1", wakeups) as log:
+            await anyio.to_thread.run_sync(append_elsewhere, journal, "agent-1", 40)
+            await wait_for(log, 40)
+    assert [e.id for e in log.events] == list(range(1, 41))
+    assert [e.payload["n"] for e in log.events] == list(range(40))
+
+
+async def test_a_follower_that_is_never_woken_still_sees_every_event(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite"
+    async with open_sqlite_store(journal) as store:
+        await seed_agent(store, "agent-1", "run-1")
+        deaf = LocalWakeups()  # no notification ever arrives: the periodic re-read finds all
+        async with following(store, "run-1", deaf) as log:
+            await anyio.to_thread.run_sync(append_elsewhere, journal, "agent-1", 25)
+            await wait_for(log, 25)
+    assert [e.payload["n"] for e in log.events] == list(range(25))
