@@ -106,6 +106,8 @@ WIDENING_KEYS = frozenset(
         "profiles",
         # Variables such as LD_PRELOAD or PATH change what every command runs.
         "shell_environment_policy",
+        # Where every run's journal goes: a project must not send it to a database of its own.
+        "journal.url",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

@@ -77,6 +77,7 @@ NEVER: Final[Mapping[Key, str]] = {
     ("profile",): "it picks one of the server's own profiles",
     ("profiles", BELOW): "it is the server's own setting",
     ("shell_environment_policy", BELOW): "it sets variables in commands run on the server",
+    ("journal", "url"): "it points the server's journal at another database",
 }
 """Keys no request may change, with the reason the refusal gives."""
 
