@@ -22,6 +22,8 @@ from ._wakeups import LocalWakeups
 logger = logging.getLogger(__name__)
 
 CHANNEL: Final = "corral_events"
+APPLICATION_NAME: Final = "corral-wakeups"
+"""How the listening connection shows in `pg_stat_activity`."""
 CONNECT_TIMEOUT_S: Final = 10
 RECONNECT_MAX_S: Final = 5.0
 """The longest pause between two attempts to connect again."""
@@ -99,7 +101,10 @@ class PostgresWakeups(LocalWakeups):
 
         with anyio.fail_after(CONNECT_TIMEOUT_S + 1):
             return await psycopg.AsyncConnection.connect(
-                self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+                self._url,
+                autocommit=True,
+                connect_timeout=CONNECT_TIMEOUT_S,
+                application_name=APPLICATION_NAME,
             )
 
     async def _install_trigger(self) -> None:

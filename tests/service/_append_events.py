@@ -5,11 +5,11 @@ AGENT COUNT` appends COUNT events to the agent's journal, one transaction each, 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import anyio
 
-from corral.agents import Store, open_sqlite_store
+from corral.agents import Store
+from corral.agents._store import open_journal
 
 
 async def append(store: Store, agent_id: str, count: int) -> None:
@@ -18,7 +18,7 @@ async def append(store: Store, agent_id: str, count: int) -> None:
 
 
 async def main(journal: str, agent_id: str, count: int) -> None:
-    async with open_sqlite_store(Path(journal)) as store:
+    async with open_journal(journal) as store:
         await append(store, agent_id, count)
     print("done", flush=True)
 

@@ -14,8 +14,10 @@ import anyio
 import pytest
 
 from corral.agents import Store, open_sqlite_store
+from corral.agents._store import open_journal
 from corral.orchestrator.service._events import EventLog
 from corral.orchestrator.service._wakeups import LocalWakeups, Wakeups, open_wakeups
+from corral.orchestrator.service._wakeups_postgres import APPLICATION_NAME
 from tests._journal import seed_agent
 
 pytestmark = pytest.mark.anyio
@@ -97,3 +99,53 @@ async def test_a_follower_that_is_never_woken_still_sees_every_event(tmp_path: P
             await anyio.to_thread.run_sync(append_elsewhere, journal, "agent-1", 25)
             await wait_for(log, 25)
     assert [e.payload["n"] for e in log.events] == list(range(25))
+
+
+@asynccontextmanager
+async def seeded_postgres(url: str) -> AsyncIterator[Store]:
+    async with open_journal(url) as store:
+        await seed_agent(store, "agent-1", "run-1")
+        yield store
+
+
+async def test_an_append_by_another_process_notifies_the_postgres_journals_waiters(
+    postgres_url: str,
+) -> None:
+    async with seeded_postgres(postgres_url), open_wakeups(postgres_url) as wakeups:
+        woken = wakeups.waiter("run-1")
+        idle = wakeups.waiter("run-2")
+        await anyio.to_thread.run_sync(append_elsewhere, postgres_url, "agent-1", 1)
+        with anyio.fail_after(WAIT):
+            await woken.wait()
+        assert not idle.is_set()
+
+
+def kill_listener(url: str) -> int:
+    """Terminate the wake-ups' LISTEN connection, as a failover or a proxy would; answers how
+    many were killed."""
+    import psycopg
+
+    sql = (
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+        "WHERE application_name = %s AND datname = current_database()"
+    )
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        row = conn.execute(sql, (APPLICATION_NAME,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def test_a_follower_on_postgres_sees_every_event_even_after_its_listener_is_killed(
+    postgres_url: str,
+) -> None:
+    async with (
+        seeded_postgres(postgres_url) as store,
+        open_wakeups(postgres_url) as wakeups,
+        following(store, "run-1", wakeups) as log,
+    ):
+        await anyio.to_thread.run_sync(append_elsewhere, postgres_url, "agent-1", 20)
+        await wait_for(log, 20)
+        assert await anyio.to_thread.run_sync(kill_listener, postgres_url) == 1
+        await anyio.to_thread.run_sync(append_elsewhere, postgres_url, "agent-1", 20)
+        await wait_for(log, 40)
+    assert [e.id for e in log.events] == list(range(1, 41))
+    assert [e.payload["n"] for e in log.events] == list(range(20)) * 2
