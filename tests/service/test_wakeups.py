@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -15,6 +16,8 @@ import pytest
 
 from corral.agents import Store, open_sqlite_store
 from corral.agents._store import open_journal
+from corral.orchestrator.runs import JOURNAL_NAME
+from corral.orchestrator.service import CorralClient, CorralService, ServerEvent, ServiceOptions
 from corral.orchestrator.service._events import EventLog
 from corral.orchestrator.service._wakeups import LocalWakeups, Wakeups, open_wakeups
 from corral.orchestrator.service._wakeups_postgres import APPLICATION_NAME
@@ -23,16 +26,19 @@ from tests._journal import seed_agent
 pytestmark = pytest.mark.anyio
 
 WAIT = 60.0
+TOKEN = "a-test-token-that-is-long-enough"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def append_elsewhere(journal: str | Path, agent_id: str, count: int) -> None:
-    """Append `count` events to the agent's journal from another OS process."""
+def append_elsewhere(
+    journal: str | Path, agent_id: str, count: int, *, finish: bool = False
+) -> None:
+    """Append `count` events to the agent's journal from another OS process; with `finish`,
+    then call its run done."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "tests.service._append_events", str(journal), agent_id]
-    done = subprocess.run(
-        [*argv, str(count)], env=env, capture_output=True, text=True, timeout=WAIT, check=False
-    )
+    argv += [str(count), *(["finish"] if finish else [])]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=WAIT, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
 
 
@@ -149,3 +155,30 @@ async def test_a_follower_on_postgres_sees_every_event_even_after_its_listener_i
         await wait_for(log, 40)
     assert [e.id for e in log.events] == list(range(1, 41))
     assert [e.payload["n"] for e in log.events] == list(range(20)) * 2
+
+
+async def test_the_apis_stream_of_a_run_another_process_executes_follows_it_to_its_end(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    async with open_sqlite_store(home / JOURNAL_NAME) as store:
+        await seed_agent(store, "agent-1", "run-1")
+    options = ServiceOptions(home=home, token=TOKEN, port=0, env={"CORRAL_HOME": str(home)})
+    async with anyio.create_task_group() as tg:
+        url = await tg.start(CorralService(options).run)
+        async with CorralClient(url, TOKEN) as client:
+            events: list[ServerEvent] = []
+
+            async def read() -> None:
+                with anyio.fail_after(WAIT):
+                    events.extend([e async for e in client.events("run-1")])
+
+            async with anyio.create_task_group() as reading:
+                reading.start_soon(read)
+                await anyio.to_thread.run_sync(
+                    partial(append_elsewhere, home / JOURNAL_NAME, "agent-1", 30, finish=True)
+                )
+        tg.cancel_scope.cancel()
+    assert [e.data["payload"]["n"] for e in events if e.id] == list(range(30))
+    assert [e.id for e in events if e.id] == list(range(1, 31))
+    assert (events[-1].event, events[-1].data["status"]) == ("end", "done")
