@@ -20,7 +20,7 @@ import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
-from corral.agents import CorralConfig, open_sqlite_store
+from corral.agents import CorralConfig, open_journal
 from corral.tools import SandboxMode
 
 from .._version import corral_version
@@ -47,6 +47,8 @@ INSTRUCTIONS = (
 class McpServerOptions:
     home: Path
     """`$CORRAL_HOME`: the journal lives there, shared with every other corral command."""
+    journal: str | None = None
+    """A shared PostgreSQL journal's URL (`[journal] url`); None: the SQLite file in `home`."""
     limits: ServiceLimits = field(default_factory=ServiceLimits)
     env: Mapping[str, str] | None = None
     """The environment runs see (model keys, CORRAL_*); the server's own when None."""
@@ -59,7 +61,7 @@ class McpServerOptions:
 async def open_mcp_server(options: McpServerOptions) -> AsyncIterator[Server[Any]]:
     """The protocol server, with its journal and run manager running until the block ends."""
     async with (
-        open_sqlite_store(options.home / JOURNAL_NAME) as store,
+        open_journal(options.journal or options.home / JOURNAL_NAME) as store,
         anyio.TemporaryDirectory(prefix="corral-mcp-") as book_folder,
         open_submission_book(Path(book_folder)) as book,
         anyio.create_task_group() as tg,

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import TaskStatus
 
-from corral.agents import open_sqlite_store
+from corral.agents import open_journal
 from corral.observability import capture_enabled
 
 from .._uvicorn import base_url, bind_listening_socket, serving
@@ -33,8 +33,10 @@ GRACEFUL_SHUTDOWN = 1
 @dataclass(frozen=True)
 class ServiceOptions:
     home: Path
-    """`$CORRAL_HOME`: the journal lives there."""
+    """`$CORRAL_HOME`: the journal lives there, unless `journal` names a shared one."""
     token: str
+    journal: str | None = None
+    """A shared PostgreSQL journal's URL (`[journal] url`); None: the SQLite file in `home`."""
     host: str = "127.0.0.1"
     port: int = 8420
     limits: ServiceLimits = field(default_factory=ServiceLimits)
@@ -55,11 +57,11 @@ class CorralService:
 
     async def run(self, *, task_status: TaskStatus[str] = anyio.TASK_STATUS_IGNORED) -> None:
         options = self.options
-        journal = options.home / JOURNAL_NAME
+        journal = options.journal or options.home / JOURNAL_NAME
         sock = bind_listening_socket(options.host, options.port)
         try:
             async with (
-                open_sqlite_store(journal) as store,
+                open_journal(journal) as store,
                 open_wakeups(journal) as wakeups,
                 open_submission_book(options.home) as book,
                 anyio.create_task_group() as tg,

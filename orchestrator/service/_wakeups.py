@@ -141,15 +141,19 @@ class SQLiteWakeups(LocalWakeups):
 
 @asynccontextmanager
 async def open_wakeups(journal: str | Path) -> AsyncIterator[Wakeups]:
-    """The wake-ups of the journal at `journal` (a PostgreSQL URL or an SQLite file), with its
-    listener running until the block ends."""
+    """The wake-ups of the journal at `journal` (a PostgreSQL URL, `sqlite:PATH` or the path of
+    an SQLite file), with its listener running until the block ends."""
+    from corral.agents._store import is_postgres, parse_target
+
     wakeups: Wakeups
-    if isinstance(journal, str):
+    if is_postgres(journal):
         from ._wakeups_postgres import PostgresWakeups
 
-        wakeups = PostgresWakeups(journal)
+        wakeups = PostgresWakeups(str(journal))
     else:
-        wakeups = SQLiteWakeups(journal)
+        target = parse_target(journal) if isinstance(journal, str) else journal
+        assert isinstance(target, Path)  # not a PostgreSQL URL: a file
+        wakeups = SQLiteWakeups(target)
     async with anyio.create_task_group() as tg:
         await tg.start(wakeups.run)
         try:

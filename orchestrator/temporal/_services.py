@@ -24,7 +24,7 @@ from corral.agents import (
     CorralConfig,
     LedgerEntry,
     Store,
-    open_sqlite_store,
+    open_store,
 )
 from corral.tools import ToolRegistry
 
@@ -32,7 +32,6 @@ from .._ratelimit import RateLimiterRegistry
 from .._run import AgentServices, ClientPool, ToolProvider, build_registry
 from ..fanout import REPORT_RESULT, FanoutSettings, ResultSchema, ResultSlot, report_result_tool
 from ..fanout._plan import item_of
-from ..runs import journal_path
 from ..services._skills_service import SkillsForTask, SkillsService
 from ..supervisor import collab_tool_providers
 from ._wire import WireSpec
@@ -208,7 +207,7 @@ async def open_worker_services(
     fails raises `McpStartupFailed`) and its skills, for as long as the worker runs."""
     clients = ClientPool(RateLimiterRegistry.from_config(config))
     try:
-        async with open_sqlite_store(journal_path(config)) as store, _open_mcp(config) as mcp:
+        async with open_store(config) as store, _open_mcp(config) as mcp:
             yield WorkerServices(
                 config=config,
                 store=store,
