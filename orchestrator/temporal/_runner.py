@@ -79,6 +79,7 @@ class TemporalRunner(JobDispatch):
                 address=settings.address,
                 namespace=settings.namespace,
                 task_queue=settings.task_queue,
+                journal_url=settings.journal_url,
             )
         )
 

@@ -15,6 +15,8 @@ from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import ActivitySerializationContext, WorkflowSerializationContext
 
+from corral.agents import CorralConfig
+from corral.orchestrator.runs import resolve_executor_settings
 from corral.orchestrator.temporal import (
     BlobReferenceCodec,
     BlobStore,
@@ -22,8 +24,11 @@ from corral.orchestrator.temporal import (
     MemoryBlobStore,
     PayloadBlobError,
     PostgresBlobStore,
+    TemporalSettings,
     run_of_workflow,
 )
+from corral.orchestrator.temporal._connect import blob_store
+from corral.orchestrator.temporal._runner import TemporalRunner
 
 pytestmark = pytest.mark.anyio
 
@@ -156,3 +161,16 @@ async def test_a_delete_racing_a_put_of_the_same_blob_by_another_run_never_loses
                 tg.start_soon(partial(blobs.put, key, data, run_id="run-b"))
         assert await blobs.get(key) == data, f"round {round_}: run-b's blob was deleted"
         assert await blobs.delete_run("run-b") == 1
+
+
+def test_with_a_shared_journal_clients_and_workers_keep_blobs_in_its_database(
+    tmp_path: Path,
+) -> None:
+    url = "postgresql://corral:s3cret@db.internal:5432/corral"
+    config = CorralConfig.model_validate({"home": tmp_path, "journal": {"url": url}})
+    runner = TemporalRunner.from_settings(resolve_executor_settings(config, kind="temporal"))
+    store = blob_store(runner.settings)
+    assert isinstance(store, PostgresBlobStore)
+    assert "db.internal" in store.where and "s3cret" not in store.where
+    alone = blob_store(TemporalSettings(address="127.0.0.1:7233", blob_dir=tmp_path / "blobs"))
+    assert alone == FileBlobStore(tmp_path / "blobs")
