@@ -108,7 +108,21 @@ class PostgresWakeups(LocalWakeups):
             )
 
     async def _install_trigger(self) -> None:
-        """Create the trigger on `events` unless it is there (the journal is migrated first)."""
+        """Create the trigger on `events` unless it is there (the journal is migrated first).
+        A user who may not create it gets followers that re-read every `RESYNC_INTERVAL`."""
+        from psycopg import errors
+
+        try:
+            await self._create_trigger()
+        except errors.InsufficientPrivilege as exc:
+            logger.warning(
+                "cannot install the journal's notification trigger (%s); event streams of runs "
+                "other processes execute will follow them about once a second. Run corral once "
+                "as the owner of the events table to install it",
+                _first_line(exc),
+            )
+
+    async def _create_trigger(self) -> None:
         async with await self._connect() as conn:
             if await (await conn.execute(_HAS_TRIGGER)).fetchone() is not None:
                 return

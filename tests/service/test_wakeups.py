@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import pytest
@@ -182,3 +184,34 @@ async def test_the_apis_stream_of_a_run_another_process_executes_follows_it_to_i
     assert [e.data["payload"]["n"] for e in events if e.id] == list(range(30))
     assert [e.id for e in events if e.id] == list(range(1, 31))
     assert (events[-1].event, events[-1].data["status"]) == ("end", "done")
+
+
+def limited_user(url: str) -> str:
+    """The URL of a user who may read and write the journal but not own (or alter) its tables."""
+    import psycopg
+
+    role = f"corral_app_{uuid.uuid4().hex[:12]}"  # roles are the server's, not the database's
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE, CREATE ON SCHEMA public TO {role}")
+        tables = "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public"
+        conn.execute(f"GRANT {tables} TO {role}")
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port}"))
+
+
+async def test_a_user_who_may_not_add_the_trigger_still_follows_every_event(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with seeded_postgres(postgres_url):
+        pass
+    limited = await anyio.to_thread.run_sync(limited_user, postgres_url)
+    async with (
+        open_journal(limited) as store,
+        open_wakeups(limited) as wakeups,
+        following(store, "run-1", wakeups) as log,
+    ):
+        await anyio.to_thread.run_sync(append_elsewhere, postgres_url, "agent-1", 5)
+        await wait_for(log, 5)
+    assert [e.payload["n"] for e in log.events] == list(range(5))
+    assert "cannot install the journal's notification trigger" in caplog.text
