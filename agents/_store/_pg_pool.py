@@ -80,7 +80,7 @@ class PgRunner:
         attempt = 0
         while True:
             try:
-                return self._attempt(operation, op_id, retried=attempt > 0)
+                return self.attempt(operation, op_id, retried=attempt > 0)
             except psycopg.Error as exc:
                 if not _retryable(exc) or time.monotonic() > deadline:
                     raise translate(exc, self.label) from exc
@@ -95,7 +95,7 @@ class PgRunner:
             lambda: self.run_sync(operation, writes=writes), limiter=self._limiter
         )
 
-    def _attempt(self, operation: Callable[[Any], T], op_id: str | None, *, retried: bool) -> T:
+    def attempt(self, operation: Callable[[Any], T], op_id: str | None, *, retried: bool) -> T:
         from psycopg_pool import PoolTimeout
 
         try:
