@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Final, TypeVar
 
 import anyio
 import anyio.to_thread
+from anyio.streams.memory import MemoryObjectSendStream
 
 from ._errors import DuplicateRecord, JournalFailed, JournalUnreadable, StoreClosed, StoreError
+from ._pg_batch import PgJob
 from ._pg_rows import decode_result, encode_result
 
 T = TypeVar("T")
@@ -45,6 +48,7 @@ class PgRunner:
         self.label = label
         self.closed = False
         self._limiter = anyio.CapacityLimiter(POOL_SIZE)
+        self._writer: MemoryObjectSendStream[PgJob[Any]] | None = None
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -71,6 +75,11 @@ class PgRunner:
         self.closed = True
         self._pool.close(timeout=5)
 
+    def stop_writes(self) -> None:
+        """Let the writer finish what is queued; later writes raise `StoreClosed`."""
+        if self._writer is not None:
+            self._writer.close()
+
     def run_sync(self, operation: Callable[[Any], T], *, writes: bool) -> T:
         """Run `operation(conn)` in one transaction, retrying on a new connection if it drops."""
         import psycopg
@@ -80,42 +89,66 @@ class PgRunner:
         attempt = 0
         while True:
             try:
-                return self._attempt(operation, op_id, retried=attempt > 0)
+                return self.attempt(operation, op_id, retried=attempt > 0)
             except psycopg.Error as exc:
-                if not _retryable(exc) or time.monotonic() > deadline:
+                if not retryable(exc) or time.monotonic() > deadline:
                     raise translate(exc, self.label) from exc
             attempt += 1
-            self._pool.check()  # drop the pool's other connections that died with this one
-            time.sleep(min(0.05 * attempt, 1.0))  # back off before reconnecting
+            self.recover(attempt)
 
-    async def run(self, operation: Callable[[Any], T], *, writes: bool = True) -> T:
-        if self.closed:
-            raise StoreClosed(f"journal {self.label} is closed; open it again")
-        return await anyio.to_thread.run_sync(
-            lambda: self.run_sync(operation, writes=writes), limiter=self._limiter
-        )
+    def recover(self, attempt: int) -> None:
+        """Before a retry: drop the pool's connections that died too, and back off a little."""
+        self._pool.check()
+        time.sleep(min(0.05 * attempt, 1.0))
 
-    def _attempt(self, operation: Callable[[Any], T], op_id: str | None, *, retried: bool) -> T:
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A pooled connection; none within the deadline is `JournalFailed`."""
         from psycopg_pool import PoolTimeout
 
         try:
-            with self._pool.connection() as conn, conn.transaction():
-                if op_id is not None and retried:
-                    sql = "SELECT result FROM applied_ops WHERE op_id = %s"
-                    saved = conn.execute(sql, (op_id,)).fetchone()
-                    if saved is not None:
-                        result: T = decode_result(saved[0])
-                        return result
-                result = operation(conn)
-                if op_id is not None:
-                    sql = "INSERT INTO applied_ops (op_id, result, at) VALUES (%s, %s, %s)"
-                    conn.execute(sql, (op_id, encode_result(result), time.time()))
-                return result
+            with self._pool.connection() as conn:
+                yield conn
         except PoolTimeout as exc:
             raise JournalFailed(
                 f"journal {self.label}: no connection within {RETRY_DEADLINE_S:.0f} s "
                 "(server down or every connection busy); nothing was written, try again"
             ) from exc
+
+    def attach_writer(self, send: MemoryObjectSendStream[PgJob[Any]]) -> None:
+        """Send writes to the group-commit writer (`_pg_batch.write_loop`) from now on."""
+        self._writer = send
+
+    async def run(self, operation: Callable[[Any], T], *, writes: bool = True) -> T:
+        if self.closed:
+            raise StoreClosed(f"journal {self.label} is closed; open it again")
+        if writes and self._writer is not None:
+            job = PgJob(operation, uuid.uuid4().hex)
+            try:
+                await self._writer.send(job)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+                raise StoreClosed(f"journal {self.label} is closed; open it again") from exc
+            await job.done.wait()
+            return job.outcome(self.label)
+        return await anyio.to_thread.run_sync(
+            lambda: self.run_sync(operation, writes=writes), limiter=self._limiter
+        )
+
+    def attempt(self, operation: Callable[[Any], T], op_id: str | None, *, retried: bool) -> T:
+        """One try of `operation` in one transaction; with `op_id`, saved (or answered from
+        what an earlier try saved) so that a retry never applies it twice."""
+        with self.connection() as conn, conn.transaction():
+            if op_id is not None and retried:
+                sql = "SELECT result FROM applied_ops WHERE op_id = %s"
+                saved = conn.execute(sql, (op_id,)).fetchone()
+                if saved is not None:
+                    result: T = decode_result(saved[0])
+                    return result
+            result = operation(conn)
+            if op_id is not None:
+                sql = "INSERT INTO applied_ops (op_id, result, at) VALUES (%s, %s, %s)"
+                conn.execute(sql, (op_id, encode_result(result), time.time()))
+            return result
 
     def migrate(self, *, target: int | None = None) -> tuple[int, int]:
         """Bring the database to `target` (this code's version); answers (from, to)."""
@@ -139,7 +172,7 @@ class PgRunner:
         )
 
 
-def _retryable(exc: BaseException) -> bool:
+def retryable(exc: BaseException) -> bool:
     import psycopg
     from psycopg import errors
 

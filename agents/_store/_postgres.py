@@ -2,9 +2,9 @@
 
 psycopg 3's synchronous driver and pool run each operation in a worker thread (as the SQLite
 store does), one transaction each; that keeps the store independent of the event loop and lets
-`_pg_pool` retry a dropped connection without ever applying a write twice. Appends take a
-transaction-scoped advisory lock on their run, so `seq` and `run_seq` stay gap-free and in order
-however many processes append at once; other writes rely on row locks and unique keys.
+`_pg_pool` retry a dropped connection without ever applying a write twice. Appends lock their
+run's row until commit, so `seq` and `run_seq` stay gap-free and in order however many processes
+append at once; other writes rely on row locks, unique keys and (leases) an advisory lock.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from ._errors import UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
 from ._lease import LeaseRecord, check_take
+from ._pg_batch import PgJob, write_loop
 from ._pg_pool import PgRunner
 from ._pg_rows import exists, fetch, from_pg, get, insert, params, quoted, select, update, where
 from ._pg_schema import check_version, redact_url
@@ -60,10 +62,29 @@ async def open_postgres_store(url: str, *, read_only: bool = False) -> AsyncIter
             await runner.run(lambda conn: check_version(conn, runner.label), writes=False)
         else:
             await anyio.to_thread.run_sync(lambda: _migrate_and_tidy(runner))
-        yield PostgresStore(runner)
-    finally:
+    except BaseException:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(runner.close)
+        raise
+    send, receive = anyio.create_memory_object_stream[PgJob[Any]](0)
+    store = PostgresStore(runner)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_writer, runner, receive, store.stopped)
+        runner.attach_writer(send)
+        try:
+            yield store
+        finally:
+            with anyio.CancelScope(shield=True):
+                await store.aclose()
+
+
+async def _writer(
+    runner: PgRunner, receive: MemoryObjectReceiveStream[PgJob[Any]], stopped: anyio.Event
+) -> None:
+    try:
+        await write_loop(runner, receive)
+    finally:
+        stopped.set()
 
 
 def _migrate_and_tidy(runner: PgRunner) -> None:
@@ -81,6 +102,7 @@ class PostgresStore:
 
     def __init__(self, runner: PgRunner) -> None:
         self.journal = runner.label
+        self.stopped = anyio.Event()
         self._runner = runner
 
     async def create_run(self, run: RunRecord) -> None:
@@ -177,14 +199,19 @@ class PostgresStore:
         return await self._runner.run(write)
 
     def _tail(self, conn: Conn, agent_id: str) -> tuple[str, int]:
-        """The agent's run and its last seq, with the run's append lock held until commit."""
-        found = conn.execute(
-            "SELECT run_id FROM agents WHERE agent_id = %s", params((agent_id,))
-        ).fetchone()
+        """The agent's run and its last seq, with the run's row locked until commit.
+
+        The lock serialises the run's appenders (in every process), so `seq` and `run_seq` are
+        read after the previous appender committed: gap-free, never taken twice.
+        """
+        sql = (
+            "SELECT run_id FROM runs WHERE run_id = "
+            "(SELECT run_id FROM agents WHERE agent_id = %s) FOR NO KEY UPDATE"
+        )
+        found = conn.execute(sql, params((agent_id,))).fetchone()
         if found is None:
             raise UnknownAgent(agent_id, self.journal)
         run_id = str(from_pg(found[0]))
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_run_lock(run_id),))
         sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = %s"
         (last,) = conn.execute(sql, params((agent_id,))).fetchone()
         return run_id, int(last)
@@ -344,9 +371,12 @@ class PostgresStore:
         return await self._read(lambda conn: fetch(conn, LeaseRecord, sql, (run_id,)))
 
     async def aclose(self) -> None:
-        """Close the pool; later calls raise `StoreClosed`. Closing twice is harmless."""
-        if not self._runner.closed:
-            with anyio.CancelScope(shield=True):
+        """Run the writes already queued, then close the pool; later calls raise `StoreClosed`.
+        Closing twice is harmless."""
+        with anyio.CancelScope(shield=True):
+            self._runner.stop_writes()
+            await self.stopped.wait()
+            if not self._runner.closed:
                 await anyio.to_thread.run_sync(self._runner.close)
 
     async def _read(self, operation: Callable[[Conn], T]) -> T:

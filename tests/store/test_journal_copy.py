@@ -141,3 +141,23 @@ async def test_a_password_in_the_journal_url_is_never_printed(tmp_path: Path) ->
         assert result.code != 0
         assert "hunter2secret" not in result.stdout + result.stderr
         assert "corral:***@127.0.0.1:1" in result.stdout + result.stderr
+
+
+async def test_runs_made_with_a_postgresql_journal_write_there_and_not_to_the_home(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url, CORRAL_JOURNAL_URL=postgres_url)
+        for args in (["exec", "--run-id", RUNS[1], "use the shell twice"],):
+            done = await run_corral(args, env=env, cwd=workspace)
+            assert done.code == 0, done.stderr
+    assert not (home / "journal.sqlite").exists()
+    async with open_journal(postgres_url, read_only=True) as journal:
+        (agent,) = await journal.list_agents(RUNS[1])
+        assert [entry.state for entry in await journal.ledger(agent.agent_id)] == ["finished"] * 2
+    other_home = corral_env(tmp_path / "elsewhere", CORRAL_JOURNAL_URL=postgres_url)
+    status = await run_corral(["status", RUNS[1]], env=other_home, cwd=workspace)
+    assert status.code == 0, status.stderr
+    assert f"run {RUNS[1]} (exec): completed" in status.stdout
