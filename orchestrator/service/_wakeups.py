@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -51,10 +52,13 @@ class Wakeups(Protocol):
 
 
 class LocalWakeups:
-    """The in-process twin: `notify` wakes the run's waiters; nothing else does."""
+    """The in-process twin: `notify` wakes the run's waiters; nothing else does.
+
+    Waiters are held weakly: a follower that went away (a client that hung up, a run that
+    ended without a last append) leaves nothing behind to watch."""
 
     def __init__(self) -> None:
-        self._waiting: dict[str, anyio.Event] = {}
+        self._waiting: weakref.WeakValueDictionary[str, anyio.Event] = weakref.WeakValueDictionary()
 
     def waiter(self, run_id: str) -> anyio.Event:
         event = self._waiting.get(run_id)
@@ -69,14 +73,15 @@ class LocalWakeups:
 
     def notify_all(self) -> None:
         """Wake every waiter (a listener that may have missed notifications reconnected)."""
-        waiting, self._waiting = self._waiting, {}
-        for event in waiting.values():
+        waiting = list(self._waiting.values())
+        self._waiting.clear()
+        for event in waiting:
             event.set()
 
     @property
     def watched(self) -> list[str]:
         """The runs someone waits on now."""
-        return list(self._waiting)
+        return list(self._waiting.keys())
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         task_status.started()

@@ -215,3 +215,12 @@ async def test_a_user_who_may_not_add_the_trigger_still_follows_every_event(
         await wait_for(log, 5)
     assert [e.payload["n"] for e in log.events] == list(range(5))
     assert "cannot install the journal's notification trigger" in caplog.text
+
+
+async def test_a_waiter_nobody_holds_any_more_is_no_longer_watched() -> None:
+    wakeups = LocalWakeups()
+    kept = wakeups.waiter("run-kept")
+    wakeups.waiter("run-gone")  # its follower went away without being woken
+    assert wakeups.watched == ["run-kept"]
+    wakeups.notify("run-kept")
+    assert kept.is_set() and wakeups.watched == []
