@@ -37,6 +37,7 @@ from corral.orchestrator.temporal import host_queue
 ROOT = Path(__file__).resolve().parents[2]
 HOST_ENV = {
     "CORRAL_API_TOKEN": "compose-test-token",
+    "CORRAL_DB_PASSWORD": "0123456789abcdef",
     "CORRAL_BASE_URL": "https://models.example/v1",
     "CORRAL_MODEL": "gpt-compose-test",
     "OPENAI_API_KEY": "sk-compose-test",
@@ -254,7 +255,7 @@ def test_model_endpoint_key_and_name_from_the_host_reach_the_model_settings(
 
 
 def test_model_variables_left_unset_on_the_host_keep_corrals_defaults(tmp_path: Path) -> None:
-    env = container_env({TOKEN_ENV: "t"})
+    env = container_env({TOKEN_ENV: "t", "CORRAL_DB_PASSWORD": "p"})
     defaults = load_config(cwd=tmp_path, env={"CORRAL_HOME": env["CORRAL_HOME"]}).config
     config = load_config(cwd=tmp_path, env=env).config
     assert (config.model, config.base_url, config.model_provider_api) == (
@@ -262,6 +263,14 @@ def test_model_variables_left_unset_on_the_host_keep_corrals_defaults(tmp_path: 
         defaults.base_url,
         defaults.model_provider_api,
     )
+
+
+@pytest.mark.parametrize("name", ["corral", "worker-1", "corral-db"])
+def test_compose_refuses_to_start_the_journal_or_its_users_without_a_db_password(
+    name: str,
+) -> None:
+    with pytest.raises(MissingVariable, match="CORRAL_DB_PASSWORD"):
+        container_env({k: v for k, v in HOST_ENV.items() if k != "CORRAL_DB_PASSWORD"}, name)
 
 
 def test_compose_refuses_to_start_without_an_api_token() -> None:
@@ -399,17 +408,17 @@ def test_serve_and_the_workers_share_one_postgres_journal_and_keep_homes_of_thei
     assert homes <= set(compose()["volumes"])
 
 
-@pytest.mark.parametrize("password", [None, "s3cret-from-the-host"])
+@pytest.mark.parametrize("password", ["0123456789abcdef", "s3cret-from-the-host"])
 def test_the_journal_url_reaches_the_corral_db_service_as_its_user_and_database(
-    tmp_path: Path, password: str | None
+    tmp_path: Path, password: str
 ) -> None:
-    host = HOST_ENV if password is None else {**HOST_ENV, "CORRAL_DB_PASSWORD": password}
+    host = {**HOST_ENV, "CORRAL_DB_PASSWORD": password}
     url = urlsplit(load_config(cwd=tmp_path, env=container_env(host)).config.journal.url or "")
     db = container_env(host, "corral-db")
     assert str(service("corral-db")["image"]).partition(":")[0] == "postgres"
     assert (url.scheme, url.hostname, url.port) == ("postgresql", "corral-db", 5432)
     assert url.username == db["POSTGRES_USER"] and url.path == f"/{db['POSTGRES_DB']}"
-    assert url.password == db["POSTGRES_PASSWORD"] == (password or url.password)
+    assert url.password == db["POSTGRES_PASSWORD"] == password
     assert "ports" not in service("corral-db"), "only corral reaches its journal"
     assert volume_mounts("corral-db")["/var/lib/postgresql/data"] in compose()["volumes"]
     probe = service("corral-db")["healthcheck"]["test"][1]
