@@ -6,6 +6,8 @@ runs reference which blob). They are created on first use, under an advisory loc
 `IF NOT EXISTS`, so they need none of the journal's migrations. Every operation opens its own
 short connection: payloads travel by reference only from 256 KiB, so a connection per blob
 costs little, and the codec, which Temporal keeps for the life of a client, holds nothing open.
+At most `MAX_CONNECTIONS` are open at once per store, so a worker with hundreds of agents whose
+requests all go by reference does not exhaust the server's connections.
 A connection that drops is retried on a new one; every write is idempotent (content-addressed
 inserts that do nothing twice), so a retry after an unknown outcome is safe.
 """
@@ -27,6 +29,8 @@ CONNECT_TIMEOUT_S: Final = 10
 RETRY_DEADLINE_S: Final = 30.0
 """How long an operation keeps retrying on new connections before it fails."""
 STATEMENT_TIMEOUT_MS: Final = 60_000
+MAX_CONNECTIONS: Final = 8
+"""Blob operations in flight at once per store (per process); the rest wait their turn."""
 SCHEMA_LOCK: Final = 0x636F7272616C + 1
 """An advisory lock key of its own (the journal's migrations use 0x636F7272616C)."""
 
@@ -63,6 +67,8 @@ class PostgresBlobStore:
         self._url = url
         self._label = label
         self._ready = False
+        self._slots: anyio.Semaphore | None = None
+        """Made on first use, in the event loop that uses it."""
 
     @property
     def where(self) -> str:
@@ -116,11 +122,14 @@ class PostgresBlobStore:
         """`operation(conn)` in one transaction, retried on a new connection if it drops."""
         import psycopg
 
+        if self._slots is None:
+            self._slots = anyio.Semaphore(MAX_CONNECTIONS)
         deadline = time.monotonic() + RETRY_DEADLINE_S
         attempt = 0
         while True:
             try:
-                return await self._attempt(operation)
+                async with self._slots:
+                    return await self._attempt(operation)
             except psycopg.Error as exc:
                 if not _retryable(exc) or time.monotonic() > deadline:
                     raise PayloadBlobError(
@@ -157,7 +166,8 @@ def _retryable(exc: BaseException) -> bool:
         | errors.DeadlockDetected
         | errors.ForeignKeyViolation  # the blob was deleted under a put: insert it again
         | errors.AdminShutdown
-        | errors.CannotConnectNow,
+        | errors.CannotConnectNow
+        | errors.TooManyConnections,  # the server is full for a moment: wait and try again
     ):
         return True
     # A connection error leaves no SQLSTATE; an error the server sent about the query has one.

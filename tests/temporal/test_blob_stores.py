@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import pytest
@@ -174,3 +176,29 @@ def test_with_a_shared_journal_clients_and_workers_keep_blobs_in_its_database(
     assert "db.internal" in store.where and "s3cret" not in store.where
     alone = blob_store(TemporalSettings(address="127.0.0.1:7233", blob_dir=tmp_path / "blobs"))
     assert alone == FileBlobStore(tmp_path / "blobs")
+
+
+def user_with_few_connections(url: str, limit: int) -> str:
+    """A database user who may hold at most `limit` connections at once."""
+    import psycopg
+
+    role = f"blobs_{uuid.uuid4().hex[:12]}"  # roles are the server's, not the database's
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT {limit}")
+        conn.execute(f"GRANT ALL ON SCHEMA public TO {role}")
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port}"))
+
+
+async def test_a_hundred_blobs_at_once_fit_through_a_user_allowed_few_connections(
+    postgres_url: str,
+) -> None:
+    limited = await anyio.to_thread.run_sync(user_with_few_connections, postgres_url, 9)
+    store = PostgresBlobStore(limited, "the test database")
+    blobs = [f"blob {n} ".encode() * 50 for n in range(100)]
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as tg:
+            for data in blobs:
+                tg.start_soon(partial(store.put, key_of(data), data, run_id="run-many"))
+        read = [await store.get(key_of(data)) for data in blobs]
+    assert read == blobs
