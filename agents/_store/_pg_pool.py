@@ -9,6 +9,7 @@ a retry that finds that id answers what was saved instead of writing again.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -42,6 +43,9 @@ class PgRunner:
     def __init__(self, url: str, label: str, *, read_only: bool = False) -> None:
         from psycopg_pool import ConnectionPool
 
+        # The pool logs a warning per failed connection attempt; the store's own error says
+        # what failed (without the URL's password), once.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         options = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"
         if read_only:
             options += " -c default_transaction_read_only=on"

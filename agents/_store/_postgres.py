@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -90,6 +90,14 @@ async def _writer(
 def _migrate_and_tidy(runner: PgRunner) -> None:
     runner.migrate()
     runner.forget_old_ops()
+
+
+class _Tail(NamedTuple):
+    run_id: str
+    last: int
+    """The agent's last seq."""
+    last_in_run: int
+    """The run's last run_seq."""
 
 
 def _run_lock(run_id: str) -> int:
@@ -179,27 +187,25 @@ class PostgresStore:
     def _append(
         self, conn: Conn, agent_id: str, events: Sequence[NewEvent], at: float
     ) -> list[JournalEvent]:
-        run_id, last = self._tail(conn, agent_id)
+        tail = self._tail(conn, agent_id)
         numbered = [(kind, payload, at) for kind, payload in events]
-        return self._insert_events(conn, run_id, agent_id, last + 1, numbered)
+        return self._insert_events(conn, tail, agent_id, tail.last + 1, numbered)
 
     async def append_events_at(
         self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
     ) -> list[JournalEvent]:
         def write(conn: Conn) -> list[JournalEvent]:
-            run_id, last = self._tail(conn, agent_id)
+            tail = self._tail(conn, agent_id)
             sql = "SELECT kind FROM events WHERE agent_id = %s AND seq >= %s ORDER BY seq"
             rows = conn.execute(sql, params((agent_id, first_seq))).fetchall()
             have = [from_pg(kind) for (kind,) in rows]
-            skip = events_to_add(agent_id, first_seq, [k for k, _, _ in events], last, have)
-            return self._insert_events(
-                conn, run_id, agent_id, first_seq + skip, list(events)[skip:]
-            )
+            skip = events_to_add(agent_id, first_seq, [k for k, _, _ in events], tail.last, have)
+            return self._insert_events(conn, tail, agent_id, first_seq + skip, list(events)[skip:])
 
         return await self._runner.run(write)
 
-    def _tail(self, conn: Conn, agent_id: str) -> tuple[str, int]:
-        """The agent's run and its last seq, with the run's row locked until commit.
+    def _tail(self, conn: Conn, agent_id: str) -> _Tail:
+        """The agent's run, its last seq and the run's, with the run's row locked until commit.
 
         The lock serialises the run's appenders (in every process), so `seq` and `run_seq` are
         read after the previous appender committed: gap-free, never taken twice.
@@ -212,27 +218,30 @@ class PostgresStore:
         if found is None:
             raise UnknownAgent(agent_id, self.journal)
         run_id = str(from_pg(found[0]))
-        sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = %s"
-        (last,) = conn.execute(sql, params((agent_id,))).fetchone()
-        return run_id, int(last)
+        # Read after the lock is held, so in a statement (and a snapshot) of its own.
+        sql = (
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = %s), "
+            "(SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE run_id = %s)"
+        )
+        last, last_in_run = conn.execute(sql, params((agent_id, run_id))).fetchone()
+        return _Tail(run_id, int(last), int(last_in_run))
 
     def _insert_events(
         self,
         conn: Conn,
-        run_id: str,
+        tail: _Tail,
         agent_id: str,
         first_seq: int,
         events: Sequence[NumberedEvent],
     ) -> list[JournalEvent]:
         if not events:
             return []
-        sql = "SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE run_id = %s"
-        (last_in_run,) = conn.execute(sql, params((run_id,))).fetchone()
+        first_in_run = tail.last_in_run + 1
         made = [
-            make_event(agent_id, first_seq + n, kind, payload, at, run_seq=last_in_run + 1 + n)
+            make_event(agent_id, first_seq + n, kind, payload, at, run_seq=first_in_run + n)
             for n, (kind, payload, at) in enumerate(events)
         ]
-        rows = [{**to_row(event), "run_id": run_id} for event in made]
+        rows = [{**to_row(event), "run_id": tail.run_id} for event in made]
         # Answered as read back from their rows (JSON round-tripped), as the other stores do.
         made = [from_row(JournalEvent, row) for row in rows]
         names = list(rows[0])

@@ -66,9 +66,12 @@ def _files(journal: Path | None) -> list[Path]:
 
     if journal is not None:
         return [journal.expanduser()]
-    home_journal = journal_path(load_config(cwd=Path.cwd()).config)
+    config = load_config(cwd=Path.cwd()).config
+    home_journal = journal_path(config)
     service = home_journal.with_name(SERVICE_STORE)
-    return [home_journal, *([service] if service.is_file() else [])]
+    # With a shared journal (`[journal] url`) the home holds no journal file to check.
+    files = [home_journal] if config.journal.url is None else []
+    return [*files, *([service] if service.is_file() else [])]
 
 
 def _report(health: FileHealth) -> list[str]:
