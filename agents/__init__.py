@@ -142,7 +142,10 @@ from ._store import StoreError as StoreError
 from ._store import UnknownAgent as UnknownAgent
 from ._store import UnknownRun as UnknownRun
 from ._store import export_jsonl as export_jsonl
+from ._store import journal_target as journal_target
+from ._store import open_journal as open_journal
 from ._store import open_sqlite_store as open_sqlite_store
+from ._store import open_store as open_store
 from ._tokens import ByteEstimator as ByteEstimator
 from ._tokens import TokenCounter as TokenCounter
 from .model import ModelClient as ModelClient
@@ -282,6 +285,7 @@ __all__ = [
     "is_contextual",
     "is_elided",
     "item_from_wire",
+    "journal_target",
     "journaled_result",
     "ledger_output",
     "list_trust",
@@ -290,8 +294,10 @@ __all__ = [
     "lost_output",
     "model_settings_from_config",
     "model_switch_fragment",
+    "open_journal",
     "open_model_client",
     "open_sqlite_store",
+    "open_store",
     "prompt_version",
     "render_permissions",
     "replay_core",

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from corral.agents import CorralConfig, open_sqlite_store
+from corral.agents import CorralConfig, open_store
 from corral.agents import load_config as _load_layers
 from corral.orchestrator._ratelimit import RateLimiterRegistry
 from corral.orchestrator._run import ClientPool, ToolScope
@@ -22,7 +22,6 @@ from corral.orchestrator.runs import (
     LocalExecutor,
     RunSetup,
     SingleOutcome,
-    journal_path,
 )
 from corral.tools import Tool, function_tool
 
@@ -81,7 +80,7 @@ async def run_agents(
     # run's writes in shared transactions, and connections are reused from run to run.
     clients = ClientPool(limiters)
     try:
-        async with open_sqlite_store(journal_path(config)) as journal:
+        async with open_store(config) as journal:
             setup = RunSetup(
                 env=env,
                 tool_providers=_providers(tools),

@@ -362,6 +362,20 @@ class JournalConfig(_Section):
     most `max_tool_output_bytes`), its full size and a sha256 of it, once."""
 
     max_tool_output_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=64 * 1024 * 1024)
+    url: str | None = None
+    """Where the journal lives, when not in `$CORRAL_HOME/journal.sqlite`: a PostgreSQL URL
+    (`postgresql://user@host/db`) that every machine of a deployment shares; the environment
+    variable `CORRAL_JOURNAL_URL` sets it too. See docs/journal.md."""
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                "journal.url must be a PostgreSQL URL (postgresql://user@host:port/database); "
+                "leave it unset for the SQLite journal in CORRAL_HOME"
+            )
+        return value
 
 
 class CorralConfig(_Section):

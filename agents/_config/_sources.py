@@ -34,6 +34,7 @@ ENV_KEYS = {
     "CORRAL_EXECUTOR": "executor",
     "CORRAL_TEMPORAL_ADDRESS": "temporal.address",
     "CORRAL_TEMPORAL_NAMESPACE": "temporal.namespace",
+    "CORRAL_JOURNAL_URL": "journal.url",
 }
 BASE_URL_VARS = ("CORRAL_BASE_URL", "OPENAI_BASE_URL")
 _SANDBOX_TABLE = "sandbox_workspace_write"

@@ -117,6 +117,8 @@ WIDENING_KEYS = frozenset(
         "memories.consolidate_every",
         "memories.extraction_timeout_sec",
         "memories.excluded_projects",
+        # Where every run's journal goes: a project must not send it to a database of its own.
+        "journal.url",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

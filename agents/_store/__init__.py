@@ -1,8 +1,9 @@
 """The journal: runs, agents, their events, batch items and a ledger of tool side effects.
 
 The runner writes every event here before acting on it and resumes by replaying it. `Store` is
-the seam; `open_sqlite_store` gives the durable SQLite implementation and `MemoryStore` its
-in-memory twin. `export_jsonl` writes one run as JSON Lines.
+the seam; `open_store`/`open_journal` open the configured one: the embedded SQLite file
+(`open_sqlite_store`) or a shared PostgreSQL database (`open_postgres_store`). `MemoryStore` is
+their in-memory twin. `export_jsonl` writes one run as JSON Lines.
 """
 
 from ._errors import DuplicateRecord as DuplicateRecord
@@ -22,6 +23,20 @@ from ._lease import RunLeaseHeld as RunLeaseHeld
 from ._lease import holder_gone as holder_gone
 from ._lease import this_host as this_host
 from ._memory import MemoryStore as MemoryStore
+from ._open import JOURNAL_FILE as JOURNAL_FILE
+from ._open import Migration as Migration
+from ._open import Target as Target
+from ._open import describe as describe_journal
+from ._open import is_postgres as is_postgres
+from ._open import journal_target as journal_target
+from ._open import migrate_journal as migrate_journal
+from ._open import open_journal as open_journal
+from ._open import open_store as open_store
+from ._open import parse_target as parse_target
+from ._pg_schema import PG_SCHEMA_VERSION as PG_SCHEMA_VERSION
+from ._pg_schema import redact_url as redact_url
+from ._postgres import PostgresStore as PostgresStore
+from ._postgres import open_postgres_store as open_postgres_store
 from ._protocol import Store as Store
 from ._records import AgentRecord as AgentRecord
 from ._records import ItemRecord as ItemRecord
@@ -36,7 +51,9 @@ from ._sqlite import SQLiteStore as SQLiteStore
 from ._sqlite import open_sqlite_store as open_sqlite_store
 
 __all__ = [
+    "JOURNAL_FILE",
     "MIGRATIONS",
+    "PG_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "AgentRecord",
     "DuplicateRecord",
@@ -48,8 +65,10 @@ __all__ = [
     "LeaseRecord",
     "LedgerEntry",
     "MemoryStore",
+    "Migration",
     "NewEvent",
     "NumberedEvent",
+    "PostgresStore",
     "RunLeaseHeld",
     "RunRecord",
     "SQLiteStore",
@@ -57,12 +76,22 @@ __all__ = [
     "Store",
     "StoreClosed",
     "StoreError",
+    "Target",
     "UnknownAgent",
     "UnknownCall",
     "UnknownItem",
     "UnknownRun",
+    "describe_journal",
     "export_jsonl",
     "holder_gone",
+    "is_postgres",
+    "journal_target",
+    "migrate_journal",
+    "open_journal",
+    "open_postgres_store",
     "open_sqlite_store",
+    "open_store",
+    "parse_target",
+    "redact_url",
     "this_host",
 ]

@@ -1,7 +1,8 @@
 """The `Store` seam: what the runner, the supervisor and the CLI need from a journal.
 
-`SQLiteStore` is the production implementation and `MemoryStore` its in-memory twin; both raise
-the same errors and assign the same `seq` numbers. Nothing here knows how events are interpreted:
+`SQLiteStore` (embedded) and `PostgresStore` (shared) are the production implementations and
+`MemoryStore` their in-memory twin; all raise the same errors and assign the same `seq` numbers
+(tests/store/conformance holds them to it). Nothing here knows how events are interpreted:
 the agent core gives payloads their meaning.
 """
 
@@ -31,7 +32,7 @@ class Store(Protocol):
 
     @property
     def journal(self) -> str:
-        """Where the journal lives (a file path), for messages."""
+        """Where the journal lives (a file path, or a URL without its password), for messages."""
         ...
 
     async def create_run(self, run: RunRecord) -> None: ...

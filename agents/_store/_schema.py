@@ -277,3 +277,26 @@ def _statements(script: str) -> Iterator[str]:
             if pending.strip(" \n;"):
                 yield pending
             pending = ""
+
+
+def stored_version(path: Path) -> int:
+    """The schema version of the journal at `path` as stored; 0 for no file or a new one.
+
+    For `corral journal migrate`, to say which migrations opening the journal applies.
+    """
+    if not path.is_file():
+        return 0
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
+    try:
+        tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "schema_version" not in tables:
+            return 0
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        return 0 if row is None else int(row[0])
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
+    finally:
+        conn.close()

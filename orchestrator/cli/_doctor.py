@@ -1,6 +1,8 @@
 """`corral doctor [--journal PATH]`: check the journal (and the service's store) for damage.
 
 Exit 0 when every file is whole, 1 when one is not, with what is wrong and how to recover.
+A shared PostgreSQL journal (`[journal] url`) is checked by reading it; its password is never
+printed.
 """
 
 from __future__ import annotations
@@ -35,7 +37,26 @@ async def run(args: argparse.Namespace) -> int:
     results = [await anyio.to_thread.run_sync(check_file, path) for path in files]
     for health in results:
         print("\n".join(_report(health)))
-    return 0 if all(health.ok for health in results) else 1
+    shared_ok = await _check_shared() if args.journal is None else True
+    return 0 if all(health.ok for health in results) and shared_ok else 1
+
+
+async def _check_shared() -> bool:
+    """Read the configured PostgreSQL journal, if any, and say whether that worked."""
+    from corral.agents import StoreError, load_config, open_journal
+    from corral.agents._store import describe_journal
+
+    url = load_config(cwd=Path.cwd()).config.journal.url
+    if url is None:
+        return True
+    try:
+        async with open_journal(url, read_only=True) as store:
+            runs = await store.list_runs()
+    except StoreError as exc:
+        print(f"{describe_journal(url)}: UNREADABLE\n  problem: {exc}")
+        return False
+    print(f"{describe_journal(url)}: ok ({len(runs)} runs)")
+    return True
 
 
 def _files(journal: Path | None) -> list[Path]:
@@ -45,9 +66,12 @@ def _files(journal: Path | None) -> list[Path]:
 
     if journal is not None:
         return [journal.expanduser()]
-    home_journal = journal_path(load_config(cwd=Path.cwd()).config)
+    config = load_config(cwd=Path.cwd()).config
+    home_journal = journal_path(config)
     service = home_journal.with_name(SERVICE_STORE)
-    return [home_journal, *([service] if service.is_file() else [])]
+    # With a shared journal (`[journal] url`) the home holds no journal file to check.
+    files = [home_journal] if config.journal.url is None else []
+    return [*files, *([service] if service.is_file() else [])]
 
 
 def _report(health: FileHealth) -> list[str]:

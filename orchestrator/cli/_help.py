@@ -24,6 +24,7 @@ SUMMARIES: Mapping[str, str] = {
     "export": "write a run's whole journal as JSON lines",
     "trace": "print a run's agent tree with time, tokens and cost",
     "doctor": "check the journal for damage and say how to recover",
+    "journal": "migrate a journal, or copy runs between journals",
     "model-server": "run the scripted OpenAI-compatible model server",
     "apply-patch": "apply a patch read from stdin to the current directory",
     "mcp": "the MCP servers of the config",
@@ -71,6 +72,11 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = {
     ),
     "trace": ("corral trace run-2b4a70ee87b1", "corral trace run-2b4a70ee87b1 --json"),
     "doctor": ("corral doctor",),
+    "journal": (
+        "corral journal migrate --url postgresql://corral@db.internal/corral",
+        "corral journal copy --from sqlite:~/.corral/journal.sqlite "
+        "--to postgresql://corral@db.internal/corral",
+    ),
     "model-server": ("corral model-server --policy policy.py:answer --port 8000",),
     "apply-patch": ("corral apply-patch < change.patch",),
     "mcp": ("corral mcp list", "corral mcp list --json"),

@@ -41,6 +41,7 @@ _MODULES = {
     "runs": "_status",
     "export": "_status",
     "doctor": "_doctor",
+    "journal": "_journal",
     "model-server": "_model_server",
     "apply-patch": "_apply_patch",
     "mcp": "_mcp",

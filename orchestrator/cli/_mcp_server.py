@@ -69,6 +69,7 @@ def _options(config: Any, workdir: Path, args: argparse.Namespace, limits: Any) 
 
     return McpServerOptions(
         home=config.home,
+        journal=config.journal.url,
         limits=limits,
         executor=cli_executor(args, config),
         policy=server_policy(config, workdir),

@@ -51,6 +51,7 @@ async def run(args: argparse.Namespace) -> int:
     options = ServiceOptions(
         home=config.home,
         token=token.value,
+        journal=config.journal.url,
         host=args.host,
         port=args.port,
         limits=limits,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from corral.agents._store import SQLiteStore
+    from corral.agents._store import Store, Target
 
     from .._inspect import RunStatus
 
@@ -37,21 +37,19 @@ def add_parser(sub: Any) -> None:
     export.set_defaults(handler=export_run)
 
 
-def _journal() -> Path:
-    from corral.agents import load_config
+def _journal() -> Target:
+    from corral.agents import journal_target, load_config
 
-    from ..runs import journal_path
-
-    return journal_path(load_config(cwd=Path.cwd()).config)
+    return journal_target(load_config(cwd=Path.cwd()).config)
 
 
-def open_journal_of(run_id: str, journal: Path) -> AbstractAsyncContextManager[SQLiteStore]:
+def open_journal_of(run_id: str, journal: Target) -> AbstractAsyncContextManager[Store]:
     """The journal, opened read-only to read run `run_id`; with no journal, no such run."""
-    from corral.agents import UnknownRun, open_sqlite_store
+    from corral.agents import UnknownRun, open_journal
 
-    if not journal.exists():
+    if isinstance(journal, Path) and not journal.exists():
         raise UnknownRun(run_id, str(journal))
-    return open_sqlite_store(journal, read_only=True)
+    return open_journal(journal, read_only=True)
 
 
 async def show_status(args: argparse.Namespace) -> int:
@@ -67,15 +65,15 @@ async def show_status(args: argparse.Namespace) -> int:
 
 
 async def list_runs(args: argparse.Namespace) -> int:
-    from corral.agents import open_sqlite_store
+    from corral.agents import open_journal
 
     from .._inspect import run_summary
 
     journal = _journal()
-    if not journal.exists():  # nothing has run here yet; reading must not create the file
-        runs = []
+    if isinstance(journal, Path) and not journal.exists():
+        runs = []  # nothing has run here yet; reading must not create the file
     else:
-        async with open_sqlite_store(journal, read_only=True) as store:
+        async with open_journal(journal, read_only=True) as store:
             runs = await store.list_runs()
     if args.status is not None:  # in the words `corral runs` shows: `completed` finds `done` too
         runs = [r for r in runs if status_word(r.status) == status_word(args.status)]

@@ -23,14 +23,13 @@ def add_parser(sub: Any) -> None:
 
 
 async def show_trace(args: argparse.Namespace) -> int:
-    from corral.agents import load_config
+    from corral.agents import journal_target, load_config
     from corral.observability import build_trace_tree, format_trace_tree
 
     from .._inspect import read_status
-    from ..runs import journal_path
     from ._status import format_status, open_journal_of
 
-    journal = journal_path(load_config(cwd=Path.cwd()).config)
+    journal = journal_target(load_config(cwd=Path.cwd()).config)
     async with open_journal_of(args.run_id, journal) as store:
         status = await read_status(store, args.run_id)
         turns = {a.agent_id: await _turns(store, a.agent_id) for a in status.agents}

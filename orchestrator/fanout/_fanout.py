@@ -27,7 +27,7 @@ from corral.agents import (
     RunRecord,
     Store,
     UnknownRun,
-    open_sqlite_store,
+    open_store,
 )
 
 from .._run import price_for
@@ -91,7 +91,7 @@ async def resume_fanout(
     With `retry_failed`, failed items run again too, each with a fresh agent; done ones are kept.
     """
     env = _environ(setup)
-    async with open_sqlite_store(journal_path(config)) as lookup:
+    async with open_store(config) as lookup:
         run = await lookup.get_run(run_id)
     if run is None:
         raise UnknownRun(run_id, str(journal_path(config)))
@@ -158,7 +158,7 @@ async def _same_run_journaled(
 ) -> bool:
     """Whether `run_id` is a fan-out journaled before with these inputs, to be carried on (a
     command run again after a crash, a service restarted); another run there is refused."""
-    async with open_sqlite_store(journal_path(config)) as store:
+    async with open_store(config) as store:
         journaled = await store.get_run(run_id)
         if journaled is None:
             return False
@@ -179,7 +179,7 @@ async def _same_run_journaled(
 
 async def find_fanout_run(config: CorralConfig, target: str) -> str | None:
     """The fan-out run that `target` (a run or agent id) names, or None if it names no fan-out."""
-    async with open_sqlite_store(journal_path(config)) as store:
+    async with open_store(config) as store:
         agent = await store.get_agent(target)
         run = await store.get_run(agent.run_id if agent is not None else target)
     return run.run_id if run is not None and run.kind in FANOUT_KINDS else None

@@ -45,6 +45,8 @@ INSTRUCTIONS = (
 class McpServerOptions:
     home: Path
     """`$CORRAL_HOME`: the journal lives there, shared with every other corral command."""
+    journal: str | None = None
+    """A shared PostgreSQL journal's URL (`[journal] url`); None: the SQLite file in `home`."""
     limits: ServiceLimits = field(default_factory=ServiceLimits)
     env: Mapping[str, str] | None = None
     """The environment runs see (model keys, CORRAL_*); the server's own when None."""
@@ -60,6 +62,7 @@ async def open_mcp_server(options: McpServerOptions) -> AsyncIterator[Server[Any
         anyio.TemporaryDirectory(prefix="corral-mcp-") as book_folder,
         running_manager(
             options.home,
+            journal=options.journal,
             book=Path(book_folder),
             env=options.env,
             limits=options.limits,

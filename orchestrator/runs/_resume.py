@@ -17,7 +17,7 @@ from corral.agents import (
     AgentStatus,
     CorralConfig,
     Store,
-    open_sqlite_store,
+    open_store,
 )
 from corral.tools import InvalidInput
 
@@ -59,7 +59,7 @@ async def resume_single(
     environ = dict(os.environ if setup.env is None else setup.env)
     if base_url:
         environ["CORRAL_BASE_URL"] = base_url
-    async with open_sqlite_store(journal_path(config)) as lookup:
+    async with open_store(config) as lookup:
         run_id = await _find_run(lookup, target, journal_path(config))
     async with open_run(config, run_id, setup) as runtime:
         await runtime.store.update_run(run_id, status="running", updated_at=time.time())

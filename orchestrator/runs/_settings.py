@@ -43,6 +43,9 @@ class ExecutorSettings:
     address: str = "127.0.0.1:7233"
     namespace: str = "default"
     task_queue: str = "corral"
+    journal_url: str | None = None
+    """The shared PostgreSQL journal (`[journal] url`), whose database also keeps payloads that
+    cross Temporal by reference."""
 
 
 def resolve_executor_settings(
@@ -65,6 +68,7 @@ def resolve_executor_settings(
         address=address or config.temporal.address,
         namespace=namespace or config.temporal.namespace,
         task_queue=config.temporal.task_queue,
+        journal_url=config.journal.url,
     )
 
 

@@ -20,7 +20,7 @@ from corral.agents import (
     RunnerHooks,
     Store,
     model_settings_from_config,
-    open_sqlite_store,
+    open_store,
     resolve_base_instructions,
     spec_from_config,
 )
@@ -212,7 +212,7 @@ def _memory(
 def _journal(config: CorralConfig, setup: RunSetup) -> AbstractAsyncContextManager[Store]:
     if setup.journal is not None:
         return nullcontext(setup.journal)
-    return open_sqlite_store(journal_path(config))
+    return open_store(config)
 
 
 @asynccontextmanager

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
+import anyio
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -244,9 +245,11 @@ class _Api:
         if is_over(log, after, resumed=resumed):  # the SSE spec's way to say "do not reconnect"
             return Response(status_code=204, headers=SSE_HEADERS)
         refresh: Callable[[], Awaitable[None]] | None = None
+        waiter: Callable[[], anyio.Event] | None = None
         if self._manager.get(run_id) is None and not log.ended:
             refresh = partial(log.read_to_end, self._store, run_id)
-        stream = event_stream(run_id, log, after, refresh=refresh)
+            waiter = partial(self._manager.wakeups.waiter, run_id)
+        stream = event_stream(run_id, log, after, refresh=refresh, waiter=waiter)
         return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _log_of(self, run_id: str) -> EventLog | None:

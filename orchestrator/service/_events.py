@@ -5,8 +5,10 @@ agents, in the order they were journaled), so they are the same for every client
 restart of the server, and continue where they stopped when a run is resumed. One tailer per run
 reads the journal; every event stream is a cursor over the `EventLog` it fills, so a slow client
 holds no one up and a thousand clients cost one reader. A run this server does not execute (one
-another process runs on the same journal) has no tailer: its streams poll the shared log with
-`read_to_end` instead, which ends it once the journal calls the run over.
+another process runs on the same journal) has no tailer: its streams read the shared log with
+`read_to_end` instead, which ends it once the journal calls the run over. Either reads when the
+run's `Wakeups` say the journal grew (whichever process appended), and at the latest every
+`RESYNC_INTERVAL`, always from the last `run_seq` it has: a lost wake-up loses no event.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import anyio
 
 from corral.agents import Store
 
+from ._wakeups import Wakeups
+
 READ_BATCH = 1000
 """Events read from the journal in one query."""
-POLL_INTERVAL = 0.5
-"""How often a tailer re-reads the journal when no agent told it about a new event."""
+RESYNC_INTERVAL = 1.0
+"""How often a follower re-reads the journal when no wake-up came (one may have been lost)."""
 OPEN_STATUSES = frozenset({"queued", "running"})
 """Journal statuses after which more events may come."""
 
@@ -57,7 +61,6 @@ class EventLog:
     ending: dict[str, Any] | None = None
     """Set once no event can follow: `{"status": ...}` and, for a failure, `"error"`."""
     _changed: anyio.Event = field(default_factory=anyio.Event)
-    _poked: anyio.Event = field(default_factory=anyio.Event)
     _reading: anyio.Lock = field(default_factory=anyio.Lock)
     """Held while reading, so two readers of one log never append the same events twice."""
 
@@ -65,22 +68,21 @@ class EventLog:
     def ended(self) -> bool:
         return self.ending is not None
 
-    def poke(self) -> None:
-        """Someone journaled an event: the tailer should read now rather than at its next poll."""
-        self._poked.set()
-
     def finish(self, ending: dict[str, Any]) -> None:
         if self.ending is None:
             self.ending = ending
             self._wake()
 
-    async def wait_beyond(self, count: int, within: float) -> bool:
-        """Wait until the log has more than `count` events or has ended; False after `within` s."""
+    async def wait_beyond(
+        self, count: int, within: float, woken: anyio.Event | None = None
+    ) -> bool:
+        """Wait until the log has more than `count` events or has ended, or `woken` is set;
+        False after `within` s."""
         changed = self._changed
-        if len(self.events) > count or self.ended:
+        if len(self.events) > count or self.ended or (woken is not None and woken.is_set()):
             return True
         with anyio.move_on_after(within):
-            await changed.wait()
+            await (changed.wait() if woken is None else _either(changed, woken))
             return True
         return False
 
@@ -119,17 +121,29 @@ class EventLog:
         if added:
             self._wake()
 
-    async def follow(self, store: Store, run_id: str, done: Callable[[], bool]) -> None:
+    async def follow(
+        self, store: Store, run_id: str, done: Callable[[], bool], wakeups: Wakeups
+    ) -> None:
         """Tail the journal until `done()` says the run is over, then read one last round."""
         while not done():
-            poked = self._poked
+            woken = wakeups.waiter(run_id)  # before reading: a wake-up during it is kept
             await self.read_round(store, run_id)
-            with anyio.move_on_after(POLL_INTERVAL):
-                await poked.wait()
-            if poked.is_set():
-                self._poked = anyio.Event()
+            with anyio.move_on_after(RESYNC_INTERVAL):
+                await woken.wait()
         await self.read_round(store, run_id)
 
     def _wake(self) -> None:
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
+
+
+async def _either(first: anyio.Event, second: anyio.Event) -> None:
+    """Return once either event is set."""
+    async with anyio.create_task_group() as tg:
+
+        async def stop_on(event: anyio.Event) -> None:
+            await event.wait()
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(stop_on, first)
+        tg.start_soon(stop_on, second)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from corral.agents import CorralConfig, Store, open_sqlite_store
+from corral.agents import CorralConfig, Store, open_store
 
-from ..runs import ExecJob, FanoutJob, RunSetup, executor_of, journal_path
+from ..runs import ExecJob, FanoutJob, RunSetup, executor_of
 from ..supervisor import collab_tool_providers
 from ._models import ExecRequest, FanoutRequest, PipelineRequest
 from ._pipelines import run_pipeline
@@ -53,7 +53,7 @@ async def execute(
     elif store is not None:
         await run_pipeline(request, config=config, cwd=cwd, setup=setup, run_id=run_id, store=store)
     else:
-        async with open_sqlite_store(journal_path(config)) as journal:
+        async with open_store(config) as journal:
             await run_pipeline(
                 request, config=config, cwd=cwd, setup=setup, run_id=run_id, store=journal
             )

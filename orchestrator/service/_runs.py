@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,6 +46,7 @@ from ._pipelines import check_pipeline, server_path
 from ._policy import ServicePolicy, resolve_run_config
 from ._resume import journaled_fanout, resume_run
 from ._submissions import MAX_KEY_LENGTH, Submission, SubmissionBook, same_request
+from ._wakeups import LocalWakeups, Wakeups
 
 logger = logging.getLogger(__name__)
 
@@ -95,14 +97,14 @@ class RunEntry:
     """Set once the run's work has ended, however it ended."""
 
 
-class _PokeHooks(RunnerHooks):
-    """Tells the run's tailer that an event was journaled, so streams follow with no delay."""
+class _NotifyHooks(RunnerHooks):
+    """Tells the run's followers that an event was journaled, so streams follow with no delay."""
 
-    def __init__(self, log: EventLog) -> None:
-        self._log = log
+    def __init__(self, notify: Callable[[], None]) -> None:
+        self._notify = notify
 
     def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
-        self._log.poke()
+        self._notify()
 
 
 class RunManager:
@@ -117,8 +119,11 @@ class RunManager:
         limits: ServiceLimits,
         executor: Executor | None = None,
         policy: ServicePolicy | None = None,
+        wakeups: Wakeups | None = None,
     ) -> None:
         self.store = store
+        self.wakeups: Wakeups = wakeups or LocalWakeups()
+        """What wakes the followers of a run when its journal grows, in any process."""
         self.executor = executor
         self.book = book
         self.limits = limits
@@ -386,12 +391,13 @@ class RunManager:
                 async with self._slots:
                     entry.status = RUNNING
                     async with anyio.create_task_group() as tg:
-                        tg.start_soon(entry.log.follow, self.store, entry.run_id, _ended(entry))
+                        follow = entry.log.follow
+                        tg.start_soon(follow, self.store, entry.run_id, _ended(entry), self.wakeups)
                         try:
                             await self._work(entry)
                         finally:
                             entry.finished = True
-                            entry.log.poke()
+                            self.wakeups.notify(entry.run_id)
         except Exception as exc:  # the one boundary: a run's crash must not stop the server
             if entry.status == CANCELLED:  # a remote run's wait ends in its cancellation
                 logger.info("run %s cancelled: %s", entry.run_id, _describe(exc))
@@ -405,9 +411,10 @@ class RunManager:
                 await self._settle(entry)
 
     async def _work(self, entry: RunEntry) -> None:
-        approver = self.approvals.approver(entry.run_id, self.store, entry.log.poke)
+        notify = partial(self.wakeups.notify, entry.run_id)
+        approver = self.approvals.approver(entry.run_id, self.store, notify)
         setup = RunSetup(
-            hooks=_PokeHooks(entry.log),
+            hooks=_NotifyHooks(notify),
             env=self._env,
             services=ToolServices(approver=approver),
             executor=self.executor,

@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import TaskStatus
 
-from corral.agents import open_sqlite_store
+from corral.agents import open_journal
 from corral.observability import capture_enabled
 
 from .._uvicorn import base_url, bind_listening_socket, serving
@@ -27,6 +27,7 @@ from ._auth import loopback_hosts
 from ._policy import ServicePolicy
 from ._runs import RunManager, ServiceLimits
 from ._submissions import open_submission_book
+from ._wakeups import open_wakeups
 
 GRACEFUL_SHUTDOWN = 1
 
@@ -34,8 +35,10 @@ GRACEFUL_SHUTDOWN = 1
 @dataclass(frozen=True)
 class ServiceOptions:
     home: Path
-    """`$CORRAL_HOME`: the journal lives there."""
+    """`$CORRAL_HOME`: the journal lives there, unless `journal` names a shared one."""
     token: str
+    journal: str | None = None
+    """A shared PostgreSQL journal's URL (`[journal] url`); None: the SQLite file in `home`."""
     host: str = "127.0.0.1"
     port: int = 8420
     limits: ServiceLimits = field(default_factory=ServiceLimits)
@@ -60,6 +63,7 @@ class CorralService:
         try:
             async with running_manager(
                 options.home,
+                journal=options.journal,
                 env=options.env,
                 limits=options.limits,
                 executor=options.executor,
@@ -83,21 +87,31 @@ class CorralService:
 async def running_manager(
     home: Path,
     *,
+    journal: str | None = None,
     book: Path | None = None,
     env: Mapping[str, str] | None = None,
     limits: ServiceLimits,
     executor: Executor | None = None,
     policy: ServicePolicy | None = None,
 ) -> AsyncIterator[RunManager]:
-    """A started `RunManager` over the journal in `home` and the book of accepted runs in
-    `book` (`home` when None); its runs are cancelled when the block ends."""
+    """A started `RunManager` over the journal (the shared one `journal` names, else the SQLite
+    file in `home`) and the book of accepted runs in `book` (`home` when None); its runs are
+    cancelled when the block ends."""
+    where = journal or home / JOURNAL_NAME
     async with (
-        open_sqlite_store(home / JOURNAL_NAME) as store,
+        open_journal(where) as store,
+        open_wakeups(where) as wakeups,
         open_submission_book(home if book is None else book) as opened,
         anyio.create_task_group() as tg,
     ):
         manager = RunManager(
-            store, opened, env=env, limits=limits, executor=executor, policy=policy
+            store,
+            opened,
+            env=env,
+            limits=limits,
+            executor=executor,
+            policy=policy,
+            wakeups=wakeups,
         )
         await tg.start(manager.run)
         try:

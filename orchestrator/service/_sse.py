@@ -7,7 +7,8 @@ when the run crashed); a run without any event first gets a bare `id: 0` (no eve
 browser has an id to reconnect with. Reconnecting with `Last-Event-ID: N` or
 `?starting_after=N` resumes after N; once the stream has ended, a reconnect after its last event
 gets 204 (`is_over`), which tells browsers to stop reconnecting. A run no tailer follows is
-polled through `refresh`.
+read through `refresh` whenever its `waiter` is woken, and at the latest every
+`RESYNC_INTERVAL`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from ._events import POLL_INTERVAL, EventLog
+import anyio
+
+from ._events import RESYNC_INTERVAL, EventLog
 
 RETRY_MS = 3000
 HEARTBEAT_INTERVAL = 15.0
@@ -52,12 +55,15 @@ async def event_stream(
     *,
     heartbeat: float = HEARTBEAT_INTERVAL,
     refresh: Callable[[], Awaitable[None]] | None = None,
+    waiter: Callable[[], anyio.Event] | None = None,
 ) -> AsyncIterator[bytes]:
-    """The stream after event `after`; `refresh` reads the journal when no tailer does."""
+    """The stream after event `after`; `refresh` reads the journal when no tailer does, at
+    once when `waiter`'s event (taken before each read) says the journal grew."""
     yield f"retry: {RETRY_MS}\n\n".encode()
     yield frame("metadata", {"run_id": run_id, "starting_after": after})
     sent, quiet = after, 0.0
-    wait = heartbeat if refresh is None else min(heartbeat, POLL_INTERVAL)
+    wait = heartbeat if refresh is None else min(heartbeat, RESYNC_INTERVAL)
+    woken = None if waiter is None else waiter()
     while True:
         for event in log.events[sent:]:
             yield frame(event.kind, event.to_json(), event.id)
@@ -68,11 +74,13 @@ async def event_stream(
                 yield b"id: 0\n\n"
             yield frame(name, {"run_id": run_id, **log.ending})
             return
-        if await log.wait_beyond(sent, wait):
+        if not await log.wait_beyond(sent, wait, woken):
+            quiet += wait
+        elif woken is None or not woken.is_set():
             continue
         if refresh is not None:
+            woken = None if waiter is None else waiter()
             await refresh()
-        quiet += wait
         if quiet >= heartbeat:
             yield b": ping\n\n"
             quiet = 0.0

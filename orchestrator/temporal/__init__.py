@@ -18,11 +18,13 @@ from ._approvals import answer_approval as answer_approval
 from ._approvals import pending_approvals as pending_approvals
 from ._binaries import dev_server_path as dev_server_path
 from ._binaries import test_server_path as test_server_path
+from ._blobs import BlobStore as BlobStore
+from ._blobs import FileBlobStore as FileBlobStore
+from ._blobs import MemoryBlobStore as MemoryBlobStore
+from ._blobs import run_of_workflow as run_of_workflow
+from ._blobs_postgres import PostgresBlobStore as PostgresBlobStore
 from ._codec import DEFAULT_PAYLOAD_THRESHOLD as DEFAULT_PAYLOAD_THRESHOLD
 from ._codec import BlobReferenceCodec as BlobReferenceCodec
-from ._codec import BlobStore as BlobStore
-from ._codec import FileBlobStore as FileBlobStore
-from ._codec import MemoryBlobStore as MemoryBlobStore
 from ._connect import CONNECT_TIMEOUT as CONNECT_TIMEOUT
 from ._connect import TemporalSettings as TemporalSettings
 from ._connect import connect as connect
@@ -72,6 +74,7 @@ __all__ = [
     "ItemWorkflow",
     "MemoryBlobStore",
     "PayloadBlobError",
+    "PostgresBlobStore",
     "RunWorkflow",
     "TemporalExecutor",
     "TemporalOutcome",
@@ -88,6 +91,7 @@ __all__ = [
     "host_queue",
     "pending_approvals",
     "policy_from_config",
+    "run_of_workflow",
     "run_span",
     "run_worker",
     "test_server_path",

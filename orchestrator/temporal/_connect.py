@@ -20,8 +20,11 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
 
 from corral.agents import corral_home
+from corral.agents._store import redact_url
 
-from ._codec import BLOBS_DIR, DEFAULT_PAYLOAD_THRESHOLD, BlobReferenceCodec, FileBlobStore
+from ._blobs import BlobStore, FileBlobStore
+from ._blobs_postgres import PostgresBlobStore
+from ._codec import BLOBS_DIR, DEFAULT_PAYLOAD_THRESHOLD, BlobReferenceCodec
 from ._errors import TemporalUnavailable
 from ._tracing import CorralTracingInterceptor
 from ._wire import SHARED_QUEUE
@@ -42,12 +45,21 @@ class TemporalSettings:
     connect_timeout: float = CONNECT_TIMEOUT
     blob_dir: Path | None = None
     payload_threshold_bytes: int = DEFAULT_PAYLOAD_THRESHOLD
+    journal_url: str | None = None
+    """The shared PostgreSQL journal (`[journal] url`): payloads by reference are kept in its
+    database instead of `blob_dir`, so every machine reads them."""
+
+
+def blob_store(settings: TemporalSettings) -> BlobStore:
+    """Where `settings` keep payloads by reference: the journal's database, else a folder."""
+    if settings.journal_url is not None:
+        return PostgresBlobStore(settings.journal_url, redact_url(settings.journal_url))
+    return FileBlobStore(settings.blob_dir or corral_home(os.environ) / BLOBS_DIR)
 
 
 def data_converter(settings: TemporalSettings) -> DataConverter:
     """The pydantic converter with `settings`' blob-reference codec."""
-    blobs = settings.blob_dir or corral_home(os.environ) / BLOBS_DIR
-    codec = BlobReferenceCodec(FileBlobStore(blobs), settings.payload_threshold_bytes)
+    codec = BlobReferenceCodec(blob_store(settings), settings.payload_threshold_bytes)
     return dataclasses.replace(pydantic_data_converter, payload_codec=codec)
 
 

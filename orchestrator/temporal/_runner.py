@@ -79,6 +79,7 @@ class TemporalRunner(JobDispatch):
                 address=settings.address,
                 namespace=settings.namespace,
                 task_queue=settings.task_queue,
+                journal_url=settings.journal_url,
             )
         )
 
@@ -173,6 +174,7 @@ class TemporalRunner(JobDispatch):
             self.settings,
             blob_dir=config.home / BLOBS,
             payload_threshold_bytes=config.temporal.payload_threshold_bytes,
+            journal_url=config.journal.url,
         )
         policy = policy_from_config(config)
         async with _run_trace(config, setup, run_id) as provider:

@@ -24,7 +24,7 @@ from corral.agents import (
     CorralConfig,
     LedgerEntry,
     Store,
-    open_sqlite_store,
+    open_store,
 )
 from corral.tools import ToolRegistry
 
@@ -32,7 +32,7 @@ from .._ratelimit import RateLimiterRegistry
 from .._run import AgentServices, ClientPool, RunMemory, ToolProvider, build_registry
 from ..fanout import REPORT_RESULT, FanoutSettings, ResultSchema, ResultSlot, report_result_tool
 from ..fanout._plan import item_of
-from ..runs import journal_path, open_run_memory
+from ..runs import open_run_memory
 from ..services._skills_service import SkillsForTask, SkillsService
 from ..supervisor import collab_tool_providers
 from ._wire import WireSpec
@@ -211,7 +211,7 @@ async def open_worker_services(
     clients = ClientPool(RateLimiterRegistry.from_config(config))
     try:
         async with (
-            open_sqlite_store(journal_path(config)) as store,
+            open_store(config) as store,
             _open_mcp(config) as mcp,
             open_run_memory(config, env) as memory,
         ):

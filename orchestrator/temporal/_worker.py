@@ -157,11 +157,13 @@ def _worker(
 
 
 def _worker_temporal(temporal: TemporalSettings, config: CorralConfig) -> TemporalSettings:
-    """`temporal` with the blob store and threshold of the worker's config, unless set."""
+    """`temporal` with the blob store (the shared journal's database, if any) and threshold of
+    the worker's config, unless set."""
     return dataclasses.replace(
         temporal,
         blob_dir=temporal.blob_dir or config.home / BLOBS_DIR,
         payload_threshold_bytes=config.temporal.payload_threshold_bytes,
+        journal_url=temporal.journal_url or config.journal.url,
     )
 
 

@@ -25,6 +25,7 @@ import yaml
 
 from corral.agents import OtelConfig, load_config, model_settings_from_config
 from corral.agents._config._sources import BASE_URL_VARS, ENV_KEYS, corral_home
+from corral.agents._store import journal_target
 from corral.observability import CAPTURE_ENV, telemetry_settings
 from corral.orchestrator.cli._common import executor_settings
 from corral.orchestrator.cli._main import build_parser
@@ -36,6 +37,7 @@ from corral.orchestrator.temporal import host_queue
 ROOT = Path(__file__).resolve().parents[2]
 HOST_ENV = {
     "CORRAL_API_TOKEN": "compose-test-token",
+    "CORRAL_DB_PASSWORD": "0123456789abcdef",
     "CORRAL_BASE_URL": "https://models.example/v1",
     "CORRAL_MODEL": "gpt-compose-test",
     "OPENAI_API_KEY": "sk-compose-test",
@@ -253,7 +255,7 @@ def test_model_endpoint_key_and_name_from_the_host_reach_the_model_settings(
 
 
 def test_model_variables_left_unset_on_the_host_keep_corrals_defaults(tmp_path: Path) -> None:
-    env = container_env({TOKEN_ENV: "t"})
+    env = container_env({TOKEN_ENV: "t", "CORRAL_DB_PASSWORD": "p"})
     defaults = load_config(cwd=tmp_path, env={"CORRAL_HOME": env["CORRAL_HOME"]}).config
     config = load_config(cwd=tmp_path, env=env).config
     assert (config.model, config.base_url, config.model_provider_api) == (
@@ -261,6 +263,14 @@ def test_model_variables_left_unset_on_the_host_keep_corrals_defaults(tmp_path: 
         defaults.base_url,
         defaults.model_provider_api,
     )
+
+
+@pytest.mark.parametrize("name", ["corral", "worker-1", "corral-db"])
+def test_compose_refuses_to_start_the_journal_or_its_users_without_a_db_password(
+    name: str,
+) -> None:
+    with pytest.raises(MissingVariable, match="CORRAL_DB_PASSWORD"):
+        container_env({k: v for k, v in HOST_ENV.items() if k != "CORRAL_DB_PASSWORD"}, name)
 
 
 def test_compose_refuses_to_start_without_an_api_token() -> None:
@@ -383,16 +393,36 @@ def test_workers_have_distinct_host_names_queues_and_workspaces() -> None:
     assert set(sources) <= set(compose()["volumes"])
 
 
-def test_workers_share_corrals_home_so_serve_reads_the_journal_they_write(
+def test_serve_and_the_workers_share_one_postgres_journal_and_keep_homes_of_their_own(
     tmp_path: Path,
 ) -> None:
-    serve_home = corral_home(container_env(HOST_ENV))
+    serve_config = load_config(cwd=tmp_path, env=container_env(HOST_ENV)).config
+    assert serve_config.journal.url is not None
+    assert journal_target(serve_config) == serve_config.journal.url
+    homes = {volume_mounts("corral")[str(serve_config.home)]}
     for name in workers():
-        env = container_env(HOST_ENV, name)
-        home = corral_home(env)
-        assert home == serve_home, name
-        assert load_config(cwd=tmp_path, env=env).config.home == home
-        assert volume_mounts(name)[str(home)] == volume_mounts("corral")[str(home)]
+        config = load_config(cwd=tmp_path, env=container_env(HOST_ENV, name)).config
+        assert journal_target(config) == serve_config.journal.url, name
+        homes.add(volume_mounts(name)[str(config.home)])
+    assert len(homes) == 1 + len(workers()), "each worker stands in for a machine of its own"
+    assert homes <= set(compose()["volumes"])
+
+
+@pytest.mark.parametrize("password", ["0123456789abcdef", "s3cret-from-the-host"])
+def test_the_journal_url_reaches_the_corral_db_service_as_its_user_and_database(
+    tmp_path: Path, password: str
+) -> None:
+    host = {**HOST_ENV, "CORRAL_DB_PASSWORD": password}
+    url = urlsplit(load_config(cwd=tmp_path, env=container_env(host)).config.journal.url or "")
+    db = container_env(host, "corral-db")
+    assert str(service("corral-db")["image"]).partition(":")[0] == "postgres"
+    assert (url.scheme, url.hostname, url.port) == ("postgresql", "corral-db", 5432)
+    assert url.username == db["POSTGRES_USER"] and url.path == f"/{db['POSTGRES_DB']}"
+    assert url.password == db["POSTGRES_PASSWORD"] == password
+    assert "ports" not in service("corral-db"), "only corral reaches its journal"
+    assert volume_mounts("corral-db")["/var/lib/postgresql/data"] in compose()["volumes"]
+    probe = service("corral-db")["healthcheck"]["test"][1]
+    assert f"-U {db['POSTGRES_USER']}" in probe and f"-d {db['POSTGRES_DB']}" in probe
 
 
 def test_workers_get_the_model_endpoint_and_telemetry_that_serve_gets(tmp_path: Path) -> None:
@@ -478,14 +508,17 @@ def test_services_wait_for_healthy_or_finished_dependencies_that_can_report_it()
         assert services[name]["depends_on"]["temporal-namespace"] == {
             "condition": "service_completed_successfully"
         }
+        assert services[name]["depends_on"]["corral-db"] == {"condition": "service_healthy"}
 
 
-def test_the_image_installs_the_extra_that_corral_worker_needs() -> None:
+def test_the_image_installs_the_extras_that_corral_worker_and_the_journal_need() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    extra = project["project"]["optional-dependencies"]["temporal"]
-    assert any(req.startswith("temporalio") for req in extra)
+    extras = project["project"]["optional-dependencies"]
+    assert any(req.startswith("temporalio") for req in extras["temporal"])
+    assert any(req.startswith("psycopg") for req in extras["postgres"])
     (pip,) = (run for run in instructions("RUN") if "pip install" in run and "corral-src" in run)
-    assert re.search(r"/tmp/corral-src\[temporal\]", pip), pip
+    found = re.search(r"/tmp/corral-src\[([a-z,]+)\]", pip)
+    assert found is not None and {"temporal", "postgres"} <= set(found[1].split(",")), pip
 
 
 def test_the_image_ships_the_embedding_model_tool_search_and_skills_use() -> None:

@@ -7,7 +7,6 @@ import json
 import re
 import sqlite3
 import sys
-from collections.abc import AsyncIterator
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from corral.agents._store import (
     JournalEvent,
     JournalUnreadable,
     LedgerEntry,
-    MemoryStore,
     RunRecord,
     SeqConflict,
     Store,
@@ -81,17 +79,6 @@ async def seed(store: Store, *agent_ids: str) -> None:
     await store.create_run(make_run())
     for agent_id in agent_ids:
         await store.create_agent(make_agent(agent_id))
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    if request.param == "memory":
-        memory = MemoryStore()
-        yield memory
-        await memory.aclose()
-    else:
-        async with open_sqlite_store(tmp_path / "journal.sqlite") as sqlite_store:
-            yield sqlite_store
 
 
 @pytest.mark.anyio

@@ -9,19 +9,15 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import anyio
 import pytest
 
 from corral.agents._store import (
     LeaseRecord,
-    MemoryStore,
     RunLeaseHeld,
     Store,
     holder_gone,
-    open_sqlite_store,
     this_host,
 )
 from corral.orchestrator._lease import RunLeaseLost, hold_run_lease
@@ -30,17 +26,6 @@ pytestmark = pytest.mark.anyio
 
 WAIT = 10
 RUN = "run-1"
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    if request.param == "memory":
-        memory = MemoryStore()
-        yield memory
-        await memory.aclose()
-    else:
-        async with open_sqlite_store(tmp_path / "journal.sqlite") as sqlite_store:
-            yield sqlite_store
 
 
 def lease(

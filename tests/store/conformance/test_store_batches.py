@@ -3,35 +3,19 @@ tool call's outcome with its result event in one `ledger_finish`; all or none, i
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from corral.agents._store import (
     AgentRecord,
     InvalidRecord,
     LedgerEntry,
-    MemoryStore,
     RunRecord,
     Store,
     UnknownAgent,
     UnknownCall,
-    open_sqlite_store,
 )
 
 NAN = float("nan")
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    if request.param == "memory":
-        memory = MemoryStore()
-        yield memory
-        await memory.aclose()
-    else:
-        async with open_sqlite_store(tmp_path / "journal.sqlite") as sqlite_store:
-            yield sqlite_store
 
 
 async def seed(store: Store, *agent_ids: str) -> None:

@@ -1,0 +1,206 @@
+"""The PostgreSQL store's connections: a pool, one transaction per operation, and retries.
+
+Each operation runs in a worker thread, in one transaction on a pooled connection. When the
+connection drops (the server restarted, a proxy cut it, an administrator terminated the backend),
+the operation is retried on a new one. A write whose commit outcome is unknown is never applied
+twice: every write saves its answer under a fresh id (`applied_ops`) in its own transaction, and
+a retry that finds that id answers what was saved instead of writing again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Final, TypeVar
+
+import anyio
+import anyio.to_thread
+from anyio.streams.memory import MemoryObjectSendStream
+
+from ._errors import DuplicateRecord, JournalFailed, JournalUnreadable, StoreClosed, StoreError
+from ._pg_batch import PgJob
+from ._pg_rows import decode_result, encode_result
+
+T = TypeVar("T")
+
+POOL_SIZE: Final = 10
+"""Connections per open store; operations beyond it wait for one (each takes milliseconds)."""
+CONNECT_TIMEOUT_S: Final = 10
+RETRY_DEADLINE_S: Final = 30.0
+"""How long an operation keeps retrying on new connections before it fails."""
+STATEMENT_TIMEOUT_MS: Final = 60_000
+"""No statement (a lock wait included) may hang an agent longer than this."""
+APPLIED_OPS_KEPT_S: Final = 24 * 3600.0
+"""How long a write's saved answer is kept for retries; a retry comes within seconds."""
+
+
+class PgRunner:
+    """Runs operations on a pool of connections to one database, retrying dropped connections."""
+
+    def __init__(self, url: str, label: str, *, read_only: bool = False) -> None:
+        from psycopg_pool import ConnectionPool
+
+        # The pool logs a warning per failed connection attempt; the store's own error says
+        # what failed (without the URL's password), once.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        options = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"
+        if read_only:
+            options += " -c default_transaction_read_only=on"
+        self.label = label
+        self.closed = False
+        self._limiter = anyio.CapacityLimiter(POOL_SIZE)
+        self._writer: MemoryObjectSendStream[PgJob[Any]] | None = None
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=POOL_SIZE,
+            open=False,
+            timeout=RETRY_DEADLINE_S,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "options": options},
+        )
+
+    def open(self) -> None:
+        """Open the pool; an unreachable server or a refused login is `JournalUnreadable`."""
+        from psycopg_pool import PoolTimeout
+
+        try:
+            self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        except PoolTimeout as exc:
+            self._pool.close(timeout=1)
+            raise JournalUnreadable(
+                f"cannot reach the journal at {self.label} within {CONNECT_TIMEOUT_S} s; "
+                "check that the server runs and that the URL, user and password are right"
+            ) from exc
+
+    def close(self) -> None:
+        self.closed = True
+        self._pool.close(timeout=5)
+
+    def stop_writes(self) -> None:
+        """Let the writer finish what is queued; later writes raise `StoreClosed`."""
+        if self._writer is not None:
+            self._writer.close()
+
+    def run_sync(self, operation: Callable[[Any], T], *, writes: bool) -> T:
+        """Run `operation(conn)` in one transaction, retrying on a new connection if it drops."""
+        import psycopg
+
+        op_id = uuid.uuid4().hex if writes else None
+        deadline = time.monotonic() + RETRY_DEADLINE_S
+        attempt = 0
+        while True:
+            try:
+                return self.attempt(operation, op_id, retried=attempt > 0)
+            except psycopg.Error as exc:
+                if not retryable(exc) or time.monotonic() > deadline:
+                    raise translate(exc, self.label) from exc
+            attempt += 1
+            self.recover(attempt)
+
+    def recover(self, attempt: int) -> None:
+        """Before a retry: drop the pool's connections that died too, and back off a little."""
+        self._pool.check()
+        time.sleep(min(0.05 * attempt, 1.0))
+
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A pooled connection; none within the deadline is `JournalFailed`."""
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise JournalFailed(
+                f"journal {self.label}: no connection within {RETRY_DEADLINE_S:.0f} s "
+                "(server down or every connection busy); nothing was written, try again"
+            ) from exc
+
+    def attach_writer(self, send: MemoryObjectSendStream[PgJob[Any]]) -> None:
+        """Send writes to the group-commit writer (`_pg_batch.write_loop`) from now on."""
+        self._writer = send
+
+    async def run(self, operation: Callable[[Any], T], *, writes: bool = True) -> T:
+        if self.closed:
+            raise StoreClosed(f"journal {self.label} is closed; open it again")
+        if writes and self._writer is not None:
+            job = PgJob(operation, uuid.uuid4().hex)
+            try:
+                await self._writer.send(job)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+                raise StoreClosed(f"journal {self.label} is closed; open it again") from exc
+            await job.done.wait()
+            return job.outcome(self.label)
+        return await anyio.to_thread.run_sync(
+            lambda: self.run_sync(operation, writes=writes), limiter=self._limiter
+        )
+
+    def attempt(self, operation: Callable[[Any], T], op_id: str | None, *, retried: bool) -> T:
+        """One try of `operation` in one transaction; with `op_id`, saved (or answered from
+        what an earlier try saved) so that a retry never applies it twice."""
+        with self.connection() as conn, conn.transaction():
+            if op_id is not None and retried:
+                sql = "SELECT result FROM applied_ops WHERE op_id = %s"
+                saved = conn.execute(sql, (op_id,)).fetchone()
+                if saved is not None:
+                    result: T = decode_result(saved[0])
+                    return result
+            result = operation(conn)
+            if op_id is not None:
+                sql = "INSERT INTO applied_ops (op_id, result, at) VALUES (%s, %s, %s)"
+                conn.execute(sql, (op_id, encode_result(result), time.time()))
+            return result
+
+    def migrate(self, *, target: int | None = None) -> tuple[int, int]:
+        """Bring the database to `target` (this code's version); answers (from, to)."""
+        import psycopg
+
+        from ._pg_schema import PG_SCHEMA_VERSION, migrate
+
+        self.run_sync(lambda conn: None, writes=False)  # a first connection, with retries
+        try:
+            with self._pool.connection() as conn:
+                return migrate(conn, self.label, target=target or PG_SCHEMA_VERSION)
+        except psycopg.Error as exc:
+            raise translate(exc, self.label) from exc
+
+    def forget_old_ops(self) -> None:
+        """Drop saved answers too old to be asked for again."""
+        cutoff = time.time() - APPLIED_OPS_KEPT_S
+        self.run_sync(
+            lambda conn: conn.execute("DELETE FROM applied_ops WHERE at < %s", (cutoff,)),
+            writes=False,
+        )
+
+
+def retryable(exc: BaseException) -> bool:
+    import psycopg
+    from psycopg import errors
+
+    if isinstance(exc, errors.SerializationFailure | errors.DeadlockDetected):
+        return True
+    if isinstance(exc, errors.AdminShutdown | errors.CannotConnectNow):
+        return True
+    # A connection error leaves no SQLSTATE; an error the server sent about the query has one.
+    return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError) and not getattr(
+        exc, "sqlstate", None
+    )
+
+
+def translate(exc: BaseException, label: str) -> StoreError:
+    """The store error for a driver error on the journal `label` (already redacted)."""
+    from psycopg import errors
+
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, errors.UniqueViolation):
+        return DuplicateRecord(f"a record with that id already exists in {label} ({text})")
+    if isinstance(exc, errors.UndefinedTable):
+        return JournalUnreadable(
+            f"{label} holds no corral journal ({text}); `corral journal migrate --url URL`"
+        )
+    return JournalFailed(
+        f"journal {label} failed ({text}); the operation was rolled back, earlier ones are kept"
+    )
