@@ -3,11 +3,12 @@
 A command gets the event's JSON on stdin (through the environment: the sandbox seam has no stdin)
 and runs in the agent's sandbox unless its config says `sandbox = "none"`. It answers, as in
 Codex and Claude Code, with exit code 2 (block; the output is the reason) or exit code 0 and an
-optional JSON object: `{"decision": "block", "reason": ...}`, `hookSpecificOutput.
-permissionDecision` (`deny` or `allow`) with `permissionDecisionReason`, `continue: false` with
-`stopReason`, and `additionalContext` (top level or in `hookSpecificOutput`). Any other exit
-code, output that is not JSON where JSON was meant, a timeout or a sandbox that cannot start is
-a failed hook: reported and recorded, never blocking and never hanging the agent.
+optional JSON object as its whole output: `{"decision": "block", "reason": ...}`,
+`hookSpecificOutput.permissionDecision` (`deny` or `allow`) with `permissionDecisionReason`,
+`continue: false` with `stopReason`, and `additionalContext` (top level or in
+`hookSpecificOutput`); other output only observed. Any other exit code, a timeout or a sandbox
+that cannot start is a failed hook: reported and recorded, never blocking and never hanging the
+agent.
 """
 
 from __future__ import annotations
@@ -148,16 +149,17 @@ def _verdict(result: CommandResult, hook: HookCommand) -> dict[str, Any]:
 
 
 def _json_answer(output: str) -> dict[str, Any] | None:
-    """The JSON object the hook printed: its whole output, or else its last `{...}` line."""
-    candidates = [output, *reversed([ln for ln in output.splitlines() if ln.startswith("{")])]
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
+    """The JSON object the hook printed, which must be its whole output.
+
+    Never a line picked out of longer output: a hook that logs what it was given (a command,
+    a tool's output, a commit message) would otherwise let whoever wrote that text forge the
+    hook's decision, an approval included.
+    """
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _read_answer(answer: dict[str, Any]) -> dict[str, Any]:
