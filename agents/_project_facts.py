@@ -74,13 +74,20 @@ class ProjectFacts:
     """The project as conditions see it; languages are detected on first use only."""
 
     def __init__(
-        self, root: Path, *, folders: Sequence[Path] = (), environment: str | None = None
+        self,
+        root: Path,
+        *,
+        folders: Sequence[Path] = (),
+        environment: str | None = None,
+        hidden: Sequence[Path] = (),
     ) -> None:
         """`root` is the real path of the project root; `folders` are listed for markers
-        (default: the root alone)."""
+        (default: the root alone); `hidden` (real paths: corral's home) is never probed, even
+        inside the root."""
         self.root = root
         self.folders = tuple(folders) or (root,)
         self.environment = environment
+        self.hidden = tuple(hidden)
 
     @cached_property
     def languages(self) -> frozenset[str]:
@@ -96,15 +103,19 @@ class ProjectFacts:
     def exists(self, relative: str, warn: Warn) -> bool | None:
         """Whether `relative` names something inside the root; None (and a warning) for a
         path that leads outside it, which is not looked up."""
-        found = confined_exists(self.root, relative)
+        found = confined_exists(self.root, relative, hidden=self.hidden)
         if found is None:
             shown = repr(relative[:60] + ("..." if len(relative) > 60 else ""))
-            warn(f"exists={shown} leads outside the project root {self.root}; not looked up")
+            warn(
+                f"exists={shown} leads outside the project root {self.root} or into corral's "
+                "home; not looked up"
+            )
         return found
 
 
-def confined_exists(root: Path, relative: str) -> bool | None:
-    """Whether `relative` exists under `root` (a real path), or None if it would leave it.
+def confined_exists(root: Path, relative: str, *, hidden: Sequence[Path] = ()) -> bool | None:
+    """Whether `relative` exists under `root` (a real path), or None if it would leave it or
+    enter one of the `hidden` folders.
 
     Walks one name at a time with `lstat`; a symlink is read, not followed, and its target
     must stay under `root`, so no path outside `root` is ever stat'ed.
@@ -117,6 +128,8 @@ def confined_exists(root: Path, relative: str) -> bool | None:
     current, hops = root, 0
     while parts:
         candidate = current / parts.pop(0)
+        if any(candidate == h or candidate.is_relative_to(h) for h in hidden):
+            return None
         try:
             mode = os.lstat(candidate).st_mode
         except OSError:
