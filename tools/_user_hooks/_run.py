@@ -28,6 +28,7 @@ from .._errors import CorralError
 from .._hook_model import (
     BLOCKING_EVENTS,
     CONTEXT_EVENTS,
+    Decision,
     HookCommand,
     HookEvent,
     HookRun,
@@ -47,6 +48,8 @@ _WRAPPER = 'printf "%s" "$CORRAL_HOOK_INPUT" | bash -c "$CORRAL_HOOK_COMMAND"'
 _REASON_CHARS = 2_000
 # Linux caps one environment string at 128 KiB.
 _MAX_PAYLOAD_BYTES = 100 * 1024
+# Strings are cut no shorter than this; a payload that still does not fit is not delivered.
+_MIN_FIELD_CHARS = 128
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ class HookRunner:
         if not commands:
             return HookOutcome()
         text = _payload_text({**scope.base, "hook_event_name": event.value, **payload})
+        if text is None:
+            return _undeliverable(event, commands)
         runs: list[HookRun] = []
         for command in commands:
             run = await _run_one(event, command, scope, text)
@@ -193,21 +198,55 @@ def _combine(event: HookEvent, runs: Sequence[HookRun]) -> HookOutcome:
     return HookOutcome(blocked=blocked, allowed=allowed, context=context, runs=tuple(runs))
 
 
-def _payload_text(payload: Mapping[str, Any]) -> str:
-    """The payload as JSON, its long strings cut until it fits one environment variable."""
+def _payload_text(payload: Mapping[str, Any]) -> str | None:
+    """The payload as JSON, its long strings and long lists cut (their heads kept) until it
+    fits one environment variable; None if even the shortest cut does not fit."""
     limit = MAX_FIELD_CHARS
-    while True:
+    while limit >= _MIN_FIELD_CHARS:
         text = json.dumps(_cut(payload, limit), ensure_ascii=False)
-        if len(text.encode()) <= _MAX_PAYLOAD_BYTES or limit < 256:
+        if len(text.encode()) <= _MAX_PAYLOAD_BYTES:
             return text
         limit //= 4
+    return None
 
 
 def _cut(value: Any, limit: int) -> Any:
+    # Lists and tables are cut too: a call padded with thousands of short arguments would
+    # otherwise not fit, and a hook that cannot start is ignored.
+    items = max(limit // 16, 8)
     if isinstance(value, str) and len(value) > limit:
         return value[:limit] + f"... [{len(value) - limit} characters cut]"
     if isinstance(value, Mapping):
-        return {str(k): _cut(v, limit) for k, v in value.items()}
+        kept = {str(k): _cut(v, limit) for k, v in list(value.items())[:items]}
+        if len(value) > items:
+            kept["..."] = f"[{len(value) - items} more entries cut]"
+        return kept
     if isinstance(value, list | tuple):
-        return [_cut(v, limit) for v in value]
+        cut = [_cut(v, limit) for v in value[:items]]
+        return [*cut, f"... [{len(value) - items} more items cut]"] if len(value) > items else cut
     return value
+
+
+def _undeliverable(event: HookEvent, commands: Sequence[HookCommand]) -> HookOutcome:
+    """What hooks that cannot be given their payload decide: a blocking event is refused
+    (its hooks were meant to check it and cannot), any other is a failed run."""
+    blocking = event in BLOCKING_EVENTS
+    reason = "the input is too large or too deeply nested for the hooks to be given it"
+    decision: Decision = "block" if blocking else "failed"
+    shown = f"{reason}; make it smaller" if blocking else reason
+    # As with a hook that blocked, the hooks after the first are not run.
+    skipped = commands[:1] if blocking else commands
+    runs = tuple(
+        HookRun(
+            event=event,
+            command=hook.command,
+            exit_code=None,
+            started_at=time.time(),
+            duration=0.0,
+            decision=decision,
+            reason=shown,
+        )
+        for hook in skipped
+    )
+    logger.warning("%s hooks not run: %s", event.value, reason)
+    return _combine(event, runs)
