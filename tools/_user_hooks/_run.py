@@ -34,8 +34,9 @@ from .._hook_model import (
     HookRun,
     HooksConfig,
 )
-from .._permissions import PermissionProfile, SandboxMode
+from .._permissions import PermissionProfile, SandboxMode, is_within
 from .._sandbox import CommandResult, Sandbox
+from .._sandbox._env import DEFAULT_PATH
 
 logger = logging.getLogger("corral.hooks")
 
@@ -112,7 +113,12 @@ async def _run_one(event: HookEvent, hook: HookCommand, scope: HookScope, text: 
     if hook.sandbox == "none":
         profile = profile.model_copy(update={"sandbox": SandboxMode.FULL_ACCESS})
     passed = {name: os.environ[name] for name in hook.env_vars if name in os.environ}
-    env = {**passed, "CORRAL_HOOK_INPUT": text, "CORRAL_HOOK_COMMAND": hook.command}
+    env = {
+        **passed,
+        "PATH": hook_path(os.environ.get("PATH", DEFAULT_PATH), scope.profile),
+        "CORRAL_HOOK_INPUT": text,
+        "CORRAL_HOOK_COMMAND": hook.command,
+    }
     started, began = time.time(), time.monotonic()
     try:
         with anyio.fail_after(hook.timeout + _SETUP_GRACE):
@@ -136,6 +142,20 @@ async def _run_one(event: HookEvent, hook: HookCommand, scope: HookScope, text: 
     if run.decision in ("failed", "timeout"):
         logger.warning("%s hook %r %s: %s", event.value, hook.command, run.decision, run.reason)
     return run
+
+
+def hook_path(path: str, profile: PermissionProfile) -> str:
+    """`path` without the entries the agent could have put a program in: relative ones (taken
+    from the agent's folder) and those inside its writable roots. Otherwise a `python3` the
+    model wrote to `./node_modules/.bin` would run as the user's hook, and answer for it (or,
+    with `sandbox = "none"`, run outside the sandbox)."""
+    writable = [Path(os.path.realpath(root)) for root in profile.writable_roots]
+    kept = [
+        entry
+        for entry in path.split(os.pathsep)
+        if os.path.isabs(entry) and not is_within(Path(os.path.realpath(entry)), writable)
+    ]
+    return os.pathsep.join(kept) or DEFAULT_PATH
 
 
 def _verdict(result: CommandResult, hook: HookCommand) -> dict[str, Any]:
