@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -83,6 +84,38 @@ async def test_a_program_the_agent_planted_never_runs_as_the_users_hook(
         _script(folder / GUARD, planted)
     monkeypatch.setenv("PATH", os.pathsep.join([entry(layout), str(tools), "/usr/bin", "/bin"]))
     config = {"PreToolUse": [{"hooks": [{"command": GUARD, "sandbox": sandbox}]}]}
+    ctx = ToolContext(
+        cwd=layout.workspace,
+        profile=layout.profile(),
+        services=ToolServices(hooks=HookRunner(HooksConfig.model_validate(config))),
+    )
+    call = ToolCall("c1", "shell", json.dumps({"command": "touch call-ran"}))
+    with anyio.fail_after(DEADLINE):
+        (output,) = await run_tool_calls(ToolRegistry([shell_tool()]), [call], ctx)
+    assert "the real guard says no" in output.text
+    assert not (layout.workspace / "call-ran").exists()
+    assert not (layout.outside / "planted-ran").exists()
+
+
+# A hook in the docs' style: Python reading the payload with the standard library.
+PY_GUARD = (
+    f"{sys.executable} -c 'import json, sys; d = json.load(sys.stdin); "
+    'print("the real guard says no"); sys.exit(2)\''
+)
+
+
+@pytest.mark.parametrize("shape", ["module", "package"])
+@pytest.mark.parametrize("sandbox", ["agent", "none"])
+async def test_a_module_the_agent_planted_is_never_imported_by_a_python_hook(
+    shape: str, sandbox: str, layout: Layout
+) -> None:
+    planted = f"import pathlib\npathlib.Path({str(layout.outside)!r}, 'planted-ran').touch()\n"
+    if shape == "package":
+        (layout.workspace / "json").mkdir()
+        (layout.workspace / "json" / "__init__.py").write_text(planted + "raise SystemExit(0)\n")
+    else:
+        (layout.workspace / "json.py").write_text(planted + "raise SystemExit(0)\n")
+    config = {"PreToolUse": [{"hooks": [{"command": PY_GUARD, "sandbox": sandbox}]}]}
     ctx = ToolContext(
         cwd=layout.workspace,
         profile=layout.profile(),

@@ -116,6 +116,9 @@ async def _run_one(event: HookEvent, hook: HookCommand, scope: HookScope, text: 
     env = {
         **passed,
         "PATH": hook_path(os.environ.get("PATH", DEFAULT_PATH), scope.profile),
+        # The hook runs in the agent's folder: `python3 -c` would import a `json.py` the
+        # agent wrote there before the standard library's.
+        "PYTHONSAFEPATH": "1",
         "CORRAL_HOOK_INPUT": text,
         "CORRAL_HOOK_COMMAND": hook.command,
     }
