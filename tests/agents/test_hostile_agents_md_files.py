@@ -107,3 +107,22 @@ def test_an_agents_md_symlink_inside_the_project_is_still_read(tmp_path: Path) -
     (repo / "AGENTS.md").symlink_to("docs/agents.md")
 
     assert body(load_agents_md(repo, home=home)) == "use tabs"
+
+
+@pytest.mark.parametrize(
+    "fallback",
+    ["../home/.corral/api-token", "../home/.corral/./api-token", "./../home/.corral/api-token"],
+)
+def test_a_fallback_name_that_climbs_into_corrals_home_is_not_read(
+    tmp_path: Path, fallback: str
+) -> None:
+    """An API request may set `project_doc_fallback_filenames`: a name with `..` in it must not
+    reach the token either."""
+    repo, home = tmp_path / "repo", tmp_path / "home" / ".corral"
+    (repo / ".git").mkdir(parents=True)
+    home.mkdir(parents=True)
+    (home / "api-token").write_text(TOKEN + "\n")
+
+    doc = load_agents_md(repo, home=home, fallback_names=(fallback,))
+
+    assert TOKEN not in body(doc)
