@@ -15,6 +15,8 @@ from functools import cached_property
 from itertools import islice
 from pathlib import Path, PurePosixPath
 
+from corral.tools import _safe_fs as safe_fs
+
 MAX_LISTED = 2_000
 """Entries read from one folder when looking for marker files: a folder of a million files
 costs no more than this."""
@@ -118,7 +120,9 @@ def confined_exists(root: Path, relative: str, *, hidden: Sequence[Path] = ()) -
     enter one of the `hidden` folders.
 
     Walks one name at a time with `lstat`; a symlink is read, not followed, and its target
-    must stay under `root`, so no path outside `root` is ever stat'ed.
+    must stay under `root`, so no path outside `root` is ever stat'ed. Each look-up reaches
+    its name through folder handles without following a symlink, so a folder swapped for one
+    between two steps is refused rather than followed.
     """
     if "\0" in relative or PurePosixPath(relative).is_absolute() or relative.startswith("~"):
         return None
@@ -131,10 +135,13 @@ def confined_exists(root: Path, relative: str, *, hidden: Sequence[Path] = ()) -
         if any(candidate == h or candidate.is_relative_to(h) for h in hidden):
             return None
         try:
-            mode = os.lstat(candidate).st_mode
+            found = safe_fs.lstat(candidate)
         except OSError:
+            # A folder checked a moment ago is a symlink now (swapped in since): not followed.
+            return None
+        if found is None:
             return False
-        if not stat.S_ISLNK(mode):
+        if not stat.S_ISLNK(found.st_mode):
             current = candidate
             continue
         hops += 1
@@ -150,7 +157,7 @@ def _link_target(link: Path, folder: Path, root: Path) -> Path | None:
     """Where `link` (in the real folder `folder`) points, normalised, if that is under
     `root`; `folder` holds no symlinks, so `..` can be resolved by the text alone."""
     try:
-        target = os.readlink(link)
+        target = safe_fs.read_link(link)
     except OSError:
         return None
     joined = Path(os.path.normpath(os.path.join(folder, target)))
