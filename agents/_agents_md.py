@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from corral.tools import is_within
 from corral.tools._errors import InvalidInput
+from corral.tools._safe_fs import open_regular
 
 from ._agents_md_conditions import apply_conditions
 from ._fragments import USER_INSTRUCTIONS
@@ -81,7 +83,7 @@ def load_agents_md(
     project files off. Raises `AgentsMdError` for a file that exists but cannot be used.
     """
     dirs = _search_dirs(cwd.resolve(), root_markers)
-    facts = ProjectFacts(dirs[0], folders=dirs, environment=environment)
+    facts = ProjectFacts(dirs[0], folders=dirs, environment=environment, hidden=(home.resolve(),))
     warnings: list[str] = []
 
     def decide(path: Path, text: str) -> str:
@@ -95,7 +97,8 @@ def load_agents_md(
     if max_bytes > 0:
         names = _candidate_names(fallback_names)
         found = [p for d in dirs if (p := _pick(d, names))]
-        parts.extend(_load_budgeted(found, max_bytes, decide))
+        readable = [p for p in found if _readable(p, home, warnings.append)]
+        parts.extend(_load_budgeted(readable, max_bytes, decide))
     unique = tuple(dict.fromkeys(warnings))
     for warning in unique:
         _warn_once(warning)
@@ -144,6 +147,17 @@ def _pick(directory: Path, names: tuple[str, ...]) -> Path | None:
     return next((directory / n for n in names if (directory / n).is_file()), None)
 
 
+def _readable(path: Path, home: Path, warn: Callable[[str], None]) -> bool:
+    """Whether a project's file may be read: a symlink (a repository can ship one) must not
+    lead into corral's home (the API token, the journal), which no agent may read; through
+    `/proc/self/root` or an open descriptor too, since the path is resolved first."""
+    real = path.resolve()
+    if is_within(real, [home.resolve()]):
+        warn(f"{path} leads to {real}, which agents may not read; not read")
+        return False
+    return True
+
+
 def _load_budgeted(paths: list[Path], max_bytes: int, decide: Decide) -> Iterator[AgentsMdPart]:
     remaining = max_bytes
     for path in paths:
@@ -176,7 +190,9 @@ def _marker(omitted: int, path: Path, max_bytes: int) -> str:
 
 def _read(path: Path, *, limit: int | None) -> bytes:
     try:
-        with path.open("rb") as file:
+        # The path as resolved when it was checked, opened without following a symlink that
+        # was swapped in since.
+        with open_regular(path.resolve()) as file:
             return file.read() if limit is None else file.read(limit)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__

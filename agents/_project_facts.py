@@ -15,6 +15,8 @@ from functools import cached_property
 from itertools import islice
 from pathlib import Path, PurePosixPath
 
+from corral.tools import _safe_fs as safe_fs
+
 MAX_LISTED = 2_000
 """Entries read from one folder when looking for marker files: a folder of a million files
 costs no more than this."""
@@ -74,13 +76,20 @@ class ProjectFacts:
     """The project as conditions see it; languages are detected on first use only."""
 
     def __init__(
-        self, root: Path, *, folders: Sequence[Path] = (), environment: str | None = None
+        self,
+        root: Path,
+        *,
+        folders: Sequence[Path] = (),
+        environment: str | None = None,
+        hidden: Sequence[Path] = (),
     ) -> None:
         """`root` is the real path of the project root; `folders` are listed for markers
-        (default: the root alone)."""
+        (default: the root alone); `hidden` (real paths: corral's home) is never probed, even
+        inside the root."""
         self.root = root
         self.folders = tuple(folders) or (root,)
         self.environment = environment
+        self.hidden = tuple(hidden)
 
     @cached_property
     def languages(self) -> frozenset[str]:
@@ -96,18 +105,24 @@ class ProjectFacts:
     def exists(self, relative: str, warn: Warn) -> bool | None:
         """Whether `relative` names something inside the root; None (and a warning) for a
         path that leads outside it, which is not looked up."""
-        found = confined_exists(self.root, relative)
+        found = confined_exists(self.root, relative, hidden=self.hidden)
         if found is None:
             shown = repr(relative[:60] + ("..." if len(relative) > 60 else ""))
-            warn(f"exists={shown} leads outside the project root {self.root}; not looked up")
+            warn(
+                f"exists={shown} leads outside the project root {self.root} or into corral's "
+                "home; not looked up"
+            )
         return found
 
 
-def confined_exists(root: Path, relative: str) -> bool | None:
-    """Whether `relative` exists under `root` (a real path), or None if it would leave it.
+def confined_exists(root: Path, relative: str, *, hidden: Sequence[Path] = ()) -> bool | None:
+    """Whether `relative` exists under `root` (a real path), or None if it would leave it or
+    enter one of the `hidden` folders.
 
     Walks one name at a time with `lstat`; a symlink is read, not followed, and its target
-    must stay under `root`, so no path outside `root` is ever stat'ed.
+    must stay under `root`, so no path outside `root` is ever stat'ed. Each look-up reaches
+    its name through folder handles without following a symlink, so a folder swapped for one
+    between two steps is refused rather than followed.
     """
     if "\0" in relative or PurePosixPath(relative).is_absolute() or relative.startswith("~"):
         return None
@@ -117,11 +132,16 @@ def confined_exists(root: Path, relative: str) -> bool | None:
     current, hops = root, 0
     while parts:
         candidate = current / parts.pop(0)
+        if any(candidate == h or candidate.is_relative_to(h) for h in hidden):
+            return None
         try:
-            mode = os.lstat(candidate).st_mode
+            found = safe_fs.lstat(candidate)
         except OSError:
+            # A folder checked a moment ago is a symlink now (swapped in since): not followed.
+            return None
+        if found is None:
             return False
-        if not stat.S_ISLNK(mode):
+        if not stat.S_ISLNK(found.st_mode):
             current = candidate
             continue
         hops += 1
@@ -137,7 +157,7 @@ def _link_target(link: Path, folder: Path, root: Path) -> Path | None:
     """Where `link` (in the real folder `folder`) points, normalised, if that is under
     `root`; `folder` holds no symlinks, so `..` can be resolved by the text alone."""
     try:
-        target = os.readlink(link)
+        target = safe_fs.read_link(link)
     except OSError:
         return None
     joined = Path(os.path.normpath(os.path.join(folder, target)))

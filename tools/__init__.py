@@ -90,6 +90,7 @@ from ._truncate import HeadTailBuffer as HeadTailBuffer
 from ._truncate import format_truncated_output as format_truncated_output
 from ._truncate import truncate_middle as truncate_middle
 from ._user_hooks import HookRunner as HookRunner
+from ._user_hooks import approve_with_hooks as approve_with_hooks
 from ._view_image import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from ._view_image import view_image_tool as view_image_tool
 
@@ -153,6 +154,7 @@ __all__ = [
     "apply_patch",
     "apply_patch_text",
     "apply_patch_tool",
+    "approve_with_hooks",
     "build_core_registry",
     "check_domain_patterns",
     "core_tool_names",

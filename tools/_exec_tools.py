@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ._approval import ApprovalKind, ApprovalRequest, DenyAllApprover, request_approval
+from ._approval import ApprovalKind, ApprovalRequest, DenyAllApprover
 from ._errors import OperationFailed
 from ._exec_sessions import ExecSession, ExecSessions
 from ._permissions import ApprovalPolicy, PermissionProfile
@@ -26,6 +26,7 @@ from ._safe_commands import is_known_safe_command
 from ._sandbox import BubblewrapSandbox, InteractiveProcess
 from ._shell import DEFAULT_MAX_OUTPUT_TOKENS, workdir_for
 from ._truncate import APPROX_BYTES_PER_TOKEN, HeadTailBuffer
+from ._user_hooks import approve_with_hooks
 
 EXEC_COMMAND = "exec_command"
 WRITE_STDIN = "write_stdin"
@@ -181,9 +182,7 @@ async def _approve(cmd: str, ctx: ToolContext, within: float) -> None:
         agent_id=ctx.agent_id,
     )
     approver = services.approver or DenyAllApprover()
-    decision = await request_approval(
-        approver, request, answer_within=within, on_wait=services.approval_observer
-    )
+    decision = await approve_with_hooks(ctx, request, approver, within=within)
     if not decision.approved:
         raise OperationFailed(f"the command was not run: approval was denied ({decision.reason})")
 

@@ -3,12 +3,14 @@ anything, probe paths, count the workspace's own files as installed tools, or pr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from corral.orchestrator.services.skills import SkillCatalog, SkillRoot, load_skills
@@ -170,3 +172,75 @@ def test_a_skill_warning_never_carries_control_characters(tmp_path: Path, requir
 
     assert catalog.warnings
     assert all("\x1b" not in str(w) and "\x07" not in str(w) for w in catalog.warnings)
+
+
+# Files whose text YAML would quote in its error message.
+NOT_YAML = [
+    f"[default]\n{SECRET} = x\n",
+    f"machine example.com login me password {SECRET}: x: y\n",
+    f"token: *{SECRET}\n",
+    f'"{SECRET}\n',
+]
+
+
+@pytest.mark.parametrize("text", NOT_YAML)
+@pytest.mark.parametrize("linked", [False, True], ids=["in-the-skill", "symlink-out"])
+def test_a_broken_sidecar_never_puts_the_files_text_in_a_warning(
+    tmp_path: Path, text: str, linked: bool
+) -> None:
+    path = write_skill(tmp_path / "skills", "leaky", "")
+    (path.parent / "agents").mkdir()
+    sidecar = path.parent / "agents" / "openai.yaml"
+    if linked:
+        (tmp_path / "credentials").write_text(text)
+        sidecar.symlink_to(tmp_path / "credentials")
+    else:
+        sidecar.write_text(text)
+
+    catalog = load(tmp_path / "skills", {})
+
+    assert not catalog.skills and catalog.warnings
+    assert all(SECRET not in str(w) for w in catalog.warnings)
+
+
+@pytest.mark.parametrize("how", ["relative", "absolute", "folder"])
+def test_a_sidecar_that_leads_outside_the_skill_skips_it(tmp_path: Path, how: str) -> None:
+    path = write_skill(tmp_path / "skills", "wanderer", "")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "openai.yaml").write_text("dependencies: {tools: []}\n")
+    if how == "folder":
+        (path.parent / "agents").symlink_to(outside)
+    else:
+        (path.parent / "agents").mkdir()
+        target = outside / "openai.yaml" if how == "absolute" else "../../../outside/openai.yaml"
+        (path.parent / "agents" / "openai.yaml").symlink_to(target)
+
+    catalog = load(tmp_path / "skills", {})
+
+    assert not catalog.skills
+    assert "leads outside the skill's folder" in str(catalog.warnings[0])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("linked", [False, True], ids=["fifo", "symlink-to-fifo"])
+async def test_a_sidecar_that_is_a_fifo_never_blocks_discovery(
+    tmp_path: Path, linked: bool
+) -> None:
+    path = write_skill(tmp_path / "skills", "stuck", "")
+    (path.parent / "agents").mkdir()
+    sidecar = path.parent / "agents" / "openai.yaml"
+    fifo = path.parent / "agents" / "pipe" if linked else sidecar
+    os.mkfifo(fifo)
+    if linked:
+        sidecar.symlink_to("pipe")
+    try:
+        with anyio.fail_after(DEADLINE):
+            catalog = await anyio.to_thread.run_sync(
+                load, tmp_path / "skills", {}, abandon_on_cancel=True
+            )
+    finally:
+        # Had discovery blocked opening the FIFO, this lets its thread go.
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert not catalog.skills and "not a regular file" in str(catalog.warnings[0])

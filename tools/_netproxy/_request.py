@@ -3,7 +3,9 @@
 Parsing is strict on purpose: the target's authority must be a bare host (a name, an IPv4
 literal or a bracketed IPv6 literal) and a port, with no userinfo, percent signs or spaces; a
 `Host` header must name the same host and port as the request line, so a client cannot have
-one host checked and another one served. What does not parse is refused with a reason.
+one host checked and another one served; a control character anywhere in the head (a bare CR or
+LF that the upstream server would read as a line break) is refused for the same reason. What
+does not parse is refused with a reason.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from .._domains import BadHost, Host, parse_host
 MAX_HEAD_BYTES = 16 * 1024
 _AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _HOP_BY_HOP = frozenset({"proxy-connection", "proxy-authorization", "connection", "keep-alive"})
 
 
@@ -45,6 +48,10 @@ def parse_request(head: bytes) -> ProxyRequest:
     except UnicodeDecodeError as exc:
         raise Refused(400, "the request head is not ASCII") from exc
     lines = text.split("\r\n")
+    if any(_CONTROL.search(line) for line in lines) or "\t" in lines[0]:
+        # A bare CR or LF would end a line for the upstream server that was no line break here:
+        # a header (a second Host) or a request it never had checked.
+        raise Refused(400, "the request head has a control character (a bare CR or LF, a NUL)")
     parts = lines[0].split(" ")
     if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]) or not parts[2].startswith("HTTP/1."):
         raise Refused(400, "the request line is not `METHOD TARGET HTTP/1.x`")

@@ -14,6 +14,7 @@ from .._hook_model import HooksConfig as HooksConfig
 from ._run import HookOutcome as HookOutcome
 from ._run import HookRunner as HookRunner
 from ._run import HookScope as HookScope
+from ._tools import approve_with_hooks as approve_with_hooks
 from ._tools import dispatch_with_hooks as dispatch_with_hooks
 from ._tools import hook_scope as hook_scope
 from ._tools import permission_by_hooks as permission_by_hooks
@@ -28,6 +29,7 @@ __all__ = [
     "HookRunner",
     "HookScope",
     "HooksConfig",
+    "approve_with_hooks",
     "dispatch_with_hooks",
     "hook_scope",
     "permission_by_hooks",

@@ -14,7 +14,7 @@ import json
 from contextvars import ContextVar
 from typing import Any
 
-from .._approval import ApprovalDecision, ApprovalRequest
+from .._approval import ApprovalDecision, ApprovalRequest, Approver, request_approval
 from .._hook_model import HookEvent, HookRun
 from .._registry import ToolCall, ToolContext, ToolOutput, ToolRegistry
 from .._sandbox import BubblewrapSandbox, Sandbox
@@ -104,3 +104,20 @@ def _input_of(call: ToolCall) -> Any:
         return json.loads(call.arguments) if call.arguments.strip() else {}
     except ValueError:
         return call.arguments
+
+
+async def approve_with_hooks(
+    ctx: ToolContext, req: ApprovalRequest, approver: Approver, *, within: float
+) -> ApprovalDecision:
+    """What `req` gets: the agent's `PermissionRequest` hooks' answer, else `approver`'s.
+
+    Every tool that asks for approval goes through here (or, for `shell`, through
+    `permission_by_hooks` itself), so a model cannot pick a tool whose approvals skip the
+    user's hooks."""
+    hooks: HookRunner | None = ctx.services.hooks
+    if hooks is not None:
+        decided = await permission_by_hooks(hooks, hook_scope(ctx), req)
+        if decided is not None:
+            return decided
+    observer = ctx.services.approval_observer
+    return await request_approval(approver, req, answer_within=within, on_wait=observer)

@@ -23,7 +23,7 @@ from corral.tools import (
     DenyAllApprover,
     ToolContext,
     ToolOutput,
-    request_approval,
+    approve_with_hooks,
 )
 
 # How much of the arguments the approval question shows (the decision covers all of them).
@@ -66,13 +66,8 @@ async def refusal_unless_approved(
         kind=ApprovalKind.MCP_TOOL,
         agent_id=ctx.agent_id,
     )
-    services = ctx.services
-    decision = await request_approval(
-        services.approver or DenyAllApprover("nobody is there to approve MCP tool calls"),
-        request,
-        answer_within=ctx.approval_timeout,
-        on_wait=services.approval_observer,
-    )
+    approver = ctx.services.approver or DenyAllApprover("nobody is there to approve MCP tool calls")
+    decision = await approve_with_hooks(ctx, request, approver, within=ctx.approval_timeout)
     if decision.approved:
         return None
     return ToolOutput.error(f"{exposed} was not called: approval was denied ({decision.reason})")

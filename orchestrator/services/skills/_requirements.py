@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,7 @@ class Requirements:
 def parse_requirements(frontmatter: Mapping[str, Any], folder: Path) -> Requirements:
     """The skill's declared needs: its frontmatter's `requires`, then its Codex sidecar's."""
     declared = _from_frontmatter(frontmatter.get("requires"))
-    sidecar = _from_sidecar(folder / SIDECAR)
+    sidecar = _from_sidecar(folder)
     env = tuple(dict.fromkeys((*declared.env, *sidecar)))
     if len(env) + len(declared.commands) > MAX_REQUIREMENTS:
         raise RequirementsError(f"`requires` lists more than {MAX_REQUIREMENTS} names")
@@ -88,23 +89,49 @@ def _names(where: str, names: Any, kind: str) -> list[str]:
     return list(names)
 
 
-def _from_sidecar(path: Path) -> list[str]:
+def _from_sidecar(folder: Path) -> list[str]:
     """The `env_var` dependencies of Codex's `agents/openai.yaml`; other kinds are Codex's."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_SIDECAR_BYTES + 1)
-    except OSError:
+    data = _read_sidecar(folder)
+    if data is None:
         return []
-    if len(data) > MAX_SIDECAR_BYTES:
-        raise RequirementsError(f"{SIDECAR} is larger than {MAX_SIDECAR_BYTES:,} bytes")
     try:
         loaded = yaml.safe_load(data.decode("utf-8"))
+    except yaml.MarkedYAMLError as exc:
+        # The line number only: YAML's own message quotes the file, which may not be the
+        # skill's (a symlink swapped in) and goes to logs.
+        mark = exc.problem_mark or exc.context_mark
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise RequirementsError(f"{SIDECAR} is not valid YAML{where}") from exc
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise RequirementsError(f"{SIDECAR} cannot be read as YAML: {exc}") from exc
+        raise RequirementsError(f"{SIDECAR} is not UTF-8 YAML") from exc
     tools = _get(_get(loaded, "dependencies"), "tools")
     entries = tools if isinstance(tools, list) else []
     wanted = [e.get("value") for e in entries if isinstance(e, dict) and e.get("type") == "env_var"]
     return _names(f"{SIDECAR} dependencies", wanted, "env")
+
+
+def _read_sidecar(folder: Path) -> bytes | None:
+    """The sidecar's bytes; None when there is none. It must be a regular file inside the
+    skill's folder: a symlink out of it could name any file of the host (its text would reach
+    warnings), and a FIFO or a terminal would block discovery."""
+    path = folder / SIDECAR
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if not real.is_relative_to(folder.resolve()):
+        raise RequirementsError(f"{SIDECAR} leads outside the skill's folder; make it a file there")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RequirementsError(f"{SIDECAR} is not a regular file")
+        data = file.read(MAX_SIDECAR_BYTES + 1)
+    if len(data) > MAX_SIDECAR_BYTES:
+        raise RequirementsError(f"{SIDECAR} is larger than {MAX_SIDECAR_BYTES:,} bytes")
+    return data
 
 
 def _get(value: Any, key: str) -> Any:
