@@ -82,6 +82,8 @@ class RunSetup:
     journal: Store | None = None
     """The journal open on `journal_path(config)`, shared by runs and closed by whoever opened
     it; opened per run when not given."""
+    hold_lease: bool = True
+    """False only in a worker process of a fan-out whose parent process holds the run's lease."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -196,7 +198,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
     try:
         async with (
             _journal(config, setup) as store,
-            hold_run_lease(store, run_id),
+            hold_run_lease(store, run_id) if setup.hold_lease else nullcontext(),
             _open_mcp_tooling(config) as mcp,
             _observed(config, run_id, setup) as hooks,
         ):
