@@ -4,9 +4,16 @@ limits and budget; each worker process runs its items through the same agent hos
 `run_in_processes` is the parent's entry; `python -m corral.orchestrator._procs FD` a worker's.
 """
 
+from ._budget import SharedBudget as SharedBudget
 from ._parent import ProcessRun as ProcessRun
 from ._parent import WorkerProcessGone as WorkerProcessGone
 from ._parent import default_processes as default_processes
 from ._parent import run_in_processes as run_in_processes
 
-__all__ = ["ProcessRun", "WorkerProcessGone", "default_processes", "run_in_processes"]
+__all__ = [
+    "ProcessRun",
+    "SharedBudget",
+    "WorkerProcessGone",
+    "default_processes",
+    "run_in_processes",
+]

@@ -41,14 +41,15 @@ class SharedBudget(RunBudget):
     post: Callable[[Message], None] | None = None
 
     def charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
+        exhausted = super().charge(usage, cost, tool_calls)
         if self.post is not None:
             self.post(_spent(usage.total_tokens, cost, tool_calls, 1))
-        return super().charge(usage, cost, tool_calls)
+        return exhausted
 
     def add_prior(self, usage: Usage, cost: float, tool_calls: int, turns: int) -> None:
+        super().add_prior(usage, cost, tool_calls, turns)
         if self.post is not None:
             self.post(_spent(usage.total_tokens, cost, tool_calls, turns))
-        super().add_prior(usage, cost, tool_calls, turns)
 
     def others_spent(self, message: Message, before: dict[str, float]) -> None:
         """Take in what the other processes have spent (`message`), replacing `before`."""
@@ -67,8 +68,13 @@ class _Share:
     turns: float = 0.0
 
 
+LOCAL = -1
+"""The parent's own share, when it runs items too."""
+
+
 class BudgetDesk:
-    """The parent's accountant: the run's totals and each worker's share of them."""
+    """The parent's accountant: the run's totals (its own budget, `master`) and each worker's
+    share of them."""
 
     def __init__(self, master: RunBudget, posts: dict[int, Callable[[Message], None]]) -> None:
         self._master = master
@@ -76,18 +82,26 @@ class BudgetDesk:
         self._shares: dict[int, _Share] = {}
 
     def spent(self, worker: int, message: Message) -> None:
-        """Worker `worker` spent what `message` says: add it, tell the others."""
-        share = self._shares.setdefault(worker, _Share())
-        for name in _COUNTS:
-            setattr(share, name, getattr(share, name) + message[name])
+        """Worker process `worker` spent what `message` says: add it, tell the others."""
         usage = Usage(input_tokens=int(message["tokens"]), output_tokens=0)
-        self._master.add_prior(usage, message["cost_usd"], message["tool_calls"], message["turns"])
+        counts = (message["cost_usd"], message["tool_calls"], message["turns"])
+        RunBudget.add_prior(self._master, usage, *counts)  # not relayed back as the parent's own
         exhausted = self._master.exhausted or self._master._check()
         if exhausted is not None:
             self._master._exhausted = exhausted
+        self._add(worker, message)
+
+    def local_spent(self, message: Message) -> None:
+        """This process's agents spent `message` (the master counted it already)."""
+        self._add(LOCAL, message)
+
+    def _add(self, worker: int, message: Message) -> None:
+        share = self._shares.setdefault(worker, _Share())
+        for name in _COUNTS:
+            setattr(share, name, getattr(share, name) + message[name])
         for other, post in self._posts.items():
             if other != worker:
-                post(self._others(other, exhausted))
+                post(self._others(other, self._master.exhausted))
 
     def _others(self, worker: int, exhausted: str | None) -> Message:
         share = self._shares.get(worker, _Share())

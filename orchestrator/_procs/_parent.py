@@ -17,10 +17,9 @@ import socket
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import anyio
 from anyio.abc import Process, TaskGroup
@@ -29,8 +28,7 @@ from corral.agents import AgentRecord, AgentStatus, CorralConfig, ItemRecord, Ru
 from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
-from .._run import RunBudget
-from ._budget import BudgetDesk, has_run_limits
+from ._budget import BudgetDesk, SharedBudget, has_run_limits
 from ._permits import PermitDesk
 from ._wire import Channel, Message
 
@@ -56,10 +54,13 @@ class ProcessRun:
     processes: int
     concurrency: int
     limiters: RateLimiterRegistry
-    budget: RunBudget
+    budget: SharedBudget
     hooks: RunnerHooks
     env: Mapping[str, str] | None = None
     base_url: str | None = None
+    local: Callable[[ItemRecord], Awaitable[None]] | None = None
+    """Runs one item in this process, which then counts as one of the `processes`: it takes
+    items at once, while the others start up, and its own spare CPU is not wasted."""
 
     def init_message(self) -> Message:
         # Only what the parent's hooks watch crosses the channel: a progress line needs no
@@ -96,7 +97,7 @@ async def run_in_processes(
     run: ProcessRun, records: list[ItemRecord], owners: dict[int, AgentRecord]
 ) -> None:
     """Carry every unfinished item of `records` to `done` or `failed` in `run.processes`
-    worker processes; `owners` is each item's agent to restore (missing: start afresh)."""
+    processes; `owners` is each item's agent to restore (missing: start afresh)."""
     todo = [r for r in records if r.status not in _FINAL]
     if not todo:
         return
@@ -104,20 +105,54 @@ async def run_in_processes(
     share = math.ceil(run.concurrency / count)
     owned = [(r, owners[r.index].agent_id if r.index in owners else None) for r in todo]
     deal = _Deal(deque(owned), len(todo))
-    posts: dict[int, Any] = {}
+    posts: dict[int, Callable[[Message], None]] = {}
     desk = BudgetDesk(run.budget, posts)
+    if has_run_limits(run.budget.limits):
+        run.budget.post = desk.local_spent
     try:
         async with anyio.create_task_group() as tg:
-            for number in range(count):
+            for number in range(count - 1 if run.local is not None else count):
                 worker = _WorkerProcess(number, run, deal, share, desk)
                 deal.workers.append(worker)
                 posts[number] = worker.post
                 tg.start_soon(worker.run)
+            if run.local is not None:
+                tg.start_soon(_LocalWorker(run.local, deal, share).run)
             await deal.all_final.wait()
             for worker in deal.workers:
                 worker.stop()
     except BaseExceptionGroup as group:
         raise _first(group) from None
+    finally:
+        run.budget.post = None
+
+
+class _LocalWorker:
+    """This process's own share of the items, run by the fan-out's pool as in one process."""
+
+    def __init__(
+        self, run_one: Callable[[ItemRecord], Awaitable[None]], deal: _Deal, share: int
+    ) -> None:
+        self.run_one = run_one
+        self.deal = deal
+        self.share = share
+        self.in_flight = 0
+
+    async def run(self) -> None:
+        async with anyio.create_task_group() as tg:
+            self._deal(tg)
+
+    def _deal(self, tg: TaskGroup) -> None:
+        while self.in_flight < self.share and self.deal.queue:
+            record, _ = self.deal.queue.popleft()
+            self.in_flight += 1
+            tg.start_soon(self._item, record, tg)
+
+    async def _item(self, record: ItemRecord, tg: TaskGroup) -> None:
+        await self.run_one(record)
+        self.in_flight -= 1
+        self.deal.finished()
+        self._deal(tg)
 
 
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -31,8 +31,7 @@ from corral.agents import (
 )
 from corral.tools import ApprovalPolicy, InvalidInput, OperationFailed
 
-from .._ratelimit import RateLimiterRegistry
-from .._run import RunRuntime, price_for
+from .._run import price_for
 from ..runs import (
     FANOUT_KINDS,
     FanoutJob,
@@ -233,7 +232,7 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
         processes = worker_processes(carry.processes, records, settings, config, setup)
         try:
             if processes > 1:
-                await _in_processes(runtime, carry, setup, processes, records, owners)
+                await _in_processes(pool, carry, setup, processes, records, owners)
             else:
                 await pool.run(records, settings.concurrency)
         except (anyio.get_cancelled_exc_class(), OperationFailed):
@@ -294,26 +293,32 @@ def worker_processes(
 
 
 async def _in_processes(
-    runtime: RunRuntime,
+    pool: WorkerPool,
     carry: _Carry,
     setup: RunSetup,
     processes: int,
     records: list[ItemRecord],
     owners: dict[int, AgentRecord],
 ) -> None:
-    from .._procs import ProcessRun, run_in_processes
+    from .._procs import ProcessRun, SharedBudget, run_in_processes
 
+    runtime = pool.runtime
     config = runtime.config
+    # Before any agent starts, so this process's agents charge the budget the workers share.
+    budget = SharedBudget(runtime.budget.limits, deadline=runtime.budget.deadline)
+    runtime.budget = budget
     run = ProcessRun(
         run_id=carry.run_id,
         config=config,
         processes=processes,
         concurrency=carry.settings.concurrency,
-        limiters=setup.limiters or RateLimiterRegistry.from_config(config),
-        budget=runtime.budget,
+        # The limiters this process's own agents go through: one per endpoint for all.
+        limiters=runtime.options.clients.limiters,
+        budget=budget,
         hooks=setup.hooks,
         env=setup.env,
         base_url=carry.base_url,
+        local=pool.run_one,
     )
     await run_in_processes(run, records, owners)
 

@@ -1,0 +1,148 @@
+"""A fan-out whose workers run in several processes: the same journal as in one process, one
+rate limiter per endpoint and one run budget across them.
+
+The workers are real processes (`python -m corral.orchestrator._procs`) against the scripted
+model server in this process; the parent is this test's event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from corral.agents import BudgetConfig, CorralConfig, open_sqlite_store
+from corral.agents._config import RateLimit
+from corral.orchestrator.fanout import FanoutOutcome, run_fanout
+from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
+from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+
+pytestmark = pytest.mark.anyio
+
+WAIT = 60.0
+TOGETHER = 3
+"""Items whose requests the server holds until all have asked: with each process running at
+most 2 of the 4 at once, 3 in flight together means both processes run items."""
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+_ITEM = re.compile(r"Item (\d+):")
+
+
+def plan_report_answer(request: dict[str, Any]) -> Any:
+    """Each worker updates its plan, reports its number (odd numbers first report a string,
+    which the schema refuses), then answers: three to four requests, every one journaled."""
+    n = int(_ITEM.findall(json.dumps(request["input"]))[-1])
+    outputs = [i["output"] for i in request["input"] if i.get("type") == "function_call_output"]
+    if not outputs:
+        plan = {"plan": [{"step": f"report {n}", "status": "in_progress"}]}
+        return [{"type": "function_call", "name": "update_plan", "arguments": json.dumps(plan)}]
+    if len(outputs) == 1 and n % 2 == 1:
+        arguments = json.dumps({"n": str(n)})
+        return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
+    if "result recorded" not in outputs[-1]:
+        arguments = json.dumps({"n": n})
+        return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
+    return f"item {n} reported"
+
+
+class Together:
+    """`plan_report_answer`, once `count` distinct items have sent a request."""
+
+    def __init__(self, count: int = TOGETHER) -> None:
+        self.count = count
+        self.seen: set[int] = set()
+        self.all_in = anyio.Event()
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        if not self.all_in.is_set():
+            self.seen.add(int(_ITEM.findall(json.dumps(request["input"]))[-1]))
+            if len(self.seen) >= self.count:
+                self.all_in.set()
+            with anyio.fail_after(WAIT):
+                await self.all_in.wait()
+        return plan_report_answer(request)
+
+
+def job(tmp_path: Path, items: int, *, processes: int, concurrency: int) -> FanoutJob:
+    return FanoutJob(
+        items=tuple({"n": n} for n in range(items)),
+        template="Item {n}: report it.",
+        result_schema=SCHEMA,
+        cwd=tmp_path,
+        concurrency=concurrency,
+        processes=processes,
+        worker=WorkerTemplate(tools=("update_plan",)),
+    )
+
+
+async def journaled_outcomes(config: CorralConfig, outcome: FanoutOutcome) -> list[Any]:
+    """Each item's status, result and error, and its agent's status and journal (event kinds
+    and payloads without ids or times): what a reader of the journal sees of the run."""
+    rows: list[Any] = []
+    async with open_sqlite_store(config.home / "journal.sqlite") as store:
+        agents = {a.agent_id: a for a in await store.list_agents(outcome.run_id)}
+        for item in await store.items(outcome.run_id):
+            assert item.agent_id is not None
+            agent = agents[item.agent_id]
+            events = [e.kind for e in await store.events(item.agent_id)]
+            rows.append((item.index, item.status, item.result, item.error, agent.status, events))
+    return rows
+
+
+async def run_with(tmp_path: Path, processes: int, **config: Any) -> tuple[FanoutOutcome, Any]:
+    options = ModelServerOptions(latency_ms=5)
+    async with serve_model_server(Together(), options) as server:
+        home = tmp_path / f"home-{processes}"
+        settings = CorralConfig(home=home, base_url=server.base_url, **config)
+        outcome = await run_fanout(
+            settings, job(tmp_path, 10, processes=processes, concurrency=4), RunSetup(env={})
+        )
+        stats = server.stats()
+    return outcome, (settings, stats)
+
+
+async def test_two_processes_journal_the_same_item_and_agent_outcomes_as_one(
+    tmp_path: Path,
+) -> None:
+    one, (config_one, _) = await run_with(tmp_path, 1)
+    two, (config_two, stats) = await run_with(tmp_path, 2)
+    assert [i.result for i in two.items] == [{"n": n} for n in range(10)]
+    assert await journaled_outcomes(config_two, two) == await journaled_outcomes(config_one, one)
+    assert [(i.status, i.result, i.usage) for i in two.items] == [
+        (i.status, i.result, i.usage) for i in one.items
+    ]
+    assert stats["requests"]["total"] == 10 * 3 + 5, "each item's requests sent once"
+
+
+async def test_the_in_flight_cap_of_an_endpoint_holds_across_processes(tmp_path: Path) -> None:
+    limits = {"default": RateLimit(max_concurrency=3)}
+    options = ModelServerOptions(latency_ms=40)
+    async with serve_model_server(Together(), options) as server:
+        config = CorralConfig(home=tmp_path / "home", base_url=server.base_url, rate_limits=limits)
+        outcome = await run_fanout(
+            config, job(tmp_path, 16, processes=2, concurrency=4), RunSetup(env={})
+        )
+        stats = server.stats()
+    assert outcome.done == 16
+    # Each process runs at most 2 items at once: 3 together needed both, and a limiter per
+    # process would have let all 4 go.
+    assert stats["max_in_flight"] == 3
+
+
+async def test_the_run_budget_is_shared_by_the_processes(tmp_path: Path) -> None:
+    limit, concurrency = 12, 4
+    budgets = BudgetConfig(run_max_turns=limit)
+    async with serve_model_server(Together(), ModelServerOptions(latency_ms=5)) as server:
+        config = CorralConfig(home=tmp_path / "home", base_url=server.base_url, budgets=budgets)
+        outcome = await run_fanout(
+            config, job(tmp_path, 20, processes=2, concurrency=concurrency), RunSetup(env={})
+        )
+        stats = server.stats()
+    # Past the limit, at most the requests already in flight in every process go out.
+    assert limit <= stats["requests"]["total"] <= limit + concurrency
+    failed = [item for item in outcome.items if item.status == "failed"]
+    assert failed, "the items past the budget failed"
+    assert all("run budget exceeded" in (item.error or "") for item in failed)
