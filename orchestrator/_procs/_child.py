@@ -24,6 +24,8 @@ from corral.agents import (
     AgentStatus,
     CorralConfig,
     ItemRecord,
+    ModelRequest,
+    ModelResponse,
     ModelSettings,
     RunnerHooks,
     open_model_client,
@@ -57,6 +59,18 @@ class RelayHooks(RunnerHooks):
 
     def turn_ended(self, agent_id: str, turn: int, status: AgentStatus) -> None:
         self._post("turn_ended", agent_id, turn, str(status))
+
+    def model_call_ended(
+        self,
+        agent_id: str,
+        request: ModelRequest,
+        response: ModelResponse | None,
+        error: BaseException | None,
+    ) -> None:
+        # Only what a progress line counts: the model and the usage of an answered call.
+        if response is not None:
+            usage = response.usage.model_dump(mode="json")
+            self._post("model_call_ended", agent_id, request.model, usage)
 
     def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
         self._post("event", agent_id, seq, kind, dict(payload))

@@ -24,7 +24,17 @@ from pathlib import Path
 import anyio
 from anyio.abc import Process, TaskGroup
 
-from corral.agents import AgentRecord, AgentStatus, CorralConfig, ItemRecord, RunnerHooks, SafeHooks
+from corral.agents import (
+    AgentRecord,
+    AgentStatus,
+    CorralConfig,
+    ItemRecord,
+    ModelRequest,
+    ModelResponse,
+    RunnerHooks,
+    SafeHooks,
+    Usage,
+)
 from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
@@ -37,8 +47,9 @@ STOP_TIMEOUT = 10.0
 START_TIMEOUT = 120.0
 """How long a worker process may take to open the run (imports, journal, MCP servers)."""
 _FINAL = ("done", "failed")
-RELAYED = ("agent_started", "turn_ended", "event")
-"""The hooks a worker process hands its parent; the others stay in the worker."""
+RELAYED = ("agent_started", "turn_ended", "model_call_ended", "event")
+"""The hooks a worker process hands its parent; the others stay in the worker. An answered
+model call arrives as its model and usage alone (no input, no output items)."""
 
 
 class WorkerProcessGone(OperationFailed):
@@ -251,6 +262,11 @@ class _WorkerProcess:
             self.hooks.agent_started(*args)
         elif name == "turn_ended":
             self.hooks.turn_ended(args[0], args[1], AgentStatus(args[2]))
+        elif name == "model_call_ended":
+            agent_id, model, usage = args
+            request = ModelRequest(model=model, instructions="", input=())
+            answer = ModelResponse(items=[], usage=Usage.model_validate(usage), model=model)
+            self.hooks.model_call_ended(agent_id, request, answer, None)
         elif name == "event":
             self.hooks.event(*args)
 

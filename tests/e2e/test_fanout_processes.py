@@ -27,7 +27,8 @@ from corral.orchestrator.model_server import serve_model_server
 
 from ._cli import corral_argv, corral_env, run_corral
 
-pytestmark = pytest.mark.anyio
+# Three corral processes per test, each importing corral: seconds each on a busy machine.
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(240)]
 WAIT = 90.0
 ITEMS = 8
 HELD = 3

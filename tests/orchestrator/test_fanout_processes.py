@@ -15,13 +15,22 @@ from typing import Any
 import anyio
 import pytest
 
-from corral.agents import BudgetConfig, CorralConfig, open_sqlite_store
+from corral.agents import (
+    AgentStatus,
+    BudgetConfig,
+    CorralConfig,
+    ModelRequest,
+    ModelResponse,
+    RunnerHooks,
+    open_sqlite_store,
+)
 from corral.agents._config import RateLimit
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
-pytestmark = pytest.mark.anyio
+# Worker processes import corral and open the journal: seconds each on a busy machine.
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
 
 WAIT = 60.0
 TOGETHER = 3
@@ -92,29 +101,60 @@ async def journaled_outcomes(config: CorralConfig, outcome: FanoutOutcome) -> li
     return rows
 
 
-async def run_with(tmp_path: Path, processes: int, **config: Any) -> tuple[FanoutOutcome, Any]:
+class Watching(RunnerHooks):
+    """What a progress line counts: agents started and ended, and the tokens of each answer."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.ended: list[str] = []
+        self.tokens = 0
+
+    def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
+        self.started += 1
+
+    def turn_ended(self, agent_id: str, turn: int, status: AgentStatus) -> None:
+        self.ended.append(str(status))
+
+    def model_call_ended(
+        self,
+        agent_id: str,
+        request: ModelRequest,
+        response: ModelResponse | None,
+        error: BaseException | None,
+    ) -> None:
+        if response is not None:
+            self.tokens += response.usage.total_tokens
+
+
+async def run_with(tmp_path: Path, processes: int) -> tuple[FanoutOutcome, Any]:
     options = ModelServerOptions(latency_ms=5)
+    hooks = Watching()
     async with serve_model_server(Together(), options) as server:
         home = tmp_path / f"home-{processes}"
-        settings = CorralConfig(home=home, base_url=server.base_url, **config)
+        settings = CorralConfig(home=home, base_url=server.base_url)
         outcome = await run_fanout(
-            settings, job(tmp_path, 10, processes=processes, concurrency=4), RunSetup(env={})
+            settings,
+            job(tmp_path, 10, processes=processes, concurrency=4),
+            RunSetup(env={}, hooks=hooks),
         )
         stats = server.stats()
-    return outcome, (settings, stats)
+    return outcome, (settings, stats, hooks)
 
 
 async def test_two_processes_journal_the_same_item_and_agent_outcomes_as_one(
     tmp_path: Path,
 ) -> None:
-    one, (config_one, _) = await run_with(tmp_path, 1)
-    two, (config_two, stats) = await run_with(tmp_path, 2)
+    one, (config_one, _, seen_one) = await run_with(tmp_path, 1)
+    two, (config_two, stats, seen_two) = await run_with(tmp_path, 2)
     assert [i.result for i in two.items] == [{"n": n} for n in range(10)]
     assert await journaled_outcomes(config_two, two) == await journaled_outcomes(config_one, one)
     assert [(i.status, i.result, i.usage) for i in two.items] == [
         (i.status, i.result, i.usage) for i in one.items
     ]
     assert stats["requests"]["total"] == 10 * 3 + 5, "each item's requests sent once"
+    assert seen_two.started == seen_one.started == 10, "the caller's hooks saw every worker"
+    assert sorted(seen_two.ended) == sorted(seen_one.ended)
+    assert seen_two.tokens == seen_one.tokens > 0
 
 
 async def test_the_in_flight_cap_of_an_endpoint_holds_across_processes(tmp_path: Path) -> None:

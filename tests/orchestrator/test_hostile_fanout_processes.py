@@ -22,7 +22,8 @@ from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 
-pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
+# Worker processes import corral and open the journal: seconds each on a busy machine.
+pytestmark = [pytest.mark.anyio, pytest.mark.hostile, pytest.mark.timeout(180)]
 
 WAIT = 60.0
 TOGETHER = 3
