@@ -19,15 +19,20 @@ from corral.agents import (
     AgentStatus,
     BudgetConfig,
     CorralConfig,
+    ItemRecord,
     ModelRequest,
     ModelResponse,
     RunnerHooks,
     open_sqlite_store,
 )
 from corral.agents._config import RateLimit
-from corral.orchestrator.fanout import FanoutOutcome, run_fanout
+from corral.orchestrator._procs import default_processes
+from corral.orchestrator._run import ToolScope
+from corral.orchestrator.fanout import FanoutOutcome, FanoutSettings, run_fanout
+from corral.orchestrator.fanout._fanout import worker_processes
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from corral.tools import InvalidInput, Tool, function_tool
 
 # Worker processes import corral and open the journal: seconds each on a busy machine.
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
@@ -186,3 +191,55 @@ async def test_the_run_budget_is_shared_by_the_processes(tmp_path: Path) -> None
     failed = [item for item in outcome.items if item.status == "failed"]
     assert failed, "the items past the budget failed"
     assert all("run budget exceeded" in (item.error or "") for item in failed)
+
+
+@pytest.mark.parametrize(
+    ("items", "concurrency", "cores", "chosen"),
+    [(1000, 256, 2, 2), (1000, 256, 16, 4), (1000, 16, 8, 1), (100, 256, 8, 1), (5, 4, 2, 1)],
+)
+def test_the_default_takes_a_process_per_core_only_for_a_fanout_big_enough_to_pay(
+    items: int, concurrency: int, cores: int, chosen: int
+) -> None:
+    assert default_processes(items, concurrency, cores) == chosen
+
+
+def settings_of(concurrency: int) -> FanoutSettings:
+    return FanoutSettings(
+        template="t",
+        result_schema={},
+        concurrency=concurrency,
+        max_result_tries=1,
+        cwd="/",
+        sandbox="read-only",
+        worker={},
+    )
+
+
+def pending(count: int) -> list[ItemRecord]:
+    return [ItemRecord(run_id="r", index=n, input={}) for n in range(count)]
+
+
+def mine() -> str:
+    """The caller's own tool."""
+    return "mine"
+
+
+def own_tool(scope: ToolScope) -> Tool[Any]:
+    return function_tool(mine)
+
+
+@pytest.mark.parametrize(
+    ("config", "setup", "said"),
+    [
+        (CorralConfig(approval_policy="on-request"), RunSetup(), "approval_policy = on-request"),
+        (CorralConfig(), RunSetup(tool_providers={"mine": own_tool}), "(mine)"),
+    ],
+)
+def test_what_cannot_reach_a_worker_process_keeps_the_fanout_in_this_one(
+    config: CorralConfig, setup: RunSetup, said: str
+) -> None:
+    records, settings = pending(1000), settings_of(256)
+    assert worker_processes(None, records, settings, config, setup) == 1
+    with pytest.raises(InvalidInput, match=re.escape(said)):
+        worker_processes(2, records, settings, config, setup)
+    assert worker_processes(1, records, settings, config, setup) == 1
