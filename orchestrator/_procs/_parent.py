@@ -208,7 +208,9 @@ class _WorkerProcess:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(channel.run)
                 channel.post(self.run_spec.init_message())
-                await self._serve(channel, tg)
+                if self.stopping:  # every item was final before this worker was up
+                    channel.post({"op": "stop"})
+                await self._serve(channel, tg, process)
                 tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
@@ -217,13 +219,16 @@ class _WorkerProcess:
                         await self.channel.flush_and_close()
                 await _reap(process)
         if not self.stopping:
-            raise WorkerProcessGone(
-                f"worker process {self.number} (pid {process.pid}) of run "
-                f"{self.run_spec.run_id} ended with exit code {process.returncode}; the run "
-                f"stopped: carry it on with `corral resume {self.run_spec.run_id}`"
-            )
+            raise self._gone(process, f"ended with exit code {process.returncode}")
 
-    async def _serve(self, channel: Channel, tg: TaskGroup) -> None:
+    def _gone(self, process: Process, what: str) -> WorkerProcessGone:
+        run_id = self.run_spec.run_id
+        return WorkerProcessGone(
+            f"worker process {self.number} (pid {process.pid}) of run {run_id} {what}; the run "
+            f"stopped: carry it on with `corral resume {run_id}`"
+        )
+
+    async def _serve(self, channel: Channel, tg: TaskGroup, process: Process) -> None:
         permits = PermitDesk(self.run_spec.limiters, channel, tg)
         started = False
         try:
@@ -246,6 +251,8 @@ class _WorkerProcess:
                         self.desk.spent(self.number, message)
                     elif op == "hook":
                         self._relay(message)
+        except TimeoutError:
+            raise self._gone(process, f"did not start within {START_TIMEOUT:g} s") from None
         finally:
             permits.drop_all()
 

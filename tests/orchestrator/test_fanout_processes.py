@@ -243,3 +243,13 @@ def test_what_cannot_reach_a_worker_process_keeps_the_fanout_in_this_one(
     with pytest.raises(InvalidInput, match=re.escape(said)):
         worker_processes(2, records, settings, config, setup)
     assert worker_processes(1, records, settings, config, setup) == 1
+
+
+async def test_a_fanout_done_before_its_worker_process_is_up_still_ends(tmp_path: Path) -> None:
+    async with serve_model_server(plan_report_answer) as server:
+        config = CorralConfig(home=tmp_path / "home", base_url=server.base_url)
+        with anyio.fail_after(WAIT):
+            outcome = await run_fanout(
+                config, job(tmp_path, 2, processes=2, concurrency=4), RunSetup(env={})
+            )
+    assert outcome.done == 2
