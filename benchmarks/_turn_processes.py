@@ -1,5 +1,5 @@
-"""`benchmarks.turns`' fan-out modes: the same workload through `corral.run_fanout`, its workers
-in one process or in several (`--processes`).
+"""`benchmarks.turns`' fan-out modes: the same workload through corral's fan-out (`FanoutJob`, as
+`corral fanout` runs it), its workers in one process or in two (`--processes`).
 
 A fan-out's workers have the core tools and `report_result`, not the benchmark's `step`, so the
 server's policy answers them with its own five turns (`fanout_answer`): three `update_plan`
@@ -52,6 +52,8 @@ async def _fanout(
     base_url: str, agents: int, concurrency: int, home: Path, processes: int
 ) -> dict[str, Any]:
     import corral
+    from corral.orchestrator.fanout import run_fanout
+    from corral.orchestrator.runs import FanoutJob, RunSetup
 
     from ._turn_modes import INSTRUCTIONS
 
@@ -64,16 +66,16 @@ async def _fanout(
         settings=("skills.enabled=false",),
     )
     before, _ = _children()
-    outcome = await corral.run_fanout(
-        [{"n": n} for n in range(agents)],
-        TEMPLATE,
-        SCHEMA,
+    # `corral.run_fanout` chooses the processes itself; the job says how many, as `--processes`.
+    job = FanoutJob(
+        items=tuple({"n": n} for n in range(agents)),
+        template=TEMPLATE,
+        result_schema=SCHEMA,
         cwd=home,
-        config=config,
         concurrency=concurrency,
-        env={"OPENAI_API_KEY": "bench"},
         processes=processes,
     )
+    outcome = await run_fanout(config, job, RunSetup(env={"OPENAI_API_KEY": "bench"}))
     cpu, rss = _children()
     lost = agents - outcome.done
     return {

@@ -121,11 +121,9 @@ async def run_fanout(
     concurrency: int | None = None,
     out: Path | str | None = None,
     env: Mapping[str, str] | None = None,
-    processes: int | None = None,
 ) -> FanoutOutcome:
     """One worker per item on `template` (`{field}` filled from the item), each handing in a
-    result valid under the JSON Schema `schema`; as `corral fanout` does. `processes` worker
-    processes share the run (`--processes`; None: chosen from the cores and the size)."""
+    result valid under the JSON Schema `schema`; as `corral fanout` does."""
     folder, config = _prepare(cwd, config, env)
     job = FanoutJob(
         items=tuple(items),
@@ -134,7 +132,6 @@ async def run_fanout(
         cwd=folder,
         concurrency=concurrency,
         out=out,
-        processes=processes,
     )
     return await LocalExecutor().run(job, RunSetup(env=env), config)
 
