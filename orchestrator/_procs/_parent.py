@@ -1,8 +1,9 @@
 """The parent side of a fan-out in several processes: it starts the workers, deals the items,
-and is the one place the run's rate limits and budget are kept.
+runs its own share of them, and is the one place the run's rate limits and budget are kept.
 
-Items are dealt one at a time to whichever worker has room (each may run its share of the run's
-concurrency at once), so an item is handed to exactly one process. Permits, budget charges and
+Items are dealt one at a time to whichever process has room (each may run its share of the run's
+concurrency at once; this one starts on its share while the others start up), so an item is
+handed to exactly one process. Permits, budget charges and
 the workers' hook calls come back over each worker's channel. A worker process that ends before
 it is told to stop fails the run (`WorkerProcessGone`): the others are stopped, and
 `corral resume` carries every unfinished item on from the journal. However the run ends, every

@@ -3,7 +3,9 @@
 `run_fanout` checks every input first (`plan_fanout`), then journals the run with its settings
 and all its items, and runs the workers; given the id of a run already journaled with the same
 inputs, it carries that run on instead. `resume_fanout` needs only the run's id. Both read the
-outcomes back from the journal, record the run's summary, and write the results file.
+outcomes back from the journal, record the run's summary, and write the results file. The
+workers run in this process, or in several (`processes`, `orchestrator._procs`) sharing the
+journal, the rate limiters and the run's budget.
 """
 
 from __future__ import annotations
