@@ -3,9 +3,11 @@ process SIGKILLed, the parent SIGKILLed, the parent sent SIGTERM. No worker proc
 parent, and `corral resume` then finishes every item exactly once.
 
 Each item appends its number to `witness.txt` with one shell call, then reports it
-(`benchmarks.kill_resume.step`). The server holds the requests that follow a shell call until
-three items wait there: each process runs at most two items at once, so both are busy and three
-witness lines are written when the signal comes.
+(`benchmarks.kill_resume.step`; and, as a model would, it checks the file before repeating a
+shell call it is told was aborted by a stopped run, and reports again after an aborted report).
+The server holds the requests that follow a shell call until three items wait there: each
+process runs at most two items at once, so both are busy and three witness lines are written
+when the signal comes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 import anyio
 import pytest
-from anyio.abc import Process
+from anyio.abc import ByteReceiveStream, Process
 
 from benchmarks.kill_resume import prepare, results, step, witness
 from corral.orchestrator.model_server import serve_model_server
@@ -40,6 +42,30 @@ ARGS = (
 )
 
 
+ABORTED = "aborted"
+"""How a call that a stopped run never finished is answered when the run carries on."""
+
+
+def call(name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function_call", "name": name, "arguments": json.dumps(arguments)}]
+
+
+def careful_step(request: dict[str, Any]) -> Any:
+    """`step`, but as a model told a call was aborted (a stop, not a kill, ended the run): a
+    shell call is checked before it is repeated, a report is made again."""
+    items = request["input"]
+    outputs = {i["call_id"]: i["output"] for i in items if i.get("type") == "function_call_output"}
+    calls = [i for i in items if i.get("type") == "function_call"]
+    last = calls[-1] if calls else None
+    if last is not None and outputs.get(last["call_id"], "").startswith(ABORTED):
+        n = int(_ITEM.findall(json.dumps(items))[-1])
+        if last["name"] == "shell":
+            check = f"grep -qx {n} witness.txt || echo {n} >> witness.txt"
+            return call("shell", {"command": check})
+        return call("report_result", {"n": n})
+    return step(request)
+
+
 class HoldAfterShell:
     """`step`, but the requests after a shell call wait until `HELD` items have made one, and
     then until `release` (so the signal lands with work in flight in both processes)."""
@@ -57,7 +83,7 @@ class HoldAfterShell:
                 self.all_held.set()
             with anyio.fail_after(WAIT):
                 await self.release.wait()
-        return step(request)
+        return careful_step(request)
 
 
 def worker_pids(parent: int) -> list[int]:
@@ -91,9 +117,19 @@ async def held_with_workers(policy: HoldAfterShell, process: Process) -> list[in
     return [os.pidfd_open(pid) for pid in pids]
 
 
+async def read_all(stream: ByteReceiveStream) -> str:
+    """What the ended process wrote (a few lines: it all fits in the pipe)."""
+    chunks: list[bytes] = []
+    with anyio.fail_after(WAIT):
+        async for chunk in stream:
+            chunks.append(chunk)
+    return b"".join(chunks).decode()
+
+
 async def resume_to_the_end(workspace: Path, env: dict[str, str]) -> None:
     result = await run_corral(["resume", "run-p"], env=env, cwd=workspace, deadline=WAIT)
-    assert result.code == 0, result.stderr
+    written = (workspace / "results.jsonl").read_text()
+    assert result.code == 0, result.stderr + written
     assert results(workspace) == [(n, "done", {"n": n}) for n in range(ITEMS)]
     assert witness(workspace) == list(range(ITEMS)), "every item's shell call took effect once"
 
@@ -112,7 +148,8 @@ async def test_a_worker_process_killed_stops_the_run_and_resume_finishes_every_i
             policy.release.set()
             with anyio.fail_after(WAIT):
                 code = await process.wait()
-            stderr = (await process.stderr.receive(65536)).decode() if process.stderr else ""
+            assert process.stderr is not None
+            stderr = await read_all(process.stderr)
         os.close(worker)
         assert code == 1
         assert "worker process 0" in stderr and "corral resume run-p" in stderr, stderr
