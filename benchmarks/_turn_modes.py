@@ -29,6 +29,8 @@ from typing import Any
 
 import anyio
 
+from ._turn_processes import PROCESS_MODES
+
 INSTRUCTIONS = (
     "You are a careful worker in a benchmark. Call the tool step with the number you were "
     "given, then call it again with the number it returns, until you are told to stop. "
@@ -249,6 +251,7 @@ MODES: dict[str, Driver] = {
     "corral": _run_agents,
     "runtime-sqlite": lambda url, n, c, home: _runtime(url, n, c, home, memory=False),
     "runtime-memory": lambda url, n, c, home: _runtime(url, n, c, home, memory=True),
+    **PROCESS_MODES,
 }
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ._server import model_server
+from ._turn_processes import fanout_answer
 
 TOOL_TURNS = 4
 CACHE_FIGURES = ("cache_share", "followup_cache_share", "summaries")
@@ -52,6 +53,8 @@ def policy(request: dict[str, Any]) -> Any:
     """Call `step` with the last number seen until it reaches four, then answer; a summary
     request (its last item corral's summarisation prompt) is answered with the number reached,
     which so survives the compaction."""
+    if (answer := fanout_answer(request)) is not None:  # `_turn_processes`' fan-out workers
+        return answer
     reached = 0
     for item in request["input"]:
         if item.get("type") == "function_call_output":

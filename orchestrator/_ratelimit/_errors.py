@@ -32,4 +32,5 @@ class RateLimitWaitTimeout(ModelError):
         )
         self.endpoint = endpoint
         self.limit = limit
+        self.detail = detail
         self.waited = waited

@@ -51,6 +51,13 @@ def add_parser(sub: Any) -> None:
         "--concurrency", type=_positive, metavar="N", help="workers at once (config: 16)"
     )
     parser.add_argument(
+        "--processes",
+        type=_positive,
+        metavar="N",
+        help="worker processes sharing the run's journal, budget and rate limits (default: one "
+        "per core up to 4 when at least 32 workers run at once per process, else 1)",
+    )
+    parser.add_argument(
         "--max-result-tries",
         type=_positive,
         default=DEFAULT_MAX_RESULT_TRIES,
@@ -83,6 +90,7 @@ async def run(args: argparse.Namespace) -> int:
         result_schema=schema,
         cwd=cwd,
         concurrency=args.concurrency,
+        processes=args.processes,
         run_id=args.run_id,
         out=args.out,
         max_result_tries=args.max_result_tries,

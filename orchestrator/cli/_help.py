@@ -50,6 +50,8 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = {
     "fanout": (
         'corral fanout --items files.jsonl --template "Summarise {path}" --schema summary.json',
         "corral fanout --items repos.jsonl --template @task.md --schema result.json --run-id n1",
+        "corral fanout --items many.jsonl --template @task.md --schema result.json "
+        "--concurrency 256 --processes 2",
     ),
     "resume": ("corral resume run-2b4a70ee87b1", 'corral resume run-2b4a70ee87b1 "now add tests"'),
     "review": (

@@ -3,7 +3,9 @@
 `run_fanout` checks every input first (`plan_fanout`), then journals the run with its settings
 and all its items, and runs the workers; given the id of a run already journaled with the same
 inputs, it carries that run on instead. `resume_fanout` needs only the run's id. Both read the
-outcomes back from the journal, record the run's summary, and write the results file.
+outcomes back from the journal, record the run's summary, and write the results file. The
+workers run in this process, or in several (`processes`, `orchestrator._procs`) sharing the
+journal, the rate limiters and the run's budget.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from corral.agents import (
     UnknownRun,
     open_store,
 )
+from corral.tools import ApprovalPolicy, InvalidInput, OperationFailed
 
 from .._run import price_for
 from ..runs import (
@@ -73,7 +76,7 @@ async def run_fanout(config: CorralConfig, job: FanoutJob, setup: RunSetup) -> F
     carried_on = await _same_run_journaled(config, job.run_kind, settings, plan, run_id)
     start = _reopen_run if carried_on else partial(_journal_run, kind=job.run_kind)
     begin = partial(start, run_id=run_id, settings=settings, items=plan.items)
-    carry = _Carry(run_id, settings, ready.prototype, env, begin)
+    carry = _Carry(run_id, settings, ready.prototype, env, begin, processes=job.processes)
     return await _carry_out(ready.config, carry, setup)
 
 
@@ -85,10 +88,12 @@ async def resume_fanout(
     base_url: str | None = None,
     on_start: StartCallback | None = None,
     retry_failed: bool = False,
+    processes: int | None = None,
 ) -> FanoutOutcome:
     """Carry on fan-out run `run_id`: finished items are kept, the others carried to their end.
 
     With `retry_failed`, failed items run again too, each with a fresh agent; done ones are kept.
+    `processes` as for `FanoutJob.processes` (chosen from the cores and what is left if None).
     """
     env = _environ(setup)
     async with open_store(config) as lookup:
@@ -114,7 +119,7 @@ async def resume_fanout(
 
     if on_start is not None:
         setup = replace(setup, on_start=on_start)
-    carry = _Carry(run_id, settings, prototype, env, begin, base_url, retry_failed)
+    carry = _Carry(run_id, settings, prototype, env, begin, base_url, retry_failed, processes)
     return await _carry_out(config, carry, setup)
 
 
@@ -197,6 +202,8 @@ class _Carry:
     begin: _Begin
     base_url: str | None = None
     retry_failed: bool = False
+    processes: int | None = None
+    """Worker processes; chosen from the cores and the items left when None."""
 
 
 async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> FanoutOutcome:
@@ -224,9 +231,13 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
             owners=owners,
             on_queue_wait=_queue_observer(),
         )
+        processes = worker_processes(carry.processes, records, settings, config, setup)
         try:
-            await pool.run(records, settings.concurrency)
-        except anyio.get_cancelled_exc_class():
+            if processes > 1:
+                await _in_processes(pool, carry, setup, processes, records, owners)
+            else:
+                await pool.run(records, settings.concurrency)
+        except (anyio.get_cancelled_exc_class(), OperationFailed):
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
                 await store.update_run(run_id, status="interrupted", updated_at=time.time())
             raise
@@ -249,6 +260,69 @@ async def _outcome(store: Store, run_id: str, journal: Path, out: str | None) ->
     status = "done" if outcome.ok else "failed"
     await store.update_run(run_id, status=status, updated_at=time.time(), summary=outcome.totals())
     return outcome
+
+
+def worker_processes(
+    asked: int | None,
+    records: Sequence[ItemRecord],
+    settings: FanoutSettings,
+    config: CorralConfig,
+    setup: RunSetup,
+) -> int:
+    """How many processes run the workers: `asked`, or chosen from the cores and the size.
+
+    Only the fan-out's own tools and the `never` approval policy reach other processes: the
+    caller's Python tools and a terminal to ask at stay in this one, so such a run keeps to it.
+    """
+    from .._procs import default_processes
+
+    in_process = set(setup.tool_providers) - {REPORT_RESULT}
+    asks = config.approval_policy != ApprovalPolicy.NEVER
+    if asked is None:
+        left = sum(1 for r in records if r.status not in FINAL_STATUSES)
+        return 1 if in_process or asks else default_processes(left, settings.concurrency)
+    if asked > 1 and in_process:
+        raise InvalidInput(
+            f"the caller's own tools ({', '.join(sorted(in_process))}) cannot reach worker "
+            "processes; run this fan-out with processes=1"
+        )
+    if asked > 1 and asks:
+        raise InvalidInput(
+            f"approval_policy = {config.approval_policy} asks at this terminal, which worker "
+            "processes cannot reach; use --processes 1, or approval_policy = never"
+        )
+    return asked
+
+
+async def _in_processes(
+    pool: WorkerPool,
+    carry: _Carry,
+    setup: RunSetup,
+    processes: int,
+    records: list[ItemRecord],
+    owners: dict[int, AgentRecord],
+) -> None:
+    from .._procs import ProcessRun, SharedBudget, run_in_processes
+
+    runtime = pool.runtime
+    config = runtime.config
+    # Before any agent starts, so this process's agents charge the budget the workers share.
+    budget = SharedBudget(runtime.budget.limits, deadline=runtime.budget.deadline)
+    runtime.budget = budget
+    run = ProcessRun(
+        run_id=carry.run_id,
+        config=config,
+        processes=processes,
+        concurrency=carry.settings.concurrency,
+        # The limiters this process's own agents go through: one per endpoint for all.
+        limiters=runtime.options.clients.limiters,
+        budget=budget,
+        hooks=setup.hooks,
+        env=setup.env,
+        base_url=carry.base_url,
+        local=pool.run_one,
+    )
+    await run_in_processes(run, records, owners)
 
 
 def retry_records(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> list[ItemRecord]:

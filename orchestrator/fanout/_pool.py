@@ -79,14 +79,18 @@ class WorkerPool:
         for record in queue:
             if self.on_queue_wait is not None:
                 self.on_queue_wait(time.monotonic() - queued_at)
-            exhausted = self.runtime.budget.exhausted
-            if exhausted is not None and record.agent_id is None:
-                # Starting it would only spend one more model request to learn the same.
-                await self.store.update_item(
-                    self.runtime.run_id, record.index, status=FAILED, error=exhausted
-                )
-                continue
-            await self._run_item(record)
+            await self.run_one(record)
+
+    async def run_one(self, record: ItemRecord) -> None:
+        """Carry one unfinished item to `done` or `failed` (a worker process's unit of work)."""
+        exhausted = self.runtime.budget.exhausted
+        if exhausted is not None and record.agent_id is None:
+            # Starting it would only spend one more model request to learn the same.
+            await self.store.update_item(
+                self.runtime.run_id, record.index, status=FAILED, error=exhausted
+            )
+            return
+        await self._run_item(record)
 
     async def _run_item(self, record: ItemRecord) -> None:
         restored = await self._restore(record)

@@ -85,6 +85,8 @@ class FanoutJob(_Job):
     result_schema: Any
     concurrency: int | None = None
     """Workers at once; `config.agents.fanout_concurrency` when None."""
+    processes: int | None = None
+    """Worker processes (the local executor's); chosen from the cores and the size when None."""
     max_result_tries: int = DEFAULT_MAX_RESULT_TRIES
     out: Path | str | None = None
     worker: WorkerTemplate = WorkerTemplate()
@@ -93,7 +95,7 @@ class FanoutJob(_Job):
 
     @model_validator(mode="after")
     def _counts_of_at_least_one(self) -> FanoutJob:
-        for name in ("concurrency", "max_result_tries"):
+        for name in ("concurrency", "processes", "max_result_tries"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 # Not a ValueError: pydantic lets it through as the one-line error it is.

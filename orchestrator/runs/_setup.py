@@ -86,6 +86,8 @@ class RunSetup:
     memory: RunMemory | None = None
     """Memory across runs; opened per run on the journal's file when `[memories]` is on and
     none is given."""
+    hold_lease: bool = True
+    """False only in a worker process of a fan-out whose parent process holds the run's lease."""
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
@@ -224,7 +226,7 @@ async def open_run(config: CorralConfig, run_id: str, setup: RunSetup) -> AsyncI
     try:
         async with (
             _journal(config, setup) as store,
-            hold_run_lease(store, run_id),
+            hold_run_lease(store, run_id) if setup.hold_lease else nullcontext(),
             _open_mcp_tooling(config) as mcp,
             _observed(config, run_id, setup) as hooks,
             _memory(config, setup, os.environ if setup.env is None else setup.env) as memory,

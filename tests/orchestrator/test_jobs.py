@@ -63,7 +63,7 @@ KINDS = (
         flag_of={"cwd": "cd", "result_schema": "schema"},
         # The workers' shape is the default, and the kind journaled the command's own.
         not_flags=frozenset({"kind", "worker", "run_kind"}),
-        local_only=frozenset({"kind", "cwd", "out", "worker", "run_kind"}),
+        local_only=frozenset({"kind", "cwd", "out", "worker", "run_kind", "processes"}),
     ),
     Kind(
         "review",

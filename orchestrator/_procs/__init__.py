@@ -1,0 +1,19 @@
+"""A fan-out's workers in several processes: the parent deals items and keeps the run's rate
+limits and budget; each worker process runs its items through the same agent host and journal.
+
+`run_in_processes` is the parent's entry; `python -m corral.orchestrator._procs FD` a worker's.
+"""
+
+from ._budget import SharedBudget as SharedBudget
+from ._parent import ProcessRun as ProcessRun
+from ._parent import WorkerProcessGone as WorkerProcessGone
+from ._parent import default_processes as default_processes
+from ._parent import run_in_processes as run_in_processes
+
+__all__ = [
+    "ProcessRun",
+    "SharedBudget",
+    "WorkerProcessGone",
+    "default_processes",
+    "run_in_processes",
+]

@@ -1,0 +1,331 @@
+"""The parent side of a fan-out in several processes: it starts the workers, deals the items,
+runs its own share of them, and is the one place the run's rate limits and budget are kept.
+
+Items are dealt one at a time to whichever process has room (each may run its share of the run's
+concurrency at once; this one starts on its share while the others start up), so an item is
+handed to exactly one process. Permits, budget charges and
+the workers' hook calls come back over each worker's channel. A worker process that ends before
+it is told to stop fails the run (`WorkerProcessGone`): the others are stopped, and
+`corral resume` carries every unfinished item on from the journal. However the run ends, every
+worker process has exited, or has been killed, before `run_in_processes` returns.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from anyio.abc import Process, TaskGroup
+
+from corral.agents import (
+    AgentRecord,
+    AgentStatus,
+    CorralConfig,
+    ItemRecord,
+    ModelRequest,
+    ModelResponse,
+    RunnerHooks,
+    SafeHooks,
+    Usage,
+)
+from corral.tools import OperationFailed
+
+from .._ratelimit import RateLimiterRegistry
+from ._budget import BudgetDesk, SharedBudget, has_run_limits
+from ._permits import PermitDesk
+from ._wire import Channel, Message
+
+STOP_TIMEOUT = 10.0
+"""How long a worker process may take to stop its agents and exit before it is killed."""
+START_TIMEOUT = 120.0
+"""How long a worker process may take to open the run (imports, journal, MCP servers)."""
+_FINAL = ("done", "failed")
+RELAYED = ("agent_started", "turn_ended", "model_call_ended", "event")
+"""The hooks a worker process hands its parent; the others stay in the worker. An answered
+model call arrives as its model and usage alone (no input, no output items)."""
+
+
+class WorkerProcessGone(OperationFailed):
+    """A worker process ended before the run was done with it."""
+
+
+@dataclass(frozen=True)
+class ProcessRun:
+    """What the parent hands every worker process."""
+
+    run_id: str
+    config: CorralConfig
+    processes: int
+    concurrency: int
+    limiters: RateLimiterRegistry
+    budget: SharedBudget
+    hooks: RunnerHooks
+    env: Mapping[str, str] | None = None
+    base_url: str | None = None
+    local: Callable[[ItemRecord], Awaitable[None]] | None = None
+    """Runs one item in this process, which then counts as one of the `processes`: it takes
+    items at once, while the others start up, and its own spare CPU is not wasted."""
+
+    def init_message(self) -> Message:
+        # Only what the parent's hooks watch crosses the channel: a progress line needs no
+        # journal events, and hooks that watch nothing need nothing at all.
+        relay = [name for name in RELAYED if _overrides(self.hooks, name)]
+        return {
+            "op": "init",
+            "config": self.config.model_dump(mode="json"),
+            "run_id": self.run_id,
+            "env": dict(self.env) if self.env is not None else None,
+            "base_url": self.base_url,
+            "deadline": self.budget.deadline,
+            "share_budget": has_run_limits(self.budget.limits),
+            "relay_hooks": relay,
+        }
+
+
+@dataclass
+class _Deal:
+    """The items left to hand out, and how many are not final yet."""
+
+    queue: deque[tuple[ItemRecord, str | None]]
+    left: int
+    all_final: anyio.Event = field(default_factory=anyio.Event)
+    workers: list[_WorkerProcess] = field(default_factory=list)
+
+    def finished(self) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.all_final.set()
+
+
+async def run_in_processes(
+    run: ProcessRun, records: list[ItemRecord], owners: dict[int, AgentRecord]
+) -> None:
+    """Carry every unfinished item of `records` to `done` or `failed` in `run.processes`
+    processes; `owners` is each item's agent to restore (missing: start afresh)."""
+    todo = [r for r in records if r.status not in _FINAL]
+    if not todo:
+        return
+    count = max(1, min(run.processes, len(todo)))
+    share = math.ceil(run.concurrency / count)
+    owned = [(r, owners[r.index].agent_id if r.index in owners else None) for r in todo]
+    deal = _Deal(deque(owned), len(todo))
+    posts: dict[int, Callable[[Message], None]] = {}
+    desk = BudgetDesk(run.budget, posts)
+    if has_run_limits(run.budget.limits):
+        run.budget.post = desk.local_spent
+    try:
+        async with anyio.create_task_group() as tg:
+            for number in range(count - 1 if run.local is not None else count):
+                worker = _WorkerProcess(number, run, deal, share, desk)
+                deal.workers.append(worker)
+                posts[number] = worker.post
+                tg.start_soon(worker.run)
+            if run.local is not None:
+                tg.start_soon(_LocalWorker(run.local, deal, share).run)
+            await deal.all_final.wait()
+            for worker in deal.workers:
+                worker.stop()
+    except BaseExceptionGroup as group:
+        raise _first(group) from None
+    finally:
+        run.budget.post = None
+
+
+class _LocalWorker:
+    """This process's own share of the items, run by the fan-out's pool as in one process."""
+
+    def __init__(
+        self, run_one: Callable[[ItemRecord], Awaitable[None]], deal: _Deal, share: int
+    ) -> None:
+        self.run_one = run_one
+        self.deal = deal
+        self.share = share
+        self.in_flight = 0
+
+    async def run(self) -> None:
+        async with anyio.create_task_group() as tg:
+            self._deal(tg)
+
+    def _deal(self, tg: TaskGroup) -> None:
+        while self.in_flight < self.share and self.deal.queue:
+            record, _ = self.deal.queue.popleft()
+            self.in_flight += 1
+            tg.start_soon(self._item, record, tg)
+
+    async def _item(self, record: ItemRecord, tg: TaskGroup) -> None:
+        await self.run_one(record)
+        self.in_flight -= 1
+        self.deal.finished()
+        self._deal(tg)
+
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error to report of a task group's: a worker process's end before anything else."""
+    gone = group.subgroup(lambda exc: isinstance(exc, WorkerProcessGone))
+    found: BaseException = gone if gone is not None else group
+    while isinstance(found, BaseExceptionGroup) and len(found.exceptions) == 1:
+        found = found.exceptions[0]
+    while isinstance(found, BaseExceptionGroup):
+        found = found.exceptions[0]
+    return found
+
+
+class _WorkerProcess:
+    def __init__(self, number: int, run: ProcessRun, deal: _Deal, share: int, desk: BudgetDesk):
+        self.number = number
+        self.run_spec = run
+        self.deal = deal
+        self.share = share
+        self.desk = desk
+        self.in_flight = 0
+        self.stopping = False
+        self.channel: Channel | None = None
+        self.hooks = SafeHooks(run.hooks)
+
+    def post(self, message: Message) -> None:
+        if self.channel is not None:
+            self.channel.post(message)
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.post({"op": "stop"})
+
+    async def run(self) -> None:
+        ours, theirs = socket.socketpair()
+        try:
+            process = await _spawn(theirs.fileno())
+        finally:
+            theirs.close()
+        try:
+            self.channel = channel = await Channel.from_socket(ours)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(channel.run)
+                channel.post(self.run_spec.init_message())
+                if self.stopping:  # every item was final before this worker was up
+                    channel.post({"op": "stop"})
+                await self._serve(channel, tg, process)
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                if self.channel is not None:
+                    with anyio.move_on_after(STOP_TIMEOUT):
+                        await self.channel.flush_and_close()
+                await _reap(process)
+        if not self.stopping:
+            raise self._gone(process, f"ended with exit code {process.returncode}")
+
+    def _gone(self, process: Process, what: str) -> WorkerProcessGone:
+        run_id = self.run_spec.run_id
+        return WorkerProcessGone(
+            f"worker process {self.number} (pid {process.pid}) of run {run_id} {what}; the run "
+            f"stopped: carry it on with `corral resume {run_id}`"
+        )
+
+    async def _serve(self, channel: Channel, tg: TaskGroup, process: Process) -> None:
+        permits = PermitDesk(self.run_spec.limiters, channel, tg)
+        started = False
+        try:
+            with anyio.fail_after(START_TIMEOUT) as startup:
+                async for message in channel.messages():
+                    op = message.get("op")
+                    if op == "ready" and not started:
+                        started = True
+                        startup.deadline = float("inf")
+                        self._deal()
+                    elif op == "finished":
+                        self.in_flight -= 1
+                        self.deal.finished()
+                        self._deal()
+                    elif op == "attempt":
+                        permits.ask(message)
+                    elif op == "release":
+                        permits.give_back(message)
+                    elif op == "spent":
+                        self.desk.spent(self.number, message)
+                    elif op == "hook":
+                        self._relay(message)
+        except TimeoutError:
+            raise self._gone(process, f"did not start within {START_TIMEOUT:g} s") from None
+        finally:
+            permits.drop_all()
+
+    def _deal(self) -> None:
+        queue = self.deal.queue
+        while self.in_flight < self.share and queue and not self.stopping:
+            record, owner = queue.popleft()
+            self.in_flight += 1
+            self.post({"op": "item", "record": record.model_dump(mode="json"), "owner": owner})
+
+    def _relay(self, message: Message) -> None:
+        name, args = message.get("name"), message.get("args", [])
+        if name == "agent_started":
+            self.hooks.agent_started(*args)
+        elif name == "turn_ended":
+            self.hooks.turn_ended(args[0], args[1], AgentStatus(args[2]))
+        elif name == "model_call_ended":
+            agent_id, model, usage = args
+            request = ModelRequest(model=model, instructions="", input=())
+            answer = ModelResponse(items=[], usage=Usage.model_validate(usage), model=model)
+            self.hooks.model_call_ended(agent_id, request, answer, None)
+        elif name == "event":
+            self.hooks.event(*args)
+
+
+def _overrides(hooks: RunnerHooks, name: str) -> bool:
+    return getattr(type(hooks), name) is not getattr(RunnerHooks, name)
+
+
+def _worker_environ() -> dict[str, str]:
+    env = dict(os.environ)
+    # The workers import this very corral, wherever the parent found it.
+    root = str(Path(sys.modules["corral"].__file__ or "").resolve().parent.parent)
+    paths = [root, env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in paths if p))
+    return env
+
+
+async def _spawn(fd: int) -> Process:
+    env = _worker_environ()
+    return await anyio.open_process(
+        [
+            sys.executable,
+            *(
+                ["/tmp/i18b/child_dbg.py"]
+                if os.environ.get("I18B_DBG")
+                else ["-m", "corral.orchestrator._procs"]
+            ),
+            str(fd),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=None,
+        pass_fds=(fd,),
+        env=env,
+    )
+
+
+async def _reap(process: Process) -> None:
+    """Wait for the worker to exit after its channel closed; kill it if it does not."""
+    with anyio.move_on_after(STOP_TIMEOUT):
+        await process.wait()
+    if process.returncode is None:
+        process.kill()
+        with anyio.move_on_after(STOP_TIMEOUT):
+            await process.wait()
+    await process.aclose()
+
+
+def default_processes(items: int, concurrency: int, cores: int | None = None) -> int:
+    """Worker processes for a fan-out of `items` left at `concurrency` at once when none is
+    asked for: one per core up to 4, but only when each gets enough agents to pay for its
+    start-up (32 at once, 64 items); else 1, the in-process path."""
+    cpus = cores if cores is not None else (os.cpu_count() or 1)
+    return max(1, min(cpus, 4, concurrency // 32, items // 64))

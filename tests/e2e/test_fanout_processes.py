@@ -1,0 +1,195 @@
+"""`corral fanout --processes 2` killed or stopped in the middle, with real processes: a worker
+process SIGKILLed, the parent SIGKILLed, the parent sent SIGTERM. No worker process outlives its
+parent, and `corral resume` then finishes every item exactly once.
+
+Each item appends its number to `witness.txt` with one shell call, then reports it
+(`benchmarks.kill_resume.step`; and, as a model would, it checks the file before repeating a
+shell call it is told was aborted by a stopped run, and reports again after an aborted report).
+The server holds the requests that follow a shell call until three items wait there: each
+process runs at most two items at once, so both are busy and three witness lines are written
+when the signal comes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import ByteReceiveStream, Process
+
+from benchmarks.kill_resume import prepare, results, step, witness
+from corral.orchestrator.model_server import serve_model_server
+
+from ._cli import corral_argv, corral_env, run_corral
+
+# Three corral processes per test, each importing corral: seconds each on a busy machine.
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(240)]
+WAIT = 90.0
+ITEMS = 8
+HELD = 3
+_ITEM = re.compile(r"Item (\d+):")
+ARGS = (
+    *("fanout", "--run-id", "run-p", "--items", "items.jsonl", "--schema", "schema.json"),
+    *("--template", "Item {n}: append {n} to the witness, then report {n}."),
+    *("--concurrency", "4", "--processes", "2"),
+)
+
+
+ABORTED = "aborted"
+"""How a call that a stopped run never finished is answered when the run carries on."""
+
+
+def call(name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function_call", "name": name, "arguments": json.dumps(arguments)}]
+
+
+def careful_step(request: dict[str, Any]) -> Any:
+    """`step`, but as a model told a call was aborted (a stop, not a kill, ended the run): a
+    shell call is checked before it is repeated, a report is made again."""
+    items = request["input"]
+    outputs = {i["call_id"]: i["output"] for i in items if i.get("type") == "function_call_output"}
+    calls = [i for i in items if i.get("type") == "function_call"]
+    last = calls[-1] if calls else None
+    if last is not None and outputs.get(last["call_id"], "").startswith(ABORTED):
+        n = int(_ITEM.findall(json.dumps(items))[-1])
+        if last["name"] == "shell":
+            check = f"grep -qx {n} witness.txt || echo {n} >> witness.txt"
+            return call("shell", {"command": check})
+        return call("report_result", {"n": n})
+    return step(request)
+
+
+class HoldAfterShell:
+    """`step`, but the requests after a shell call wait until `HELD` items have made one, and
+    then until `release` (so the signal lands with work in flight in both processes)."""
+
+    def __init__(self) -> None:
+        self.held: set[int] = set()
+        self.all_held = anyio.Event()
+        self.release = anyio.Event()
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        calls = [i for i in request["input"] if i.get("type") == "function_call"]
+        if not self.release.is_set() and calls and calls[-1]["name"] == "shell":
+            self.held.add(int(_ITEM.findall(json.dumps(request["input"]))[-1]))
+            if len(self.held) >= HELD:
+                self.all_held.set()
+            with anyio.fail_after(WAIT):
+                await self.release.wait()
+        return careful_step(request)
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The fan-out's worker processes: the children of `parent` running `_procs`."""
+    children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+    return [
+        int(pid)
+        for pid in children
+        if b"corral.orchestrator._procs" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+
+
+async def exited(pidfd: int) -> None:
+    """Wait until the process behind `pidfd` has ended (whoever its parent is now)."""
+    with anyio.fail_after(WAIT):
+        await anyio.wait_readable(pidfd)
+
+
+async def start_fanout(workspace: Path, env: dict[str, str]) -> Process:
+    return await anyio.open_process(
+        corral_argv(*ARGS), env=env, cwd=workspace, stdin=subprocess.DEVNULL
+    )
+
+
+async def held_with_workers(policy: HoldAfterShell, process: Process) -> list[int]:
+    """Wait for the hold; answer the worker processes' pidfds (one worker for `--processes 2`)."""
+    with anyio.fail_after(WAIT):
+        await policy.all_held.wait()
+    pids = worker_pids(process.pid)
+    assert len(pids) == 1, "the parent runs one share, one worker process the other"
+    return [os.pidfd_open(pid) for pid in pids]
+
+
+async def read_all(stream: ByteReceiveStream) -> str:
+    """What the ended process wrote (a few lines: it all fits in the pipe)."""
+    chunks: list[bytes] = []
+    with anyio.fail_after(WAIT):
+        async for chunk in stream:
+            chunks.append(chunk)
+    return b"".join(chunks).decode()
+
+
+async def resume_to_the_end(workspace: Path, env: dict[str, str]) -> None:
+    result = await run_corral(["resume", "run-p"], env=env, cwd=workspace, deadline=WAIT)
+    written = (workspace / "results.jsonl").read_text()
+    assert result.code == 0, result.stderr + written
+    assert results(workspace) == [(n, "done", {"n": n}) for n in range(ITEMS)]
+    assert witness(workspace) == list(range(ITEMS)), "every item's shell call took effect once"
+
+
+async def test_a_worker_process_killed_stops_the_run_and_resume_finishes_every_item_once(
+    tmp_path: Path,
+) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    prepare(workspace, ITEMS)
+    policy = HoldAfterShell()
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url)
+        async with await start_fanout(workspace, env) as process:
+            (worker,) = await held_with_workers(policy, process)
+            os.kill(worker_pids(process.pid)[0], signal.SIGKILL)
+            policy.release.set()
+            with anyio.fail_after(WAIT):
+                code = await process.wait()
+            assert process.stderr is not None
+            stderr = await read_all(process.stderr)
+        os.close(worker)
+        assert code == 1
+        assert "worker process 0" in stderr and "corral resume run-p" in stderr, stderr
+        assert "Traceback" not in stderr
+        await resume_to_the_end(workspace, env)
+
+
+async def test_the_parent_killed_takes_its_workers_down_and_resume_finishes_every_item_once(
+    tmp_path: Path,
+) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    prepare(workspace, ITEMS)
+    policy = HoldAfterShell()
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url)
+        async with await start_fanout(workspace, env) as process:
+            (worker,) = await held_with_workers(policy, process)
+            process.kill()
+            await exited(worker)  # no orphan: the worker saw its channel close and exited
+            os.close(worker)
+            policy.release.set()
+            with anyio.fail_after(WAIT):
+                await process.wait()
+        await resume_to_the_end(workspace, env)
+
+
+async def test_sigterm_stops_the_workers_before_the_parent_exits(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    prepare(workspace, ITEMS)
+    policy = HoldAfterShell()
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url)
+        async with await start_fanout(workspace, env) as process:
+            (worker,) = await held_with_workers(policy, process)
+            process.terminate()
+            with anyio.fail_after(WAIT):
+                code = await process.wait()
+            policy.release.set()
+            with anyio.fail_after(1.0):  # already gone: the parent waited for it
+                await exited(worker)
+            os.close(worker)
+        assert code == 143
+        await resume_to_the_end(workspace, env)
