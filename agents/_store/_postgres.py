@@ -102,7 +102,9 @@ class _Tail(NamedTuple):
 
 def _run_lock(run_id: str) -> int:
     # A signed 64-bit key per run; two runs sharing one only wait for each other.
-    return int.from_bytes(hashlib.blake2b(run_id.encode(), digest_size=8).digest(), signed=True)
+    # `surrogatepass`: a run id from a model's JSON may hold a lone surrogate.
+    key = hashlib.blake2b(run_id.encode(errors="surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(key, signed=True)
 
 
 class PostgresStore:
