@@ -6,6 +6,8 @@ the seam; `open_store`/`open_journal` open the configured one: the embedded SQLi
 their in-memory twin. `export_jsonl` writes one run as JSON Lines.
 """
 
+from ._delete import DeletedRun as DeletedRun
+from ._delete import RunActive as RunActive
 from ._errors import DuplicateRecord as DuplicateRecord
 from ._errors import InvalidRecord as InvalidRecord
 from ._errors import JournalFailed as JournalFailed
@@ -56,6 +58,7 @@ __all__ = [
     "PG_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "AgentRecord",
+    "DeletedRun",
     "DuplicateRecord",
     "InvalidRecord",
     "ItemRecord",
@@ -69,6 +72,7 @@ __all__ = [
     "NewEvent",
     "NumberedEvent",
     "PostgresStore",
+    "RunActive",
     "RunLeaseHeld",
     "RunRecord",
     "SQLiteStore",

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, TypeVar
 
+from ._delete import DeletedRun
 from ._lease import LeaseRecord
 from ._records import JournalEvent, Row, _Record, from_row
 from ._text import decode_text, encode_text
@@ -91,6 +92,8 @@ def encode_result(value: Any) -> str:
         return json.dumps({"event": value.model_dump(mode="json")})
     if isinstance(value, LeaseRecord):
         return json.dumps({"lease": value.model_dump(mode="json")})
+    if isinstance(value, DeletedRun):
+        return json.dumps({"deleted": value.model_dump(mode="json")})
     if isinstance(value, list) and all(isinstance(e, JournalEvent) for e in value):
         return json.dumps({"events": [e.model_dump(mode="json") for e in value]})
     raise TypeError(f"a store write answered a {type(value).__name__}, which is not saved")
@@ -102,6 +105,8 @@ def decode_result(text: str) -> Any:
         return JournalEvent.model_validate(saved["event"])
     if "lease" in saved:
         return LeaseRecord.model_validate(saved["lease"])
+    if "deleted" in saved:
+        return DeletedRun.model_validate(saved["deleted"])
     if "events" in saved:
         return [JournalEvent.model_validate(e) for e in saved["events"]]
     return saved["value"]
