@@ -35,6 +35,7 @@ from ._open import migrate_journal as migrate_journal
 from ._open import open_journal as open_journal
 from ._open import open_store as open_store
 from ._open import parse_target as parse_target
+from ._pg_schema import NOTIFY_CHANNEL as NOTIFY_CHANNEL
 from ._pg_schema import PG_SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ._pg_schema import redact_url as redact_url
 from ._postgres import PostgresStore as PostgresStore
@@ -55,6 +56,7 @@ from ._sqlite import open_sqlite_store as open_sqlite_store
 __all__ = [
     "JOURNAL_FILE",
     "MIGRATIONS",
+    "NOTIFY_CHANNEL",
     "PG_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "AgentRecord",
