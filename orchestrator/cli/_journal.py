@@ -93,7 +93,34 @@ async def copy_journal(args: argparse.Namespace) -> int:
     print(f"copied {len(report.copied)} run(s) with {report.events} event(s) to {where}")
     if report.skipped:
         print(f"skipped {len(report.skipped)} run(s) already there: {', '.join(report.skipped)}")
+    if isinstance(source, Path) and isinstance(dest, str):
+        await _copy_blobs(source.parent, dest, [*report.copied, *report.skipped], args.runs is None)
     return 0
+
+
+async def _copy_blobs(home: Path, url: str, run_ids: list[str], unowned: bool) -> None:
+    """Copy the runs' payload blobs from the home's `blobs/` folder into the database's tables,
+    so Temporal histories that reference them still resolve."""
+    from corral.agents._store import redact_url
+
+    folder = home / "blobs"  # the codec's BLOBS_DIR, named here without importing Temporal
+    if not folder.is_dir():
+        return
+    try:
+        from corral.orchestrator.temporal._blobs import FileBlobStore
+        from corral.orchestrator.temporal._blobs_copy import copy_blobs
+        from corral.orchestrator.temporal._blobs_postgres import PostgresBlobStore
+    except ImportError:  # no `temporal` extra
+        print(f"left the payload blobs in {folder}: install corral[temporal] and copy again")
+        return
+    dest = PostgresBlobStore(url, redact_url(url))
+    done = await copy_blobs(FileBlobStore(folder), dest, run_ids, unowned=unowned)
+    print(f"copied {_many(done.copied, 'payload blob')} from {folder} to {dest.where}")
+    if done.corrupt:
+        print(
+            f"left {_many(done.corrupt, 'corrupt payload blob')} in {folder}: their bytes "
+            "do not match its SHA-256"
+        )
 
 
 async def delete_run(args: argparse.Namespace) -> int:
