@@ -52,6 +52,7 @@ from ._schema import MIGRATIONS as MIGRATIONS
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
 from ._sqlite import SQLiteStore as SQLiteStore
 from ._sqlite import open_sqlite_store as open_sqlite_store
+from ._text import TextSafeConnection as TextSafeConnection
 
 __all__ = [
     "JOURNAL_FILE",
@@ -83,6 +84,7 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "Target",
+    "TextSafeConnection",
     "UnknownAgent",
     "UnknownCall",
     "UnknownItem",
