@@ -22,7 +22,8 @@ def encode_text(value: Any) -> Any:
     """`value` as a parameter every store accepts; anything but a string is returned as is."""
     if not isinstance(value, str):
         return value
-    if "\x00" in value or value.startswith(MARK) or not _utf8(value):
+    # `isascii` first: JSON text (most of what is stored) is ASCII, and checks without a copy.
+    if "\x00" in value or value.startswith(MARK) or not (value.isascii() or _utf8(value)):
         return MARK + json.dumps(value)
     return value
 
