@@ -142,3 +142,10 @@ async def test_a_run_other_runs_point_at_is_refused_even_when_forced(store: Stor
         with pytest.raises(RunActive, match=r"run-2 .* point at agents of run run-1"):
             await store.delete_run("run-1", at=time.time(), force=force)
     assert len(await store.list_agents("run-1")) == 2
+
+
+def test_what_a_delete_answered_is_saved_for_a_retry_after_a_lost_commit() -> None:
+    from corral.agents._store._pg_rows import decode_result, encode_result
+
+    answer = DeletedRun(run_id="run-1", agents=2, events=40, items=3, ledger=5, leases=1)
+    assert decode_result(encode_result(answer)) == answer
