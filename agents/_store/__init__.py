@@ -6,6 +6,8 @@ the seam; `open_store`/`open_journal` open the configured one: the embedded SQLi
 their in-memory twin. `export_jsonl` writes one run as JSON Lines.
 """
 
+from ._delete import DeletedRun as DeletedRun
+from ._delete import RunActive as RunActive
 from ._errors import DuplicateRecord as DuplicateRecord
 from ._errors import InvalidRecord as InvalidRecord
 from ._errors import JournalFailed as JournalFailed
@@ -33,6 +35,7 @@ from ._open import migrate_journal as migrate_journal
 from ._open import open_journal as open_journal
 from ._open import open_store as open_store
 from ._open import parse_target as parse_target
+from ._pg_schema import NOTIFY_CHANNEL as NOTIFY_CHANNEL
 from ._pg_schema import PG_SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ._pg_schema import redact_url as redact_url
 from ._postgres import PostgresStore as PostgresStore
@@ -49,13 +52,16 @@ from ._schema import MIGRATIONS as MIGRATIONS
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
 from ._sqlite import SQLiteStore as SQLiteStore
 from ._sqlite import open_sqlite_store as open_sqlite_store
+from ._text import TextSafeConnection as TextSafeConnection
 
 __all__ = [
     "JOURNAL_FILE",
     "MIGRATIONS",
+    "NOTIFY_CHANNEL",
     "PG_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "AgentRecord",
+    "DeletedRun",
     "DuplicateRecord",
     "InvalidRecord",
     "ItemRecord",
@@ -69,6 +75,7 @@ __all__ = [
     "NewEvent",
     "NumberedEvent",
     "PostgresStore",
+    "RunActive",
     "RunLeaseHeld",
     "RunRecord",
     "SQLiteStore",
@@ -77,6 +84,7 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "Target",
+    "TextSafeConnection",
     "UnknownAgent",
     "UnknownCall",
     "UnknownItem",

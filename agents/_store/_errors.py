@@ -11,7 +11,8 @@ The store translates `sqlite3` exceptions here, once, so callers never see a dri
     │   ├── DuplicateRecord     the id is taken, or the call was already finished
     │   ├── InvalidRecord       a field that may not change, a value of the wrong type, not JSON
     │   │   └── SeqConflict     numbered events that do not fit what the agent's journal holds
-    │   └── JournalUnreadable   not SQLite, corrupt, not a corral journal, or a newer schema
+    │   ├── JournalUnreadable   not SQLite, corrupt, not a corral journal, or a newer schema
+    │   └── RunActive           (`_delete`) a run to delete may still run, or others point at it
     └── OperationFailed: a runtime failure
         ├── JournalFailed       SQLite failed mid-operation (locked too long, disk full, I/O)
         └── StoreClosed         the store was used after `aclose()`

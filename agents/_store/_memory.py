@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio.lowlevel
 
+from ._delete import DeletedRun, check_deletable, check_unreferenced
 from ._errors import (
     StoreClosed,
     UnknownAgent,
@@ -253,6 +254,39 @@ class MemoryStore:
     def _run_leases(self, run_id: str) -> list[LeaseRecord]:
         rows = [row for (run, _), row in self._leases.items() if run == run_id]
         return [from_row(LeaseRecord, row) for row in sorted(rows, key=lambda r: r["since"])]
+
+    async def delete_run(self, run_id: str, *, at: float, force: bool = False) -> DeletedRun:
+        await self._enter()
+        run = from_row(RunRecord, self._run_row(run_id))
+        leases = self._run_leases(run_id)
+        live = next((x for x in leases if x.released_at is None), None)
+        check_deletable(run, live, at, force=force, journal=self.journal)
+        agents = {a for a, row in self._agents.items() if row["run_id"] == run_id}
+        others = [row["run_id"] for row in self._agents.values() if row["parent_id"] in agents]
+        others += [
+            r
+            for r, items in self._items.items()
+            for row in items.values()
+            if row["agent_id"] in agents
+        ]
+        check_unreferenced(run_id, [r for r in others if r != run_id], self.journal)
+        ledger = [key for key in self._ledger if key[0] in agents]
+        for key in ledger:
+            del self._ledger[key]
+        for lease in leases:
+            del self._leases[run_id, lease.holder]
+        for agent_id in agents:
+            del self._agents[agent_id], self._events[agent_id]
+        events, items = self._run_events.pop(run_id), self._items.pop(run_id)
+        del self._runs[run_id]
+        return DeletedRun(
+            run_id=run_id,
+            agents=len(agents),
+            events=len(events),
+            items=len(items),
+            ledger=len(ledger),
+            leases=len(leases),
+        )
 
     async def aclose(self) -> None:
         self._closed = True

@@ -164,6 +164,12 @@ class PgRunner:
         try:
             with self._pool.connection() as conn:
                 return migrate(conn, self.label, target=target or PG_SCHEMA_VERSION)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise JournalUnreadable(
+                f"journal {self.label} needs migrating to schema version {PG_SCHEMA_VERSION} and "
+                f"this database user may not change its schema ({_first_line(exc)}); run "
+                "`corral journal migrate` once as the user that owns the journal's tables"
+            ) from exc
         except psycopg.Error as exc:
             raise translate(exc, self.label) from exc
 
@@ -190,11 +196,15 @@ def retryable(exc: BaseException) -> bool:
     )
 
 
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
 def translate(exc: BaseException, label: str) -> StoreError:
     """The store error for a driver error on the journal `label` (already redacted)."""
     from psycopg import errors
 
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = _first_line(exc)
     if isinstance(exc, errors.UniqueViolation):
         return DuplicateRecord(f"a record with that id already exists in {label} ({text})")
     if isinstance(exc, errors.UndefinedTable):

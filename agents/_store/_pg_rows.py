@@ -2,9 +2,8 @@
 the saved results of committed writes.
 
 PostgreSQL's TEXT refuses NUL characters and text that is not UTF-8 (a lone surrogate from a
-model's JSON), which SQLite stores as given. So that a model's output can never make a write
-fail, such strings are kept as a marked JSON string and read back unchanged; every string
-parameter and column goes through `to_pg`/`from_pg`, ids included, so lookups match.
+model's JSON); every string parameter and column goes through `to_pg`/`from_pg` (`_text`'s
+encoding, which the SQLite store shares), ids included, so lookups match.
 """
 
 from __future__ import annotations
@@ -14,13 +13,12 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, TypeVar
 
+from ._delete import DeletedRun
 from ._lease import LeaseRecord
 from ._records import JournalEvent, Row, _Record, from_row
+from ._text import decode_text, encode_text
 
 R = TypeVar("R", bound=_Record)
-
-_MARK = "\x01j"
-"""Starts a string kept as JSON text; a string that itself starts so is kept the same way."""
 
 KEYS: dict[str, tuple[str, ...]] = {
     "runs": ("run_id",),
@@ -30,28 +28,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     "leases": ("run_id", "holder"),
 }
 
-
-def to_pg(value: Any) -> Any:
-    """A parameter PostgreSQL accepts, for any value a record holds."""
-    if not isinstance(value, str):
-        return value
-    if "\x00" in value or value.startswith(_MARK) or not _utf8(value):
-        return _MARK + json.dumps(value)
-    return value
-
-
-def from_pg(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(_MARK):
-        return json.loads(value[len(_MARK) :])
-    return value
-
-
-def _utf8(value: str) -> bool:
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
+to_pg = encode_text
+"""A parameter PostgreSQL accepts, for any value a record holds."""
+from_pg = decode_text
 
 
 def params(values: Iterable[Any]) -> tuple[Any, ...]:
@@ -113,6 +92,8 @@ def encode_result(value: Any) -> str:
         return json.dumps({"event": value.model_dump(mode="json")})
     if isinstance(value, LeaseRecord):
         return json.dumps({"lease": value.model_dump(mode="json")})
+    if isinstance(value, DeletedRun):
+        return json.dumps({"deleted": value.model_dump(mode="json")})
     if isinstance(value, list) and all(isinstance(e, JournalEvent) for e in value):
         return json.dumps({"events": [e.model_dump(mode="json") for e in value]})
     raise TypeError(f"a store write answered a {type(value).__name__}, which is not saved")
@@ -124,6 +105,8 @@ def decode_result(text: str) -> Any:
         return JournalEvent.model_validate(saved["event"])
     if "lease" in saved:
         return LeaseRecord.model_validate(saved["lease"])
+    if "deleted" in saved:
+        return DeletedRun.model_validate(saved["deleted"])
     if "events" in saved:
         return [JournalEvent.model_validate(e) for e in saved["events"]]
     return saved["value"]

@@ -105,7 +105,50 @@ CREATE INDEX applied_ops_by_age ON applied_ops (at);
 """
 """The schema of SQLite's versions 1 to 3 at once, and the record of committed writes."""
 
-PG_MIGRATIONS: Final[tuple[str, ...]] = (_V1,)
+_V2: Final = """
+CREATE TABLE IF NOT EXISTS blobs (
+    sha256 TEXT PRIMARY KEY,
+    data BYTEA NOT NULL,
+    size BIGINT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blob_refs (
+    run_id TEXT NOT NULL,
+    sha256 TEXT NOT NULL REFERENCES blobs (sha256) ON DELETE CASCADE,
+    PRIMARY KEY (run_id, sha256)
+);
+CREATE INDEX IF NOT EXISTS blob_refs_by_blob ON blob_refs (sha256);
+"""
+"""Payloads by reference (`orchestrator.temporal._blobs_postgres`) and the runs that reference
+them. `IF NOT EXISTS`: corral before this version made them on first use."""
+
+NOTIFY_CHANNEL: Final = "corral_events"
+"""Where the journal announces appends (`orchestrator.service._wakeups_postgres` listens)."""
+MAX_NOTIFY_RUN_ID: Final = 4000
+"""A longer run id is not sent (NOTIFY payloads stop at 8000 bytes): an empty payload wakes
+every follower instead, so an append never fails for want of a notification."""
+
+_V3: Final = f"""
+CREATE OR REPLACE FUNCTION corral_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    run TEXT;
+BEGIN
+    FOR run IN SELECT DISTINCT run_id FROM appended LOOP
+        PERFORM pg_notify(
+            '{NOTIFY_CHANNEL}',
+            CASE WHEN octet_length(run) <= {MAX_NOTIFY_RUN_ID} THEN run ELSE '' END
+        );
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE OR REPLACE TRIGGER corral_events_notify AFTER INSERT ON events
+REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION corral_notify_events();
+"""
+"""One notification per run per appending statement, sent at commit, whichever process
+appended. `OR REPLACE`: corral before this version installed it when a listener started."""
+
+PG_MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3)
 """`PG_MIGRATIONS[n]` takes a PostgreSQL journal from version n to n + 1; only ever append."""
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)
@@ -128,7 +171,15 @@ def redact_url(url: str) -> str:
 
 
 def migrate(conn: Any, label: str, *, target: int = PG_SCHEMA_VERSION) -> tuple[int, int]:
-    """Bring the database on `conn` (autocommit) to `target`; answers (from, to) versions."""
+    """Bring the database on `conn` (autocommit) to `target`; answers (from, to) versions.
+
+    A journal already at `target` is only read, so a user with no right to create anything
+    (only to read and write the journal's rows) opens it.
+    """
+    current = stored_version(conn)
+    if current is not None and current >= target:
+        refuse_newer(current, label)
+        return current, current
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -146,18 +197,24 @@ def migrate(conn: Any, label: str, *, target: int = PG_SCHEMA_VERSION) -> tuple[
     return version, max(version, target)
 
 
-def check_version(conn: Any, label: str) -> None:
-    """Refuse a database that is not a corral journal of exactly this version (read-only use)."""
+def stored_version(conn: Any) -> int | None:
+    """The journal's schema version, or None when the database holds no `schema_version`."""
     found = conn.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()
     row = conn.execute("SELECT version FROM schema_version").fetchone() if found[0] else None
-    if row is None:
+    return None if row is None else int(row[0])
+
+
+def check_version(conn: Any, label: str) -> None:
+    """Refuse a database that is not a corral journal of exactly this version (read-only use)."""
+    version = stored_version(conn)
+    if version is None:
         raise JournalUnreadable(
             f"{label} holds no corral journal; `corral journal migrate --url URL` creates one"
         )
-    refuse_newer(int(row[0]), label)
-    if int(row[0]) < PG_SCHEMA_VERSION:
+    refuse_newer(version, label)
+    if version < PG_SCHEMA_VERSION:
         raise JournalUnreadable(
-            f"journal {label} has schema version {row[0]} and this corral reads "
+            f"journal {label} has schema version {version} and this corral reads "
             f"{PG_SCHEMA_VERSION}; run `corral journal migrate` to upgrade it"
         )
 

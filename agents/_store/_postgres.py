@@ -18,6 +18,7 @@ import anyio
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from ._delete import DELETES, REFERRERS, DeletedRun, check_deletable, check_unreferenced, deleted
 from ._errors import UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
 from ._lease import LeaseRecord, check_take
 from ._pg_batch import PgJob, write_loop
@@ -102,7 +103,9 @@ class _Tail(NamedTuple):
 
 def _run_lock(run_id: str) -> int:
     # A signed 64-bit key per run; two runs sharing one only wait for each other.
-    return int.from_bytes(hashlib.blake2b(run_id.encode(), digest_size=8).digest(), signed=True)
+    # `surrogatepass`: a run id from a model's JSON may hold a lone surrogate.
+    key = hashlib.blake2b(run_id.encode(errors="surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(key, signed=True)
 
 
 class PostgresStore:
@@ -379,6 +382,23 @@ class PostgresStore:
         sql = f"{select(LeaseRecord, 'leases')} WHERE run_id = %s ORDER BY since, pos"
         return await self._read(lambda conn: fetch(conn, LeaseRecord, sql, (run_id,)))
 
+    async def delete_run(self, run_id: str, *, at: float, force: bool = False) -> DeletedRun:
+        def write(conn: Conn) -> DeletedRun:
+            # The lease takers' lock, then the appenders' row: neither slips in meanwhile.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_run_lock(run_id),))
+            run = _locked(conn, RunRecord, "runs", run_id)
+            if run is None:
+                raise UnknownRun(run_id, self.journal)
+            sql = f"{select(LeaseRecord, 'leases')} WHERE run_id = %s AND released_at IS NULL"
+            live = fetch(conn, LeaseRecord, sql, (run_id,))
+            check_deletable(run, live[0] if live else None, at, force=force, journal=self.journal)
+            rows = conn.execute(_pg(REFERRERS), params((run_id,) * 4)).fetchall()
+            check_unreferenced(run_id, [str(from_pg(r)) for (r,) in rows], self.journal)
+            counts = {t: conn.execute(_pg(q), params((run_id,))).rowcount for t, q in DELETES}
+            return deleted(run_id, counts)
+
+        return await self._runner.run(write)
+
     async def aclose(self) -> None:
         """Run the writes already queued, then close the pool; later calls raise `StoreClosed`.
         Closing twice is harmless."""
@@ -398,6 +418,11 @@ class PostgresStore:
     def _need_agent(self, conn: Conn, agent_id: str) -> None:
         if not exists(conn, "agents", agent_id):
             raise UnknownAgent(agent_id, self.journal)
+
+
+def _pg(sql: str) -> str:
+    """SQL written with SQLite's `?` placeholders, in psycopg's."""
+    return sql.replace("?", "%s")
 
 
 def _locked(conn: Conn, cls: type[R], table: str, *key: Any) -> R | None:

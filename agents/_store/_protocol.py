@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from ._delete import DeletedRun
 from ._lease import LeaseRecord
 from ._records import (
     AgentRecord,
@@ -154,6 +155,16 @@ class Store(Protocol):
 
     async def leases(self, run_id: str) -> list[LeaseRecord]:
         """Every lease the run has had, oldest first (the live one, if any, is last)."""
+        ...
+
+    async def delete_run(self, run_id: str, *, at: float, force: bool = False) -> DeletedRun:
+        """Delete the run with its agents, events, items, ledger and leases, all or none, and
+        answer how many of each went.
+
+        A run that may still be carried on (status `queued`, `pending` or `running`, or a live
+        lease whose holder is not gone at `at`) raises `RunActive` unless `force`; so does a run
+        whose agents another run's agents or items name, whatever `force` says.
+        """
         ...
 
     async def aclose(self) -> None:

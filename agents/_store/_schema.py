@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from ._errors import JournalFailed, JournalUnreadable, StoreError
+from ._text import TextSafeConnection
 
 BUSY_TIMEOUT_MS: Final = 10_000
 """How long a connection waits for another one (maybe in another process) to release the lock."""
@@ -123,7 +124,9 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open (creating if needed) the journal at `path`, configured and migrated."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, factory=TextSafeConnection
+        )
     except (OSError, sqlite3.Error) as exc:
         raise JournalUnreadable(
             f"cannot open journal {path}: {exc}; check that the path names a file you may write"
@@ -157,7 +160,9 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
 
 def _open_read_only(path: Path, query: str) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?{query}"
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        uri, uri=True, isolation_level=None, check_same_thread=False, factory=TextSafeConnection
+    )
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _check_readable_version(conn, path)

@@ -20,6 +20,7 @@ import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._batch import MAX_BATCH, Job, run_batch
+from ._delete import DELETES, REFERRERS, DeletedRun, check_deletable, check_unreferenced, deleted
 from ._errors import StoreClosed, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
 from ._lease import LeaseRecord, check_take
 from ._records import (
@@ -373,6 +374,20 @@ class SQLiteStore:
     async def leases(self, run_id: str) -> list[LeaseRecord]:
         sql = f"{_select(LeaseRecord, 'leases')} WHERE run_id = ? ORDER BY since, rowid"
         return await self._read(lambda conn: _fetch(conn, LeaseRecord, sql, (run_id,)))
+
+    async def delete_run(self, run_id: str, *, at: float, force: bool = False) -> DeletedRun:
+        def write(conn: Sql) -> DeletedRun:
+            run = _get(conn, RunRecord, "runs", run_id)
+            if run is None:
+                raise UnknownRun(run_id, self.journal)
+            sql = f"{_select(LeaseRecord, 'leases')} WHERE run_id = ? AND released_at IS NULL"
+            live = _fetch(conn, LeaseRecord, sql, (run_id,))
+            check_deletable(run, live[0] if live else None, at, force=force, journal=self.journal)
+            others = [str(r) for (r,) in conn.execute(REFERRERS, (run_id,) * 4)]
+            check_unreferenced(run_id, others, self.journal)
+            return deleted(run_id, {t: conn.execute(q, (run_id,)).rowcount for t, q in DELETES})
+
+        return await self._call(write)
 
     async def aclose(self) -> None:
         """Run what is already queued, then close the connection; later calls raise."""

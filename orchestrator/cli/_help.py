@@ -24,7 +24,7 @@ SUMMARIES: Mapping[str, str] = {
     "export": "write a run's whole journal as JSON lines",
     "trace": "print a run's agent tree with time, tokens and cost",
     "doctor": "check the journal for damage and say how to recover",
-    "journal": "migrate a journal, or copy runs between journals",
+    "journal": "migrate a journal, copy runs between journals, or delete a run",
     "model-server": "run the scripted OpenAI-compatible model server",
     "apply-patch": "apply a patch read from stdin to the current directory",
     "mcp": "the MCP servers of the config",
@@ -78,6 +78,7 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = {
         "corral journal migrate --url postgresql://corral@db.internal/corral",
         "corral journal copy --from sqlite:~/.corral/journal.sqlite "
         "--to postgresql://corral@db.internal/corral",
+        "corral journal delete run-2b4a70ee87b1",
     ),
     "model-server": ("corral model-server --policy policy.py:answer --port 8000",),
     "apply-patch": ("corral apply-patch < change.patch",),

@@ -1,9 +1,12 @@
-"""`corral journal migrate [--url URL]` and `corral journal copy --from SRC --to DST`.
+"""`corral journal migrate [--url URL]`, `corral journal copy --from SRC --to DST` and
+`corral journal delete RUN [--force]`.
 
 `migrate` brings a journal (the configured one, or `--url`) to this corral's schema and says
 which migrations it applied. `copy` moves runs between journals (SQLite to PostgreSQL, say) with
 their ids and sequence numbers; it never overwrites a run the destination holds and may be run
-again. A journal is `postgresql://...`, `sqlite:PATH` or a path; passwords are never printed.
+again. `delete` deletes a run from the configured journal, then its payload blobs (in the
+journal's database, or the home's `blobs/` folder) that no other run references.
+A journal is `postgresql://...`, `sqlite:PATH` or a path; passwords are never printed.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Any
 
 
 def add_parser(sub: Any) -> None:
-    journal = sub.add_parser("journal", help="migrate a journal, or copy runs between journals")
+    journal = sub.add_parser(
+        "journal", help="migrate a journal, copy runs between journals, or delete a run"
+    )
     actions = journal.add_subparsers(dest="journal_command", metavar="SUBCOMMAND", required=True)
     migrate = actions.add_parser(
         "migrate", help="bring the journal to this corral's schema and say what was applied"
@@ -38,6 +43,17 @@ def add_parser(sub: Any) -> None:
         "--run", dest="runs", action="append", metavar="RUN", help="copy only this run (repeatable)"
     )
     copy.set_defaults(handler=copy_journal)
+    delete = actions.add_parser(
+        "delete", help="delete a run with its events, items, ledger and payload blobs"
+    )
+    delete.add_argument("run_id", metavar="RUN", help="the run (`corral runs` lists them)")
+    delete.add_argument(
+        "--force",
+        action="store_true",
+        help="delete it even if it may still be running (its status is running, or a process "
+        "holds its lease)",
+    )
+    delete.set_defaults(handler=delete_run)
 
 
 def _configured() -> Any:
@@ -77,4 +93,98 @@ async def copy_journal(args: argparse.Namespace) -> int:
     print(f"copied {len(report.copied)} run(s) with {report.events} event(s) to {where}")
     if report.skipped:
         print(f"skipped {len(report.skipped)} run(s) already there: {', '.join(report.skipped)}")
+    if isinstance(source, Path) and isinstance(dest, str):
+        await _copy_blobs(source.parent, dest, [*report.copied, *report.skipped], args.runs is None)
     return 0
+
+
+async def _copy_blobs(home: Path, url: str, run_ids: list[str], unowned: bool) -> None:
+    """Copy the runs' payload blobs from the home's `blobs/` folder into the database's tables,
+    so Temporal histories that reference them still resolve."""
+    from corral.agents._store import redact_url
+
+    folder = home / "blobs"  # the codec's BLOBS_DIR, named here without importing Temporal
+    if not folder.is_dir():
+        return
+    try:
+        from corral.orchestrator.temporal._blobs import FileBlobStore
+        from corral.orchestrator.temporal._blobs_copy import copy_blobs
+        from corral.orchestrator.temporal._blobs_postgres import PostgresBlobStore
+    except ImportError:  # no `temporal` extra
+        print(f"left the payload blobs in {folder}: install corral[temporal] and copy again")
+        return
+    dest = PostgresBlobStore(url, redact_url(url))
+    done = await copy_blobs(FileBlobStore(folder), dest, run_ids, unowned=unowned)
+    print(f"copied {_many(done.copied, 'payload blob')} from {folder} to {dest.where}")
+    if done.corrupt:
+        print(
+            f"left {_many(done.corrupt, 'corrupt payload blob')} in {folder}: their bytes "
+            "do not match its SHA-256"
+        )
+
+
+async def delete_run(args: argparse.Namespace) -> int:
+    import time
+
+    from corral.agents import load_config
+    from corral.agents._store import UnknownRun, describe_journal, journal_target, open_journal
+    from corral.tools import CorralError, OperationFailed
+
+    config = load_config(cwd=Path.cwd()).config
+    target = journal_target(config)
+    gone: UnknownRun | None = None
+    async with open_journal(target) as store:
+        try:
+            deleted = await store.delete_run(args.run_id, at=time.time(), force=args.force)
+        except UnknownRun as exc:
+            gone, deleted = exc, None
+    # After the journal: a run that stays (refused) keeps its payloads. A run already gone
+    # from the journal may still have blobs, when an earlier delete stopped before them.
+    try:
+        blobs, where = await _delete_blobs(config, args.run_id)
+    except (CorralError, OSError) as exc:
+        kept = "is not in the journal" if deleted is None else "was deleted from the journal"
+        raise OperationFailed(
+            f"run {args.run_id} {kept}, but its payload blobs could not be deleted ({exc}); "
+            f"run `corral journal delete {args.run_id}` again to delete them"
+        ) from exc
+    journal = describe_journal(target)
+    if deleted is None:
+        if not blobs:
+            assert gone is not None
+            raise gone
+        what = f"run {args.run_id} was not in {journal}"
+    else:
+        counts = [
+            _many(deleted.agents, "agent"),
+            _many(deleted.events, "event"),
+            _many(deleted.items, "item"),
+            _many(deleted.ledger, "ledger entry", "ledger entries"),
+            _many(deleted.leases, "lease"),
+        ]
+        what = f"deleted run {args.run_id} from {journal}: {', '.join(counts)}"
+    print(f"{what}; {_many(blobs, 'payload blob')} deleted from {where}")
+    return 0
+
+
+async def _delete_blobs(config: Any, run_id: str) -> tuple[int, str]:
+    """Delete the run's blobs no other run references; answers how many, and where."""
+    from corral.agents._store import redact_url
+
+    try:
+        from corral.orchestrator.temporal._blobs import FileBlobStore
+        from corral.orchestrator.temporal._blobs_postgres import PostgresBlobStore
+        from corral.orchestrator.temporal._codec import BLOBS_DIR
+    except ImportError:  # no `temporal` extra: no run here ever sent a payload by reference
+        return 0, "nowhere (the temporal extra is not installed)"
+    url = config.journal.url
+    store = (
+        PostgresBlobStore(url, redact_url(url))
+        if url is not None
+        else FileBlobStore(config.home / BLOBS_DIR)
+    )
+    return await store.delete_run(run_id), store.where
+
+
+def _many(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"

@@ -123,8 +123,13 @@ class SQLiteWakeups(LocalWakeups):
             conn.close()
 
     def _connect(self) -> sqlite3.Connection:
+        from corral.agents._store import TextSafeConnection
+
         uri = f"{self._path.resolve().as_uri()}?mode=ro"
-        return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        # Run ids as the journal stores them: one a client chose may hold a lone surrogate.
+        return sqlite3.connect(
+            uri, uri=True, isolation_level=None, check_same_thread=False, factory=TextSafeConnection
+        )
 
     def _poll(
         self, conn: sqlite3.Connection, version: int, watched: list[str]

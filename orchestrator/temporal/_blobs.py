@@ -102,6 +102,13 @@ class FileBlobStore:
     async def delete_run(self, run_id: str) -> int:
         return await anyio.to_thread.run_sync(self._delete_run, run_id)
 
+    def run_keys(self, run_id: str) -> list[str]:
+        """The keys of the blobs `run_id` (`NO_RUN` for none) references, sorted."""
+        refs = self.refs_of(run_id)
+        if not refs.is_dir():
+            return []
+        return sorted(m.name for m in refs.iterdir() if _SHA256.fullmatch(m.name))
+
     def _put(self, key: str, data: bytes, run_id: str | None) -> None:
         check_key(key)
         with self._locked(fcntl.LOCK_SH):

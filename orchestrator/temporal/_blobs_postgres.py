@@ -2,8 +2,8 @@
 wrote, and they go when their run goes.
 
 Two tables beside the journal's: `blobs` (bytea under the SHA-256 key) and `blob_refs` (which
-runs reference which blob). They are created on first use, under an advisory lock, with
-`IF NOT EXISTS`, so they need none of the journal's migrations. Every operation opens its own
+runs reference which blob), made by the journal's migrations (`agents._store._pg_schema`, version
+2); a store's first use migrates a database that is not there yet. Every operation opens its own
 short connection: payloads travel by reference only from 256 KiB, so a connection per blob
 costs little, and the codec, which Temporal keeps for the life of a client, holds nothing open.
 At most `MAX_CONNECTIONS` are open at once per store, so a worker with hundreds of agents whose
@@ -31,24 +31,6 @@ RETRY_DEADLINE_S: Final = 30.0
 STATEMENT_TIMEOUT_MS: Final = 60_000
 MAX_CONNECTIONS: Final = 8
 """Blob operations in flight at once per store (per process); the rest wait their turn."""
-SCHEMA_LOCK: Final = 0x636F7272616C + 1
-"""An advisory lock key of its own (the journal's migrations use 0x636F7272616C)."""
-
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS blobs (
-    sha256 TEXT PRIMARY KEY,
-    data BYTEA NOT NULL,
-    size BIGINT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL
-);
-CREATE TABLE IF NOT EXISTS blob_refs (
-    run_id TEXT NOT NULL,
-    sha256 TEXT NOT NULL REFERENCES blobs (sha256) ON DELETE CASCADE,
-    PRIMARY KEY (run_id, sha256)
-);
-CREATE INDEX IF NOT EXISTS blob_refs_by_blob ON blob_refs (sha256);
-"""
-
 _DELETE_REFS: Final = "DELETE FROM blob_refs WHERE run_id = %s RETURNING sha256"
 # Locked in key order (two deletes never deadlock); the next statement sees, after the locks,
 # every reference a concurrent put committed, so a referenced blob is never deleted.
@@ -68,7 +50,8 @@ class PostgresBlobStore:
         self._label = label
         self._ready = False
         self._slots: anyio.Semaphore | None = None
-        """Made on first use, in the event loop that uses it."""
+        """Made on first use, in the event loop that uses it (and `_schema` with it)."""
+        self._schema: anyio.Lock | None = None
 
     @property
     def where(self) -> str:
@@ -124,6 +107,8 @@ class PostgresBlobStore:
 
         if self._slots is None:
             self._slots = anyio.Semaphore(MAX_CONNECTIONS)
+            self._schema = anyio.Lock()
+        await self._need_schema()
         deadline = time.monotonic() + RETRY_DEADLINE_S
         attempt = 0
         while True:
@@ -139,21 +124,35 @@ class PostgresBlobStore:
             attempt += 1
             await anyio.sleep(min(0.05 * attempt, 1.0))  # back off before reconnecting
 
+    async def _need_schema(self) -> None:
+        """Migrate the journal once, if its blob tables are not there yet (the first store to
+        reach a new database); a journal already at this corral's version is only read."""
+        from corral.agents._store import StoreError, migrate_journal
+
+        assert self._schema is not None
+        async with self._schema:
+            if self._ready:
+                return
+            try:
+                await migrate_journal(self._url)
+            except StoreError as exc:
+                raise PayloadBlobError(
+                    f"the blob store in {self._label} cannot use the journal's tables: {exc}"
+                ) from exc
+            self._ready = True
+
     async def _attempt(self, operation: Callable[[Any], Awaitable[T]]) -> T:
         import psycopg
 
         options = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"
         with anyio.fail_after(CONNECT_TIMEOUT_S + STATEMENT_TIMEOUT_MS / 1000):
-            async with await psycopg.AsyncConnection.connect(
-                self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, options=options
-            ) as conn:
-                if not self._ready:
-                    async with conn.transaction():
-                        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-                        await conn.execute(SCHEMA)
-                    self._ready = True
-                async with conn.transaction():
-                    return await operation(conn)
+            async with (
+                await psycopg.AsyncConnection.connect(
+                    self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, options=options
+                ) as conn,
+                conn.transaction(),
+            ):
+                return await operation(conn)
 
 
 def _retryable(exc: BaseException) -> bool:

@@ -32,6 +32,8 @@ HOSTILE_TEXT = {
     "marker-json": '\x01j"quoted"',
     "control": "\x01\x02\x7f",
     "sql": "'); DROP TABLE events; --",
+    "lone-surrogate": "\ud800",
+    "lone-low-surrogate": "x\udfffy",
 }
 
 
