@@ -12,8 +12,10 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
+import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
@@ -44,6 +46,10 @@ _MAX_CHARS = MAX_TOKENS * 16
 # batch-mate or padding would change a text's vector (cosine 0.98 to its vector alone), and a
 # vector must depend on its text only, to be cached by it.
 BATCH = {"numpy": 32, "onnx": 1}
+# A query is one text on the calling thread; an index build's texts go over a few threads (a
+# session's own thread pool would split each small product, which cost more than it saved).
+_PARALLEL_FROM = 16
+_BUILD_THREADS = min(4, os.cpu_count() or 1)
 # Bumped when this module's arithmetic changes, so cached vectors of the old one are not reused.
 _ENCODER_REVISION = 1
 WEIGHTS_FILE = "model.safetensors"
@@ -125,6 +131,8 @@ class MiniLMEmbedder:
             return out
         model = self._load()
         ids = model.token_ids(texts)
+        if model.batch == 1:
+            return _embed_one_by_one(model.encoder, ids, out)
         order = sorted(range(len(ids)), key=lambda row: len(ids[row]))
         with one_blas_thread():
             for start in range(0, len(order), model.batch):
@@ -162,6 +170,19 @@ class MiniLMEmbedder:
         if "numpy" not in models:
             models["numpy"] = _load_model(model_folder(), "numpy", self._graphs)
         return models["numpy"]
+
+
+def _embed_one_by_one(encoder: _Encoder, ids: list[list[int]], out: Vectors) -> Vectors:
+    """Each text alone; an index build's many texts on up to `_BUILD_THREADS` threads, since
+    onnxruntime runs a session from several threads at once and lets go of the GIL."""
+    if len(ids) < _PARALLEL_FROM:
+        for row, sequence in enumerate(ids):
+            out[row] = encoder.encode([sequence])[0]
+        return out
+    with ThreadPoolExecutor(_BUILD_THREADS, thread_name_prefix="minilm") as pool:
+        for row, vector in enumerate(pool.map(lambda seq: encoder.encode([seq])[0], ids)):
+            out[row] = vector
+    return out
 
 
 def model_folder() -> Path:
