@@ -11,6 +11,7 @@ onnxruntime or onnx is not installed. Pooling and normalising stay in NumPy, as 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
@@ -33,8 +34,10 @@ _MASKED = -1e9
 _FLOAT_LAYERS = 1
 
 
+@functools.cache
 def onnx_available() -> bool:
-    """Whether onnxruntime and onnx are both installed (neither is imported here)."""
+    """Whether onnxruntime and onnx are both installed (neither is imported here); asked once
+    per process, since finding a module reads the disk and a query asks for every text."""
     return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
 
 

@@ -50,7 +50,7 @@ def test_a_text_gets_the_same_int8_vector_alone_or_among_others() -> None:
     # Its vector is cached under its text alone, so no batch-mate may change it.
     # Twenty texts: an index build's many texts are embedded on several threads.
     minilm = MiniLMEmbedder(cache=None, backend="onnx")
-    texts = ["hi", "open the page in the browser and take a screenshot of it"] + _dev_queries(18)
+    texts = ["hi", "open the page in the browser and take a screenshot of it", *_dev_queries(18)]
     alone = np.stack([minilm.embed([text])[0] for text in texts])
     assert np.array_equal(minilm.embed(texts), alone)
 
