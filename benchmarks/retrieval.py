@@ -172,7 +172,9 @@ def build_times(
     given) `rebuild` over changed documents; the second index is returned, to be searched."""
     with tempfile.TemporaryDirectory() as folder:
         embedder = kind(cache=VectorCache(Path(folder)))
+        cpu_started = time.process_time()
         _, cold = timed(lambda: build(embedder))
+        print(f"  (cold build: {(time.process_time() - cpu_started):.1f} s of CPU, all threads)")
         index, warm = timed(lambda: build(embedder))
         _, changed = timed(lambda: rebuild(embedder)) if rebuild else (None, 0.0)
     return index, (cold, warm, changed)
