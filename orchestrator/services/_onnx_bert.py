@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import math
 import os
 import tempfile
 from collections.abc import Sequence
@@ -26,10 +25,11 @@ import numpy as np
 from ._bert import Array, BertEncoder, pool
 
 # Bumped when the graph below changes, so a cached graph of the old one is not loaded.
-GRAPH_REVISION = 1
+GRAPH_REVISION = 2
 _OPSET = 17
 _LAYER_NORM_EPS = 1e-12
-_MASKED = -1e9
+# onnxruntime's own operators: fused attention and GELU, each one node in place of many.
+_CONTRIB = "com.microsoft"
 # Layers whose weight products stay float32 (see `build_graph`).
 _FLOAT_LAYERS = 1
 
@@ -109,8 +109,9 @@ def _write_quantized(encoder: BertEncoder, path: Path) -> None:
             per_channel=True,
             op_types_to_quantize=["MatMul"],
             nodes_to_exclude=float_products,
-            # Attention's products of two activations stay float: only weights are quantized.
-            extra_options={"MatMulConstBOnly": True},
+            # Only weights are quantized; shape inference cannot type the outputs of
+            # onnxruntime's own operators, which are all float32 here.
+            extra_options={"MatMulConstBOnly": True, "DefaultTensorType": onnx.TensorProto.FLOAT},
         )
         os.replace(quantized, path)
 
@@ -129,12 +130,11 @@ def build_graph(encoder: BertEncoder) -> tuple[Any, list[str]]:
     positions = g.node("Slice", [g.const("positions", encoder.positions), g.i64([0]), width])
     words = g.node("Gather", [g.const("words", encoder.words), ids])
     x = g.layer_norm(g.node("Add", [words, positions]), encoder.norm, "emb")
-    inverted = g.node("Sub", [g.const("one", np.ones(1, np.float32)), mask])
-    scaled = g.node("Mul", [inverted, g.const("masked", np.full(1, _MASKED, np.float32))])
-    bias = g.node("Unsqueeze", [scaled, g.i64([1, 2])])
+    # onnxruntime's fused attention takes the mask as 1 (a token) or 0 (padding) per position.
+    padding = g.node("Cast", [mask], to=TensorProto.INT32)
     float_products: list[str] = []
     for number, layer in enumerate(encoder.layers):
-        x = g.encoder_layer(x, bias, layer, encoder.heads, f"l{number}")
+        x = g.encoder_layer(x, padding, layer, encoder.heads, f"l{number}")
         if number < _FLOAT_LAYERS:
             float_products.extend(g.weight_products)
         g.weight_products.clear()
@@ -148,7 +148,8 @@ def build_graph(encoder: BertEncoder) -> tuple[Any, list[str]]:
         [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", "width", encoder.hidden])],
         g.initializers,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
+    opsets = [helper.make_opsetid("", _OPSET), helper.make_opsetid(_CONTRIB, 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
     return model, float_products
 
 
@@ -189,7 +190,7 @@ class _Graph:
         scale, shift = (self.const(f"{name}_ln{i}", w) for i, w in enumerate(weights))
         return self.node("LayerNormalization", [x, scale, shift], axis=-1, epsilon=_LAYER_NORM_EPS)
 
-    def encoder_layer(self, x: str, bias: str, layer: Any, heads: int, name: str) -> str:
+    def encoder_layer(self, x: str, padding: str, layer: Any, heads: int, name: str) -> str:
         from onnx import helper
 
         hidden = int(layer.out.shape[0])
@@ -197,15 +198,11 @@ class _Graph:
         split = self.i64([hidden, hidden, hidden])
         parts = [f"{name}_{part}" for part in ("q", "k", "v")]
         self.nodes.append(helper.make_node("Split", [qkv, split], parts, axis=-1))
-        heads_shape = self.i64([0, 0, heads, hidden // heads])
-        q, k, v = (self.node("Reshape", [part, heads_shape]) for part in parts)
-        query = self.node("Transpose", [q], perm=[0, 2, 1, 3])
-        key = self.node("Transpose", [k], perm=[0, 2, 3, 1])
-        value = self.node("Transpose", [v], perm=[0, 2, 1, 3])
-        scores = self.node("Add", [self.node("MatMul", [query, key]), bias])
-        weights = self.node("Softmax", [scores], axis=-1)
-        context = self.node("Transpose", [self.node("MatMul", [weights, value])], perm=[0, 2, 1, 3])
-        context = self.node("Reshape", [context, self.i64([0, 0, hidden])])
+        # One fused node for the heads' scores, softmax and context; the query side is scaled
+        # already, in its weights. ("" skips the optional bias input.)
+        context = self.node(
+            "MultiHeadAttention", [*parts, "", padding], domain=_CONTRIB, num_heads=heads, scale=1.0
+        )
         attended = self.linear(context, layer.out, layer.out_bias, f"{name}_out")
         x = self.layer_norm(self.node("Add", [attended, x]), layer.norm1, f"{name}_n1")
         inner = self.gelu(self.linear(x, layer.up, layer.up_bias, f"{name}_up"))
@@ -213,9 +210,5 @@ class _Graph:
         return self.layer_norm(self.node("Add", [down, x]), layer.norm2, f"{name}_n2")
 
     def gelu(self, x: str) -> str:
-        """x * Phi(x) with Erf, the pattern onnxruntime fuses into one Gelu."""
-        root = self.const("rsqrt2", np.full(1, 1.0 / math.sqrt(2.0), np.float32))
-        erf = self.node("Erf", [self.node("Mul", [x, root])])
-        one = self.const("one", np.ones(1, np.float32))
-        half = self.const("half", np.full(1, 0.5, np.float32))
-        return self.node("Mul", [self.node("Mul", [x, half]), self.node("Add", [erf, one])])
+        """x * Phi(x), BERT's exact GELU (with erf), as onnxruntime's one fused node."""
+        return self.node("Gelu", [x], domain=_CONTRIB)
