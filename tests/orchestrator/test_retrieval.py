@@ -11,6 +11,7 @@ import pytest
 
 from corral.orchestrator.services import HashingEmbedder, VectorCache, Vectors, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Speller, fuse
+from corral.orchestrator.services.retrieval._hybrid import _ranked
 from corral.orchestrator.services.retrieval._synonyms import expansion_table, expansions
 from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
 
@@ -209,3 +210,10 @@ def test_explaining_a_query_embeds_it_once() -> None:
     index.explain("merge the pull request", 3)
 
     assert embedder.embedded == built + 1
+
+
+@pytest.mark.parametrize("limit", [1, 5, 50, 999, 1000, 2000])
+def test_the_head_of_a_ranking_is_the_head_of_the_full_stable_ranking(limit: int) -> None:
+    # Few distinct scores, so ties straddle every cut: they must still go to the earlier doc.
+    scores = np.random.default_rng(7).integers(0, 20, 1000).astype(np.float64)
+    assert _ranked(scores, limit) == _ranked(scores)[:limit]

@@ -118,19 +118,22 @@ class HybridIndex:
         ]
 
     def _fused(self, query: Query) -> list[Fused]:
+        # Fusion reads only each ranking's first `depth`: ranking every document costs more
+        # than the rest of a query over 1,000 tools.
+        depth = self.profile.depth
         rankings = {
-            "bm25": [doc for doc, _ in self._bm25_ranking(query)],
-            "embedding": [doc for doc, _ in _ranked(self._similarity(query))],
+            "bm25": [doc for doc, _ in self._bm25_ranking(query, depth)],
+            "embedding": [doc for doc, _ in _ranked(self._similarity(query), depth)],
         }
-        return fuse(rankings, self.profile.ranker_weights, depth=self.profile.depth)
+        return fuse(rankings, self.profile.ranker_weights, depth=depth)
 
-    def _bm25_ranking(self, query: Query) -> list[tuple[int, float]]:
+    def _bm25_ranking(self, query: Query, limit: int | None = None) -> list[tuple[int, float]]:
         if not (query.tokens or query.expansion) or not self._size:
             return []
         scores = self._bm25.scores(query.tokens)
         if query.expansion:
             scores = scores + self.profile.expansion_weight * self._bm25.scores(query.expansion)
-        return [(doc, score) for doc, score in _ranked(scores) if score > 0.0]
+        return [(doc, score) for doc, score in _ranked(scores, limit) if score > 0.0]
 
     def _similarity(self, query: Query) -> npt.NDArray[np.float64]:
         if not self._size or not query.words:
@@ -157,7 +160,13 @@ def _document_vectors(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     return embedder.embed(list(texts))
 
 
-def _ranked(scores: npt.NDArray[np.float64]) -> list[tuple[int, float]]:
-    """Documents by descending score; a stable sort keeps ties in index order."""
-    order = np.argsort(-scores, kind="stable")
+def _ranked(scores: npt.NDArray[np.float64], limit: int | None = None) -> list[tuple[int, float]]:
+    """The first `limit` (else all) documents by descending score; ties in index order, as a
+    stable sort of all of them would give."""
+    candidates = np.arange(scores.size)
+    if limit is not None and limit < scores.size:
+        # Everything that scores at least the limit-th best, ties included, then sorted.
+        cut = np.partition(scores, scores.size - limit)[scores.size - limit]
+        candidates = np.flatnonzero(scores >= cut)
+    order = candidates[np.argsort(-scores[candidates], kind="stable")][:limit]
     return [(int(doc), float(scores[doc])) for doc in order]
