@@ -8,6 +8,7 @@ the bigger fragments are rendered by their own modules; the short fixed texts li
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,6 +22,10 @@ def _ascii_lower(text: str) -> str:
     return text.translate(_ASCII_LOWER)
 
 
+def _closing_tag(end: str) -> re.Pattern[str]:
+    return re.compile(re.escape(end), re.IGNORECASE | re.ASCII)
+
+
 @dataclass(frozen=True)
 class FragmentKind:
     """One kind of marked fragment: the role it is sent as and its start and end markers."""
@@ -31,7 +36,14 @@ class FragmentKind:
     end: str
 
     def render(self, body: str) -> str:
-        """`start + body + end`; the body carries its own newlines."""
+        """`start + body + end`; the body carries its own newlines.
+
+        A body holding this kind's own closing tag (in any ASCII case) gets it as `<\\/tag>`:
+        text from a file, a hook or a tool must not end its fragment early and pass what follows
+        off as something corral did not mark.
+        """
+        if self.end.startswith("</"):
+            body = _closing_tag(self.end).sub(lambda m: "<\\/" + m.group(0)[2:], body)
         return f"{self.start}{body}{self.end}"
 
     def matches(self, text: str) -> bool:
