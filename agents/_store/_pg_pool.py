@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -204,3 +204,19 @@ def translate(exc: BaseException, label: str) -> StoreError:
     return JournalFailed(
         f"journal {label} failed ({text}); the operation was rolled back, earlier ones are kept"
     )
+
+
+@asynccontextmanager
+async def open_pg_runner(url: str) -> AsyncIterator[PgRunner]:
+    """Connections to the journal at `url`, migrated to this code's schema, closed on exit: for
+    the tables kept beside the journal's in its database (`orchestrator.memory`'s)."""
+    from ._open import describe, need_driver
+
+    runner = PgRunner(need_driver(url), describe(url))
+    await anyio.to_thread.run_sync(runner.open)
+    try:
+        await anyio.to_thread.run_sync(runner.migrate)
+        yield runner
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(runner.close)

@@ -53,8 +53,8 @@ CREATE TABLE IF NOT EXISTS memory_consolidations (
     consolidated_at REAL NOT NULL
 );
 """
-_MEMORY_COLUMNS = "memory_id, project, text, files, run_id, agent_id, created_at, embedding"
-_INSIGHT_COLUMNS = "insight_id, project, text, source_ids, created_at"
+MEMORY_COLUMNS = "memory_id, project, text, files, run_id, agent_id, created_at, embedding"
+INSIGHT_COLUMNS = "insight_id, project, text, source_ids, created_at"
 
 
 class MemoryStoreUnavailable(OperationFailed):
@@ -118,8 +118,8 @@ class SqliteMemories:
     async def add(self, records: Sequence[MemoryRecord], *, cap: int) -> None:
         def work(conn: sqlite3.Connection) -> None:
             conn.executemany(
-                f"INSERT OR REPLACE INTO memories ({_MEMORY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-                [_memory_row(r) for r in records],
+                f"INSERT OR REPLACE INTO memories ({MEMORY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+                [memory_row(r) for r in records],
             )
             for project in {r.project for r in records}:
                 conn.execute(
@@ -132,25 +132,25 @@ class SqliteMemories:
 
     async def memories(self, project: str | None) -> list[MemoryRecord]:
         where, args = _scope(project)
-        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories{where} ORDER BY created_at DESC, memory_id"
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories{where} ORDER BY created_at DESC, memory_id"
         rows = await self._run(lambda conn: conn.execute(sql, args).fetchall())
-        return [_memory(row) for row in rows]
+        return [memory_from_row(row) for row in rows]
 
     async def insights(self, project: str | None) -> list[Insight]:
         where, args = _scope(project)
-        sql = f"SELECT {_INSIGHT_COLUMNS} FROM memory_insights{where} ORDER BY project, position"
+        sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights{where} ORDER BY project, position"
         rows = await self._run(lambda conn: conn.execute(sql, args).fetchall())
-        return [_insight(row) for row in rows]
+        return [insight_from_row(row) for row in rows]
 
     async def get(self, item_id: str) -> MemoryRecord | Insight | None:
         def work(conn: sqlite3.Connection) -> MemoryRecord | Insight | None:
-            sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id = ?"
+            sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE memory_id = ?"
             row = conn.execute(sql, (item_id,)).fetchone()
             if row is not None:
-                return _memory(row)
-            sql = f"SELECT {_INSIGHT_COLUMNS} FROM memory_insights WHERE insight_id = ?"
+                return memory_from_row(row)
+            sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights WHERE insight_id = ?"
             row = conn.execute(sql, (item_id,)).fetchone()
-            return _insight(row) if row is not None else None
+            return insight_from_row(row) if row is not None else None
 
         return await self._run(work)
 
@@ -182,8 +182,8 @@ class SqliteMemories:
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM memory_insights WHERE project = ?", (project,))
             conn.executemany(
-                f"INSERT INTO memory_insights ({_INSIGHT_COLUMNS}, position) VALUES (?,?,?,?,?,?)",
-                [(*_insight_row(i), n) for n, i in enumerate(insights)],
+                f"INSERT INTO memory_insights ({INSIGHT_COLUMNS}, position) VALUES (?,?,?,?,?,?)",
+                [(*insight_row(i), n) for n, i in enumerate(insights)],
             )
             conn.execute(
                 "INSERT OR REPLACE INTO memory_consolidations VALUES (?, ?)", (project, at)
@@ -207,7 +207,7 @@ def _scope(project: str | None) -> tuple[str, tuple[Any, ...]]:
     return ("", ()) if project is None else (" WHERE project = ?", (project,))
 
 
-def _memory_row(record: MemoryRecord) -> tuple[Any, ...]:
+def memory_row(record: MemoryRecord) -> tuple[Any, ...]:
     vector = array("f", record.embedding).tobytes()
     files = json.dumps(list(record.files))
     return (*_head(record), files, record.run_id, record.agent_id, record.created_at, vector)
@@ -217,7 +217,7 @@ def _head(record: MemoryRecord) -> tuple[str, str, str]:
     return record.memory_id, record.project, record.text
 
 
-def _memory(row: Sequence[Any]) -> MemoryRecord:
+def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
     memory_id, project, text, files, run_id, agent_id, created_at, blob = row
     vector = array("f")
     vector.frombytes(blob)
@@ -233,12 +233,12 @@ def _memory(row: Sequence[Any]) -> MemoryRecord:
     )
 
 
-def _insight_row(insight: Insight) -> tuple[Any, ...]:
+def insight_row(insight: Insight) -> tuple[Any, ...]:
     sources = json.dumps(list(insight.source_ids))
     return insight.insight_id, insight.project, insight.text, sources, insight.created_at
 
 
-def _insight(row: Sequence[Any]) -> Insight:
+def insight_from_row(row: Sequence[Any]) -> Insight:
     insight_id, project, text, sources, created_at = row
     return Insight(
         insight_id=insight_id,
