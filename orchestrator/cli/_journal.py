@@ -2,8 +2,9 @@
 
 `migrate` brings a journal (the configured one, or `--url`) to this corral's schema and says
 which migrations it applied. `copy` moves runs between journals (SQLite to PostgreSQL, say) with
-their ids and sequence numbers; it never overwrites a run the destination holds and may be run
-again. A journal is `postgresql://...`, `sqlite:PATH` or a path; passwords are never printed.
+their ids and sequence numbers, and the memories they left with their insights; it never
+overwrites a run the destination holds and may be run again. A journal is `postgresql://...`,
+`sqlite:PATH` or a path; passwords are never printed.
 """
 
 from __future__ import annotations
@@ -73,8 +74,21 @@ async def copy_journal(args: argparse.Namespace) -> int:
         raise InvalidInput(f"no journal at {source}; give --from sqlite:PATH of an existing one")
     async with open_journal(source, read_only=True) as src, open_journal(dest) as dst:
         report = await copy_runs(src, dst, run_ids=args.runs)
+    remembered = await _copy_memories(source, dest, args.runs)
     where = describe_journal(dest)
     print(f"copied {len(report.copied)} run(s) with {report.events} event(s) to {where}")
     if report.skipped:
         print(f"skipped {len(report.skipped)} run(s) already there: {', '.join(report.skipped)}")
+    print(f"copied {remembered.memories} memories and {remembered.insights} insight(s)")
     return 0
+
+
+async def _copy_memories(source: Any, dest: Any, runs: list[str] | None) -> Any:
+    """The memories of the copied runs (all of them without --run), with their insights."""
+    from corral.orchestrator.memory import copy_memories, open_memories
+
+    async with (
+        open_memories(source, read_only=True) as src,
+        open_memories(dest) as dst,
+    ):
+        return await copy_memories(src, dst, run_ids=runs)

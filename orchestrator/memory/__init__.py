@@ -10,6 +10,8 @@ The store lives where the journal does (`open_memories`): its SQLite file
 in-memory twin.
 """
 
+from ._copy import MemoryCopy as MemoryCopy
+from ._copy import copy_memories as copy_memories
 from ._fragment import render_memory as render_memory
 from ._open import open_memories as open_memories
 from ._postgres import PostgresMemories as PostgresMemories
@@ -38,6 +40,7 @@ __all__ = [
     "PURPOSE_KEY",
     "InMemoryMemories",
     "Insight",
+    "MemoryCopy",
     "MemoryRecord",
     "MemoryService",
     "MemoryStore",
@@ -46,6 +49,7 @@ __all__ = [
     "Ranked",
     "SqliteMemories",
     "UnknownMemory",
+    "copy_memories",
     "jaccard",
     "open_memories",
     "open_postgres_memories",

@@ -17,15 +17,16 @@ from ._store import MemoryStore
 
 
 @asynccontextmanager
-async def open_memories(target: Target) -> AsyncIterator[MemoryStore]:
-    """The memory store in the journal at `target` (created or migrated), closed on exit."""
+async def open_memories(target: Target, *, read_only: bool = False) -> AsyncIterator[MemoryStore]:
+    """The memory store in the journal at `target` (created or migrated), closed on exit;
+    `read_only` never writes to it (nor creates or migrates anything)."""
     if isinstance(target, str) and is_postgres(target):
         from ._postgres import open_postgres_memories  # psycopg: only for a shared journal
 
-        async with open_postgres_memories(target) as pg:
+        async with open_postgres_memories(target, read_only=read_only) as pg:
             yield pg
         return
     path = parse_target(target) if isinstance(target, str) else target
     assert isinstance(path, Path)  # a string that is no PostgreSQL URL names a file
-    async with open_sqlite_memories(path) as sqlite:
+    async with open_sqlite_memories(path, read_only=read_only) as sqlite:
         yield sqlite

@@ -32,10 +32,13 @@ Conn = Any
 
 
 @asynccontextmanager
-async def open_postgres_memories(url: str) -> AsyncIterator[PostgresMemories]:
-    """The memory store in the journal at `url` (migrated first), closed on exit."""
+async def open_postgres_memories(
+    url: str, *, read_only: bool = False
+) -> AsyncIterator[PostgresMemories]:
+    """The memory store in the journal at `url` (migrated first, unless `read_only`: then the
+    journal must be at this code's version), closed on exit."""
     try:
-        async with open_pg_runner(url) as runner:
+        async with open_pg_runner(url, read_only=read_only) as runner:
             yield PostgresMemories(runner)
     except StoreError as exc:
         raise MemoryStoreUnavailable(f"cannot open the memory store: {exc}") from exc

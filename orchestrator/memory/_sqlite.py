@@ -24,6 +24,7 @@ from corral.agents import open_sqlite_store
 from corral.tools import OperationFailed
 
 from ._records import Insight, MemoryRecord
+from ._store import InMemoryMemories
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
@@ -62,15 +63,26 @@ class MemoryStoreUnavailable(OperationFailed):
 
 
 @asynccontextmanager
-async def open_sqlite_memories(path: Path) -> AsyncIterator[SqliteMemories]:
-    """The memory store in the journal at `path` (created if missing), closed on exit."""
-    if not await anyio.Path(path).exists():
-        # The journal makes the file: one that held only memory tables would not pass for a
-        # journal when a run opened it later.
-        async with open_sqlite_store(path):
-            pass
-    conn = await anyio.to_thread.run_sync(_connect, path)
-    store = SqliteMemories(conn, path)
+async def open_sqlite_memories(
+    path: Path, *, read_only: bool = False
+) -> AsyncIterator[SqliteMemories | InMemoryMemories]:
+    """The memory store in the journal at `path` (created if missing), closed on exit.
+
+    `read_only` never writes to the file (`corral journal copy` reads its source so); a journal
+    without memory tables then reads as an empty store."""
+    if read_only:
+        conn = await anyio.to_thread.run_sync(_connect_read_only, path)
+        if conn is None:
+            yield InMemoryMemories()
+            return
+    else:
+        if not await anyio.Path(path).exists():
+            # The journal makes the file: one that held only memory tables would not pass for
+            # a journal when a run opened it later.
+            async with open_sqlite_store(path):
+                pass
+        conn = await anyio.to_thread.run_sync(_connect, path)
+    store = SqliteMemories(conn, path, read_only=read_only)
     try:
         yield store
     finally:
@@ -90,12 +102,31 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection | None:
+    """A connection that cannot write, or None when the journal holds no memory tables."""
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        found = conn.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+            "('memories', 'memory_insights', 'memory_consolidations')"
+        ).fetchone()[0]
+    except (OSError, sqlite3.Error) as exc:
+        raise MemoryStoreUnavailable(f"cannot read the memory store in {path}: {exc}") from exc
+    if found < 3:
+        conn.close()
+        return None
+    return conn
+
+
 class SqliteMemories:
     """A `MemoryStore` in SQLite; open it with `open_sqlite_memories`."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, read_only: bool = False) -> None:
         self._conn = conn
         self._path = path
+        self._begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
         self._lock = threading.Lock()
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -104,7 +135,7 @@ class SqliteMemories:
     def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(self._begin)
                 try:
                     result = work(self._conn)
                 except BaseException:
