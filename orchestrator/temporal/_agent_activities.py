@@ -3,7 +3,8 @@
 Spawning a worker builds its spec with the supervisor's own code (`child_spec`, its narrowed
 profile, its `<subagent_context>`), and preparing an agent gives it the worker's MCP tools and
 the skills matched to its task, so an agent on Temporal gets exactly what it would locally.
-Preparing an agent and reading its turn context run on its host; the rest on any worker.
+Preparing an agent, reading its turn context and remembering a completed run run on its host
+(where its folder, and so its project, is); the rest on any worker.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 from temporalio import activity
 
 from corral.agents import (
@@ -18,6 +20,7 @@ from corral.agents import (
     RunRecord,
     Store,
     UserInput,
+    replay_core,
 )
 from corral.tools import InvalidInput, SandboxMode
 
@@ -35,6 +38,7 @@ from ._wire import (
     ExecRunInput,
     PreparedAgent,
     PrepareSpecInput,
+    RememberInput,
     RunStatusInput,
     SpawnedSpec,
     SpawnSpecInput,
@@ -55,7 +59,7 @@ class AgentActivities:
 
     @property
     def on_host(self) -> list[Any]:
-        return [self.prepare_spec, self.turn_context]
+        return [self.prepare_spec, self.turn_context, self.remember_run]
 
     @activity.defn(name="corral.begin_exec")
     async def begin_exec(self, run: ExecRunInput) -> None:
@@ -132,6 +136,22 @@ class AgentActivities:
             context = context.model_copy(update={"memory": fragment})
         dumped: dict[str, Any] = context.model_dump(mode="json")
         return dumped
+
+    @activity.defn(name="corral.remember_run")
+    async def remember_run(self, remember: RememberInput) -> None:
+        """Once, on the root's host, after a run completed: what it learned goes to memory
+        (the same extraction as a local run's, from its history rebuilt from the journal),
+        within the worker's `extraction_timeout_sec`. Memory's own boundary contains failures."""
+        memory = self.services.memory
+        if memory is None:
+            return
+        spec = self.services.spec_of(remember.spec)
+        services = self.services.agent_services(None, remember.limits.agents())
+        core = await replay_core(self.services.store, assemble_agent(spec, services).core.config)
+        client = self.services.clients.client_for(spec.model)
+        with anyio.move_on_after(self.services.config.memories.extraction_timeout_sec):
+            async with heartbeating():
+                await memory.after_run(spec, remember.task, core.history, client)
 
     @activity.defn(name="corral.spawn_spec")
     async def spawn_spec(self, spawn: SpawnSpecInput) -> SpawnedSpec:
