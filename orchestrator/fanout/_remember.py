@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import anyio
 
-from corral.agents import AgentSpec, FunctionCall, Item, ItemRecord, Message, Store
+from corral.agents import (
+    AgentSpec,
+    FunctionCall,
+    Item,
+    ItemRecord,
+    Message,
+    ModelClient,
+    Store,
+)
 
-from .._run import RunRuntime
+from .._run import RunMemory, RunRuntime
 from ._outcome import DONE
 from ._report import REPORT_RESULT
 
@@ -33,18 +42,35 @@ async def remember_fanout(
     memory = runtime.options.memory
     if memory is None:
         return
-    items = await runtime.store.items(runtime.run_id)
+    client = runtime.options.clients.client_for(prototype.model)
+    workers = Workers(runtime.store, runtime.run_id, prototype, template)
+    with anyio.move_on_after(deadline):
+        await remember_workers(memory, workers, client)
+
+
+@dataclass(frozen=True)
+class Workers:
+    """A fan-out run's workers, as its journal holds them: its id, their spec and task."""
+
+    store: Store
+    run_id: str
+    prototype: AgentSpec
+    template: str
+
+
+async def remember_workers(memory: RunMemory, workers: Workers, client: ModelClient) -> None:
+    """Hand a fan-out whose every item is done to memory's extraction (the local runtime and
+    the Temporal activity both come here); one with an item not done is not remembered."""
+    items = await workers.store.items(workers.run_id)
     if not items or any(item.status != DONE for item in items):
         return
     done = [item for item in items if item.agent_id is not None][-MAX_WORKERS:]
     if not done:
         return
-    history = await workers_history(runtime.store, done)
-    spec = prototype.model_copy(update={"agent_id": done[-1].agent_id})
-    task = f"A fan-out of {len(items)} items; each worker's task was:\n{template}"
-    client = runtime.options.clients.client_for(spec.model)
-    with anyio.move_on_after(deadline):
-        await memory.after_run(spec, task, history, client)
+    history = await workers_history(workers.store, done)
+    spec = workers.prototype.model_copy(update={"agent_id": done[-1].agent_id})
+    task = f"A fan-out of {len(items)} items; each worker's task was:\n{workers.template}"
+    await memory.after_run(spec, task, history, client)
 
 
 async def workers_history(store: Store, items: Sequence[ItemRecord]) -> list[Item]:

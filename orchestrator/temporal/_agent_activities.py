@@ -25,6 +25,7 @@ from corral.agents import (
 from corral.tools import InvalidInput, SandboxMode
 
 from .._run import assemble_agent, first_input, render_subagent_context, turn_context
+from ..fanout._remember import Workers, remember_workers
 from ..runs import ExecJob
 from ..supervisor import SpawnRequest, SpawnTerms, child_spec
 from ..supervisor._spawn import peer_of
@@ -38,6 +39,7 @@ from ._wire import (
     ExecRunInput,
     PreparedAgent,
     PrepareSpecInput,
+    RememberFanoutInput,
     RememberInput,
     RunStatusInput,
     SpawnedSpec,
@@ -59,7 +61,7 @@ class AgentActivities:
 
     @property
     def on_host(self) -> list[Any]:
-        return [self.prepare_spec, self.turn_context, self.remember_run]
+        return [self.prepare_spec, self.turn_context, self.remember_run, self.remember_fanout]
 
     @activity.defn(name="corral.begin_exec")
     async def begin_exec(self, run: ExecRunInput) -> None:
@@ -152,6 +154,20 @@ class AgentActivities:
         with anyio.move_on_after(self.services.config.memories.extraction_timeout_sec):
             async with heartbeating():
                 await memory.after_run(spec, remember.task, core.history, client)
+
+    @activity.defn(name="corral.remember_fanout")
+    async def remember_fanout(self, remember: RememberFanoutInput) -> None:
+        """Once, on a host of the run's workers, after every item of a fan-out is done: what
+        the workers learned goes to memory, as a local fan-out's does (`fanout._remember`)."""
+        memory = self.services.memory
+        if memory is None:
+            return
+        prototype = self.services.spec_of(remember.worker)
+        workers = Workers(self.services.store, remember.run_id, prototype, remember.template)
+        client = self.services.clients.client_for(prototype.model)
+        with anyio.move_on_after(self.services.config.memories.extraction_timeout_sec):
+            async with heartbeating():
+                await remember_workers(memory, workers, client)
 
     @activity.defn(name="corral.spawn_spec")
     async def spawn_spec(self, spawn: SpawnSpecInput) -> SpawnedSpec:

@@ -478,6 +478,14 @@ class RememberInput(_Wire):
     limits: CollabLimits = CollabLimits()
 
 
+class RememberFanoutInput(_Wire):
+    """A fan-out whose every item is done, for memory to extract what its workers learned."""
+
+    run_id: str
+    worker: WireSpec
+    template: str
+
+
 class RunStatusInput(_Wire):
     run_id: str
     status: str
