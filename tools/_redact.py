@@ -34,7 +34,10 @@ DEFAULT_PATTERNS = (
     # user:password@ in a URL keeps the user; the password goes.
     r"(?<=://)[^/\s:@]+:(?P<secret>[^/\s@]{3,})@",
     # `API_KEY=...`, `"client_secret": "..."`, `password: ...`: the value goes, the name stays.
-    rf"(?i)\b{_NAME}[\"']?\s*(?:[:=]|\s+is\s+)\s*[\"']?(?P<secret>[^\s\"',;}}]{{6,}})",
+    # Quotes may be escaped (`\"token\": \"...\"`), as in JSON text that holds JSON: a tool
+    # call's arguments, a reported result.
+    rf"(?i)\b{_NAME}(?:\\*[\"'])?\s*(?:[:=]|\s+is\s+)\s*(?:\\*[\"'])?"
+    rf"(?P<secret>[^\s\"',;}}]{{6,}})",
 )
 _SECRET_WORDS = frozenset(
     {

@@ -35,6 +35,10 @@ from ._open import migrate_journal as migrate_journal
 from ._open import open_journal as open_journal
 from ._open import open_store as open_store
 from ._open import parse_target as parse_target
+from ._pg_pool import PgRunner as PgRunner
+from ._pg_pool import open_pg_runner as open_pg_runner
+from ._pg_rows import from_pg as from_pg
+from ._pg_rows import to_pg as to_pg
 from ._pg_schema import NOTIFY_CHANNEL as NOTIFY_CHANNEL
 from ._pg_schema import PG_SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ._pg_schema import redact_url as redact_url
@@ -74,6 +78,7 @@ __all__ = [
     "Migration",
     "NewEvent",
     "NumberedEvent",
+    "PgRunner",
     "PostgresStore",
     "RunActive",
     "RunLeaseHeld",
@@ -91,15 +96,18 @@ __all__ = [
     "UnknownRun",
     "describe_journal",
     "export_jsonl",
+    "from_pg",
     "holder_gone",
     "is_postgres",
     "journal_target",
     "migrate_journal",
     "open_journal",
+    "open_pg_runner",
     "open_postgres_store",
     "open_sqlite_store",
     "open_store",
     "parse_target",
     "redact_url",
     "this_host",
+    "to_pg",
 ]

@@ -72,11 +72,11 @@ async def open_journal(target: Target, *, read_only: bool = False) -> AsyncItera
         return
     from ._postgres import open_postgres_store
 
-    async with open_postgres_store(_need_driver(target), read_only=read_only) as pg:
+    async with open_postgres_store(need_driver(target), read_only=read_only) as pg:
         yield pg
 
 
-def _need_driver(url: str) -> str:
+def need_driver(url: str) -> str:
     try:
         import psycopg  # noqa: F401
         import psycopg_pool  # noqa: F401
@@ -115,7 +115,7 @@ async def migrate_journal(target: Target) -> Migration:
         return Migration(str(target), before, after)
     from ._pg_pool import PgRunner
 
-    runner = PgRunner(_need_driver(target), describe(target))
+    runner = PgRunner(need_driver(target), describe(target))
     await anyio.to_thread.run_sync(runner.open)
     try:
         before, after = await anyio.to_thread.run_sync(runner.migrate)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -214,3 +214,24 @@ def translate(exc: BaseException, label: str) -> StoreError:
     return JournalFailed(
         f"journal {label} failed ({text}); the operation was rolled back, earlier ones are kept"
     )
+
+
+@asynccontextmanager
+async def open_pg_runner(url: str, *, read_only: bool = False) -> AsyncIterator[PgRunner]:
+    """Connections to the journal at `url`, migrated to this code's schema, closed on exit: for
+    the tables kept beside the journal's in its database (`orchestrator.memory`'s). `read_only`
+    never writes: the journal must already be at this code's version."""
+    from ._open import describe, need_driver
+    from ._pg_schema import check_version
+
+    runner = PgRunner(need_driver(url), describe(url), read_only=read_only)
+    await anyio.to_thread.run_sync(runner.open)
+    try:
+        if read_only:
+            await runner.run(lambda conn: check_version(conn, runner.label), writes=False)
+        else:
+            await anyio.to_thread.run_sync(runner.migrate)
+        yield runner
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(runner.close)

@@ -86,7 +86,7 @@ def update(conn: Any, table: str, row: Row) -> None:
 
 def encode_result(value: Any) -> str:
     """What a write answered, saved with it so a retry after a lost commit answers the same."""
-    if value is None or isinstance(value, bool):
+    if value is None or isinstance(value, bool | int):
         return json.dumps({"value": value})
     if isinstance(value, JournalEvent):
         return json.dumps({"event": value.model_dump(mode="json")})

@@ -148,7 +148,38 @@ REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION corral_not
 """One notification per run per appending statement, sent at commit, whichever process
 appended. `OR REPLACE`: corral before this version installed it when a listener started."""
 
-PG_MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3)
+_V4: Final = """
+CREATE TABLE memories (
+    memory_id TEXT PRIMARY KEY,
+    project TEXT NOT NULL,
+    text TEXT NOT NULL,
+    files TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    embedding BYTEA NOT NULL
+);
+CREATE INDEX memories_by_project ON memories (project, created_at);
+CREATE INDEX memories_by_run ON memories (run_id);
+CREATE TABLE memory_insights (
+    insight_id TEXT PRIMARY KEY,
+    project TEXT NOT NULL,
+    text TEXT NOT NULL,
+    source_ids TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    position INTEGER NOT NULL
+);
+CREATE INDEX memory_insights_by_project ON memory_insights (project, position);
+CREATE TABLE memory_consolidations (
+    project TEXT PRIMARY KEY,
+    consolidated_at DOUBLE PRECISION NOT NULL
+);
+"""
+"""Memory across runs (`orchestrator.memory`): raw memories with their float32 embeddings as
+bytea, consolidated insights (`files` and `source_ids` as JSON lists), and when each project
+was last consolidated. The same tables as in the SQLite file, so memories move with the journal."""
+
+PG_MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3, _V4)
 """`PG_MIGRATIONS[n]` takes a PostgreSQL journal from version n to n + 1; only ever append."""
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)

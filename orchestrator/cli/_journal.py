@@ -3,9 +3,10 @@
 
 `migrate` brings a journal (the configured one, or `--url`) to this corral's schema and says
 which migrations it applied. `copy` moves runs between journals (SQLite to PostgreSQL, say) with
-their ids and sequence numbers; it never overwrites a run the destination holds and may be run
-again. `delete` deletes a run from the configured journal, then its payload blobs (in the
-journal's database, or the home's `blobs/` folder) that no other run references.
+their ids and sequence numbers, and the memories they left with their insights; it never
+overwrites a run the destination holds and may be run again. `delete` deletes a run from the
+configured journal, then its payload blobs (in the journal's database, or the home's `blobs/`
+folder) that no other run references.
 A journal is `postgresql://...`, `sqlite:PATH` or a path; passwords are never printed.
 """
 
@@ -89,10 +90,12 @@ async def copy_journal(args: argparse.Namespace) -> int:
         raise InvalidInput(f"no journal at {source}; give --from sqlite:PATH of an existing one")
     async with open_journal(source, read_only=True) as src, open_journal(dest) as dst:
         report = await copy_runs(src, dst, run_ids=args.runs)
+    remembered = await _copy_memories(source, dest, args.runs)
     where = describe_journal(dest)
     print(f"copied {len(report.copied)} run(s) with {report.events} event(s) to {where}")
     if report.skipped:
         print(f"skipped {len(report.skipped)} run(s) already there: {', '.join(report.skipped)}")
+    print(f"copied {remembered.memories} memories and {remembered.insights} insight(s)")
     if isinstance(source, Path) and isinstance(dest, str):
         await _copy_blobs(source.parent, dest, [*report.copied, *report.skipped], args.runs is None)
     return 0
@@ -188,3 +191,14 @@ async def _delete_blobs(config: Any, run_id: str) -> tuple[int, str]:
 
 def _many(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+async def _copy_memories(source: Any, dest: Any, runs: list[str] | None) -> Any:
+    """The memories of the copied runs (all of them without --run), with their insights."""
+    from corral.orchestrator.memory import copy_memories, open_memories
+
+    async with (
+        open_memories(source, read_only=True) as src,
+        open_memories(dest) as dst,
+    ):
+        return await copy_memories(src, dst, run_ids=runs)

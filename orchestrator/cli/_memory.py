@@ -1,6 +1,7 @@
 """`corral memory list|show|forget|clear|consolidate`: what runs remember, and forgetting it.
 
-Memories live in the journal's file (`$CORRAL_HOME/journal.sqlite`), per project: the repository
+Memories live where the journal does (`$CORRAL_HOME/journal.sqlite`, or the PostgreSQL
+database `[journal] url` names), per project: the repository
 root of the folder given with `--project` (default: the current folder). `consolidate` asks the
 configured model to merge a project's raw memories into insights.
 """
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from corral.agents import CorralConfig
-    from corral.orchestrator.memory import Insight, MemoryRecord, SqliteMemories
+    from corral.orchestrator.memory import Insight, MemoryRecord, MemoryStore
 
 _TEXT_WIDTH = 100
 
@@ -72,12 +73,11 @@ def _project(args: argparse.Namespace) -> str:
 
 
 @asynccontextmanager
-async def _store(config: CorralConfig) -> AsyncIterator[SqliteMemories]:
-    from corral.orchestrator.memory import open_sqlite_memories
+async def _store(config: CorralConfig) -> AsyncIterator[MemoryStore]:
+    from corral.agents import journal_target
+    from corral.orchestrator.memory import open_memories
 
-    from ..runs import journal_path
-
-    async with open_sqlite_memories(journal_path(config)) as store:
+    async with open_memories(journal_target(config)) as store:
         yield store
 
 

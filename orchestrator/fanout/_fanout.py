@@ -3,9 +3,9 @@
 `run_fanout` checks every input first (`plan_fanout`), then journals the run with its settings
 and all its items, and runs the workers; given the id of a run already journaled with the same
 inputs, it carries that run on instead. `resume_fanout` needs only the run's id. Both read the
-outcomes back from the journal, record the run's summary, and write the results file. The
-workers run in this process, or in several (`processes`, `orchestrator._procs`) sharing the
-journal, the rate limiters and the run's budget.
+outcomes back from the journal, record the run's summary, hand a completed run to memory once
+(`_remember`), and write the results file. The workers run in this process, or in several
+(`processes`, `orchestrator._procs`) sharing the journal, the rate limiters and the run's budget.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from ._plan import (
     prepare_fanout,
 )
 from ._pool import SlotBook, WorkerPool, item_owners
+from ._remember import remember_fanout
 from ._report import REPORT_RESULT
 from ._schema import ResultSchema
 from ._template import Template
@@ -242,6 +243,8 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
                 await store.update_run(run_id, status="interrupted", updated_at=time.time())
             raise
         outcome = await _outcome(store, run_id, journal_path(config), settings.out)
+        deadline = config.memories.extraction_timeout_sec
+        await remember_fanout(runtime, prototype, settings.template, deadline)
     if outcome.out is not None:
         await anyio.to_thread.run_sync(write_results, outcome.lines(), outcome.out)
     return outcome

@@ -5,10 +5,17 @@ which answers the facts worth keeping; they are redacted, embedded and stored wi
 project, files, run, agent and time. Phase 2 (`consolidate`): a project's raw memories are
 merged into a short list of insights that cite their sources. Recall (`recall`) ranks a
 project's memories for a turn (`_ranking`) and renders the marked fragment (`_fragment`).
-The store is the journal's SQLite file (`open_sqlite_memories`) or the in-memory twin.
+The store lives where the journal does (`open_memories`): its SQLite file
+(`open_sqlite_memories`) or its PostgreSQL database (`open_postgres_memories`); or the
+in-memory twin.
 """
 
+from ._copy import MemoryCopy as MemoryCopy
+from ._copy import copy_memories as copy_memories
 from ._fragment import render_memory as render_memory
+from ._open import open_memories as open_memories
+from ._postgres import PostgresMemories as PostgresMemories
+from ._postgres import open_postgres_memories as open_postgres_memories
 from ._ranking import Ranked as Ranked
 from ._ranking import jaccard as jaccard
 from ._ranking import rank as rank
@@ -33,14 +40,19 @@ __all__ = [
     "PURPOSE_KEY",
     "InMemoryMemories",
     "Insight",
+    "MemoryCopy",
     "MemoryRecord",
     "MemoryService",
     "MemoryStore",
     "MemoryStoreUnavailable",
+    "PostgresMemories",
     "Ranked",
     "SqliteMemories",
     "UnknownMemory",
+    "copy_memories",
     "jaccard",
+    "open_memories",
+    "open_postgres_memories",
     "open_sqlite_memories",
     "project_of",
     "rank",

@@ -24,6 +24,7 @@ from corral.agents import open_sqlite_store
 from corral.tools import OperationFailed
 
 from ._records import Insight, MemoryRecord
+from ._store import InMemoryMemories
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
@@ -53,8 +54,8 @@ CREATE TABLE IF NOT EXISTS memory_consolidations (
     consolidated_at REAL NOT NULL
 );
 """
-_MEMORY_COLUMNS = "memory_id, project, text, files, run_id, agent_id, created_at, embedding"
-_INSIGHT_COLUMNS = "insight_id, project, text, source_ids, created_at"
+MEMORY_COLUMNS = "memory_id, project, text, files, run_id, agent_id, created_at, embedding"
+INSIGHT_COLUMNS = "insight_id, project, text, source_ids, created_at"
 
 
 class MemoryStoreUnavailable(OperationFailed):
@@ -62,15 +63,26 @@ class MemoryStoreUnavailable(OperationFailed):
 
 
 @asynccontextmanager
-async def open_sqlite_memories(path: Path) -> AsyncIterator[SqliteMemories]:
-    """The memory store in the journal at `path` (created if missing), closed on exit."""
-    if not await anyio.Path(path).exists():
-        # The journal makes the file: one that held only memory tables would not pass for a
-        # journal when a run opened it later.
-        async with open_sqlite_store(path):
-            pass
-    conn = await anyio.to_thread.run_sync(_connect, path)
-    store = SqliteMemories(conn, path)
+async def open_sqlite_memories(
+    path: Path, *, read_only: bool = False
+) -> AsyncIterator[SqliteMemories | InMemoryMemories]:
+    """The memory store in the journal at `path` (created if missing), closed on exit.
+
+    `read_only` never writes to the file (`corral journal copy` reads its source so); a journal
+    without memory tables then reads as an empty store."""
+    if read_only:
+        conn = await anyio.to_thread.run_sync(_connect_read_only, path)
+        if conn is None:
+            yield InMemoryMemories()
+            return
+    else:
+        if not await anyio.Path(path).exists():
+            # The journal makes the file: one that held only memory tables would not pass for
+            # a journal when a run opened it later.
+            async with open_sqlite_store(path):
+                pass
+        conn = await anyio.to_thread.run_sync(_connect, path)
+    store = SqliteMemories(conn, path, read_only=read_only)
     try:
         yield store
     finally:
@@ -90,12 +102,31 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection | None:
+    """A connection that cannot write, or None when the journal holds no memory tables."""
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        found = conn.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+            "('memories', 'memory_insights', 'memory_consolidations')"
+        ).fetchone()[0]
+    except (OSError, sqlite3.Error) as exc:
+        raise MemoryStoreUnavailable(f"cannot read the memory store in {path}: {exc}") from exc
+    if found < 3:
+        conn.close()
+        return None
+    return conn
+
+
 class SqliteMemories:
     """A `MemoryStore` in SQLite; open it with `open_sqlite_memories`."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, read_only: bool = False) -> None:
         self._conn = conn
         self._path = path
+        self._begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
         self._lock = threading.Lock()
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -104,7 +135,7 @@ class SqliteMemories:
     def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(self._begin)
                 try:
                     result = work(self._conn)
                 except BaseException:
@@ -118,8 +149,8 @@ class SqliteMemories:
     async def add(self, records: Sequence[MemoryRecord], *, cap: int) -> None:
         def work(conn: sqlite3.Connection) -> None:
             conn.executemany(
-                f"INSERT OR REPLACE INTO memories ({_MEMORY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-                [_memory_row(r) for r in records],
+                f"INSERT OR REPLACE INTO memories ({MEMORY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+                [memory_row(r) for r in records],
             )
             for project in {r.project for r in records}:
                 conn.execute(
@@ -132,25 +163,25 @@ class SqliteMemories:
 
     async def memories(self, project: str | None) -> list[MemoryRecord]:
         where, args = _scope(project)
-        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories{where} ORDER BY created_at DESC, memory_id"
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories{where} ORDER BY created_at DESC, memory_id"
         rows = await self._run(lambda conn: conn.execute(sql, args).fetchall())
-        return [_memory(row) for row in rows]
+        return [memory_from_row(row) for row in rows]
 
     async def insights(self, project: str | None) -> list[Insight]:
         where, args = _scope(project)
-        sql = f"SELECT {_INSIGHT_COLUMNS} FROM memory_insights{where} ORDER BY project, position"
+        sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights{where} ORDER BY project, position"
         rows = await self._run(lambda conn: conn.execute(sql, args).fetchall())
-        return [_insight(row) for row in rows]
+        return [insight_from_row(row) for row in rows]
 
     async def get(self, item_id: str) -> MemoryRecord | Insight | None:
         def work(conn: sqlite3.Connection) -> MemoryRecord | Insight | None:
-            sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id = ?"
+            sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE memory_id = ?"
             row = conn.execute(sql, (item_id,)).fetchone()
             if row is not None:
-                return _memory(row)
-            sql = f"SELECT {_INSIGHT_COLUMNS} FROM memory_insights WHERE insight_id = ?"
+                return memory_from_row(row)
+            sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights WHERE insight_id = ?"
             row = conn.execute(sql, (item_id,)).fetchone()
-            return _insight(row) if row is not None else None
+            return insight_from_row(row) if row is not None else None
 
         return await self._run(work)
 
@@ -182,8 +213,8 @@ class SqliteMemories:
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM memory_insights WHERE project = ?", (project,))
             conn.executemany(
-                f"INSERT INTO memory_insights ({_INSIGHT_COLUMNS}, position) VALUES (?,?,?,?,?,?)",
-                [(*_insight_row(i), n) for n, i in enumerate(insights)],
+                f"INSERT INTO memory_insights ({INSIGHT_COLUMNS}, position) VALUES (?,?,?,?,?,?)",
+                [(*insight_row(i), n) for n, i in enumerate(insights)],
             )
             conn.execute(
                 "INSERT OR REPLACE INTO memory_consolidations VALUES (?, ?)", (project, at)
@@ -207,7 +238,7 @@ def _scope(project: str | None) -> tuple[str, tuple[Any, ...]]:
     return ("", ()) if project is None else (" WHERE project = ?", (project,))
 
 
-def _memory_row(record: MemoryRecord) -> tuple[Any, ...]:
+def memory_row(record: MemoryRecord) -> tuple[Any, ...]:
     vector = array("f", record.embedding).tobytes()
     files = json.dumps(list(record.files))
     return (*_head(record), files, record.run_id, record.agent_id, record.created_at, vector)
@@ -217,7 +248,7 @@ def _head(record: MemoryRecord) -> tuple[str, str, str]:
     return record.memory_id, record.project, record.text
 
 
-def _memory(row: Sequence[Any]) -> MemoryRecord:
+def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
     memory_id, project, text, files, run_id, agent_id, created_at, blob = row
     vector = array("f")
     vector.frombytes(blob)
@@ -233,12 +264,12 @@ def _memory(row: Sequence[Any]) -> MemoryRecord:
     )
 
 
-def _insight_row(insight: Insight) -> tuple[Any, ...]:
+def insight_row(insight: Insight) -> tuple[Any, ...]:
     sources = json.dumps(list(insight.source_ids))
     return insight.insight_id, insight.project, insight.text, sources, insight.created_at
 
 
-def _insight(row: Sequence[Any]) -> Insight:
+def insight_from_row(row: Sequence[Any]) -> Insight:
     insight_id, project, text, sources, created_at = row
     return Insight(
         insight_id=insight_id,

@@ -19,6 +19,7 @@ from corral.agents import (
     CorralConfig,
     RunnerHooks,
     Store,
+    journal_target,
     model_settings_from_config,
     open_store,
     resolve_base_instructions,
@@ -191,14 +192,15 @@ def _with_user_hooks(services: ToolServices, config: CorralConfig) -> ToolServic
 async def open_run_memory(
     config: CorralConfig, env: Mapping[str, str]
 ) -> AsyncIterator[RunMemory | None]:
-    """Memory in the journal's file when `[memories]` is on (None when it is off); the local
-    runtime and the Temporal worker both open it here."""
+    """Memory where the journal is (its SQLite file or its PostgreSQL database) when
+    `[memories]` is on (None when it is off); the local runtime and the Temporal worker both
+    open it here."""
     if not config.memories.enabled:
         yield None
         return
-    from ..memory import MemoryService, open_sqlite_memories  # NumPy: only when memory is on
+    from ..memory import MemoryService, open_memories  # NumPy: only when memory is on
 
-    async with open_sqlite_memories(journal_path(config)) as store:
+    async with open_memories(journal_target(config)) as store:
         yield MemoryService.for_config(store, config, env)
 
 

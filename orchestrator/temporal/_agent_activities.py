@@ -3,7 +3,8 @@
 Spawning a worker builds its spec with the supervisor's own code (`child_spec`, its narrowed
 profile, its `<subagent_context>`), and preparing an agent gives it the worker's MCP tools and
 the skills matched to its task, so an agent on Temporal gets exactly what it would locally.
-Preparing an agent and reading its turn context run on its host; the rest on any worker.
+Preparing an agent, reading its turn context and remembering a completed run run on its host
+(where its folder, and so its project, is); the rest on any worker.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 from temporalio import activity
 
 from corral.agents import (
@@ -18,10 +20,12 @@ from corral.agents import (
     RunRecord,
     Store,
     UserInput,
+    replay_core,
 )
 from corral.tools import InvalidInput, SandboxMode
 
 from .._run import assemble_agent, first_input, render_subagent_context, turn_context
+from ..fanout._remember import Workers, remember_workers
 from ..runs import ExecJob
 from ..supervisor import SpawnRequest, SpawnTerms, child_spec
 from ..supervisor._spawn import peer_of
@@ -35,6 +39,8 @@ from ._wire import (
     ExecRunInput,
     PreparedAgent,
     PrepareSpecInput,
+    RememberFanoutInput,
+    RememberInput,
     RunStatusInput,
     SpawnedSpec,
     SpawnSpecInput,
@@ -55,7 +61,7 @@ class AgentActivities:
 
     @property
     def on_host(self) -> list[Any]:
-        return [self.prepare_spec, self.turn_context]
+        return [self.prepare_spec, self.turn_context, self.remember_run, self.remember_fanout]
 
     @activity.defn(name="corral.begin_exec")
     async def begin_exec(self, run: ExecRunInput) -> None:
@@ -132,6 +138,36 @@ class AgentActivities:
             context = context.model_copy(update={"memory": fragment})
         dumped: dict[str, Any] = context.model_dump(mode="json")
         return dumped
+
+    @activity.defn(name="corral.remember_run")
+    async def remember_run(self, remember: RememberInput) -> None:
+        """Once, on the root's host, after a run completed: what it learned goes to memory
+        (the same extraction as a local run's, from its history rebuilt from the journal),
+        within the worker's `extraction_timeout_sec`. Memory's own boundary contains failures."""
+        memory = self.services.memory
+        if memory is None:
+            return
+        spec = self.services.spec_of(remember.spec)
+        services = self.services.agent_services(None, remember.limits.agents())
+        core = await replay_core(self.services.store, assemble_agent(spec, services).core.config)
+        client = self.services.clients.client_for(spec.model)
+        with anyio.move_on_after(self.services.config.memories.extraction_timeout_sec):
+            async with heartbeating():
+                await memory.after_run(spec, remember.task, core.history, client)
+
+    @activity.defn(name="corral.remember_fanout")
+    async def remember_fanout(self, remember: RememberFanoutInput) -> None:
+        """Once, on a host of the run's workers, after every item of a fan-out is done: what
+        the workers learned goes to memory, as a local fan-out's does (`fanout._remember`)."""
+        memory = self.services.memory
+        if memory is None:
+            return
+        prototype = self.services.spec_of(remember.worker)
+        workers = Workers(self.services.store, remember.run_id, prototype, remember.template)
+        client = self.services.clients.client_for(prototype.model)
+        with anyio.move_on_after(self.services.config.memories.extraction_timeout_sec):
+            async with heartbeating():
+                await remember_workers(memory, workers, client)
 
     @activity.defn(name="corral.spawn_spec")
     async def spawn_spec(self, spawn: SpawnSpecInput) -> SpawnedSpec:

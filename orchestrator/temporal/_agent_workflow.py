@@ -1,7 +1,8 @@
 """The workflows of an exec run: `RunWorkflow` for the run, `AgentWorkflow` for each agent.
 
 The run journals itself, holds its root agent as a child workflow and journals how it ended
-(`interrupted` when it was cancelled). An agent's workflow holds its `AgentDriver`: it claims a
+(`interrupted` when it was cancelled); a completed run then extracts its memories once, on its
+root's host. An agent's workflow holds its `AgentDriver`: it claims a
 host, works turn after turn (a new turn per message its parent sends or per worker that ends
 while it is idle), reports each turn's end to its parent by signal, and stays open for more
 until it is cancelled (its parent closed it, or the run ended). The root ends once its turn is
@@ -52,6 +53,7 @@ with workflow.unsafe.imports_passed_through():
         ExecOutput,
         ExecRunInput,
         PrepareSpecInput,
+        RememberInput,
         RunCharge,
         RunStatusInput,
         RunVerdict,
@@ -62,6 +64,8 @@ with workflow.unsafe.imports_passed_through():
     )
 
 CONTEXT_TIMEOUT = timedelta(minutes=5)
+REMEMBER_PATCH = "corral.remember-run"
+"""The `workflow.patched` id of a completed run's memory extraction."""
 
 
 def _options(agent: AgentInput) -> dict[str, Any]:
@@ -135,7 +139,11 @@ class AgentWorkflow(ApprovalHandlers):
             await self._wind_down(self.collab)
             await self.collab.stop_all()
         return AgentOutput(
-            agent_id=agent_id, status=str(finish.status), message=finish.message, error=finish.error
+            agent_id=agent_id,
+            status=str(finish.status),
+            message=finish.message,
+            error=finish.error,
+            host=host,
         )
 
     async def _wind_down(self, collab: WorkflowCollab) -> None:
@@ -329,4 +337,28 @@ class RunWorkflow:
                 serving.cancel()
         status = RunStatusInput(run_id=run.run_id, status=root.status)
         await workflow.execute_activity("corral.set_run_status", status, **options)
+        # Histories recorded before runs on Temporal extracted memories replay without it.
+        if workflow.patched(REMEMBER_PATCH) and root.status == str(AgentStatus.COMPLETED):
+            await _remember(run, root)
         return ExecOutput(run_id=run.run_id, root=root)
+
+
+async def _remember(run: ExecRunInput, root: AgentOutput) -> None:
+    """Memory's extraction for a completed run, once, on its root's host; the run's result
+    stands whatever becomes of it (a host gone, a worker without memory on)."""
+    if root.host is None:
+        return
+    remember = RememberInput(spec=run.root.spec, task=run.root.task, limits=run.root.limits)
+    policy = run.root.policy
+    try:
+        await workflow.execute_activity(
+            "corral.remember_run",
+            remember,
+            task_queue=host_queue(root.host),
+            start_to_close_timeout=timedelta(seconds=policy.model_timeout_s),
+            schedule_to_start_timeout=timedelta(seconds=policy.host_start_s),
+            heartbeat_timeout=timedelta(seconds=policy.heartbeat_s),
+            retry_policy=RetryPolicy(maximum_attempts=1),
+        )
+    except ActivityError as exc:
+        workflow.logger.warning("run %s: memory extraction did not run: %s", run.run_id, exc)

@@ -396,6 +396,9 @@ class AgentOutput(_Wire):
     error: str | None = None
     run_stop: str | None = None
     """Why the run's budget stopped the agent, if it did: its parent then admits no worker."""
+    host: str | None = None
+    """The host the agent last ran on: the run's memories are extracted there, where its
+    folder (and so its project) is."""
 
 
 class ExecRunInput(_Wire):
@@ -465,6 +468,22 @@ class AgentEndedInput(_Wire):
     usage: dict[str, Any] = Field(default_factory=dict)
     cost_usd: float = 0.0
     journal: JournalBatch
+
+
+class RememberInput(_Wire):
+    """A completed exec run's root agent, for memory to extract what it learned, once."""
+
+    spec: WireSpec
+    task: str
+    limits: CollabLimits = CollabLimits()
+
+
+class RememberFanoutInput(_Wire):
+    """A fan-out whose every item is done, for memory to extract what its workers learned."""
+
+    run_id: str
+    worker: WireSpec
+    template: str
 
 
 class RunStatusInput(_Wire):

@@ -1,7 +1,8 @@
 """The two workflows: a fan-out run, and one item's worker agent as its child.
 
 `FanoutWorkflow` journals the run and its items (an activity), runs at most `concurrency` item
-workflows at once, and reads the outcome back from the journal. `ItemWorkflow` claims a host (the
+workflows at once, and reads the outcome back from the journal; when every item is done, memory
+extracts what the workers learned, once, on a host they ran on. `ItemWorkflow` claims a host (the
 worker that picks up `corral.claim_host` from the shared queue), drives the item's agent with its
 tools pinned to that host, and when the host dies starts the item again, from its beginning, on
 whichever host claims it next. A long history continues as new, carrying the agent over
@@ -16,10 +17,12 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from corral.agents import AgentStatus
 
+    from ._agent_workflow import REMEMBER_PATCH
     from ._approvals import ApprovalBook, ApprovalHandlers
     from ._budgets import RUN_CHARGE_SIGNAL, RUN_VERDICT_SIGNAL, RunBook, RunLink
     from ._drive import AgentDriver, ContinueAsNewSuggested, HostLost
@@ -33,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         ItemInput,
         ItemResult,
         PrepareInput,
+        RememberFanoutInput,
         RunCharge,
         RunOutput,
         RunVerdict,
@@ -191,6 +195,10 @@ class FanoutWorkflow:
             "corral.finish_run", run.run_id, result_type=list[dict[str, Any]], **options
         )
         results = tuple(result for result in found if result is not None)
+        # Histories recorded before fan-outs on Temporal extracted memories replay without it.
+        done = bool(records) and all(record.get("status") == "done" for record in records)
+        if workflow.patched(REMEMBER_PATCH) and done:
+            await _remember(run, results)
         return RunOutput(run_id=run.run_id, records=tuple(records), items=results)
 
     async def _item(
@@ -220,3 +228,28 @@ class FanoutWorkflow:
                 ItemWorkflow.run, item, id=f"{run.run_id}.item-{index}"
             )
         return result
+
+
+async def _remember(run: FanoutRunInput, results: tuple[ItemResult, ...]) -> None:
+    """Memory's extraction for a fan-out whose every item is done, once, on a host its workers
+    ran on (where their folder is); the run's result stands whatever becomes of it."""
+    hosts = [host for result in results for host in result.tool_hosts]
+    if not hosts:
+        return
+    worker = WireSpec.model_validate(run.settings["worker"])
+    remember = RememberFanoutInput(
+        run_id=run.run_id, worker=worker, template=str(run.settings["template"])
+    )
+    policy = run.policy
+    try:
+        await workflow.execute_activity(
+            "corral.remember_fanout",
+            remember,
+            task_queue=host_queue(hosts[-1]),
+            start_to_close_timeout=timedelta(seconds=policy.model_timeout_s),
+            schedule_to_start_timeout=timedelta(seconds=policy.host_start_s),
+            heartbeat_timeout=timedelta(seconds=policy.heartbeat_s),
+            retry_policy=RetryPolicy(maximum_attempts=1),
+        )
+    except ActivityError as exc:
+        workflow.logger.warning("run %s: memory extraction did not run: %s", run.run_id, exc)

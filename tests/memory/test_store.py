@@ -1,4 +1,5 @@
-"""The memory store's contract, for the in-memory twin and for SQLite in the journal's file."""
+"""The memory store's contract, for the in-memory twin, SQLite in the journal's file, and the
+shared PostgreSQL journal (a fresh database per test, see tests/_postgres.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from corral.orchestrator.memory import (
     Insight,
     MemoryRecord,
     MemoryStore,
+    open_memories,
     open_sqlite_memories,
 )
 
@@ -38,13 +40,16 @@ def insight(insight_id: str, sources: tuple[str, ...], project: str = "/repo") -
     )
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryStore]:
     if request.param == "memory":
         yield InMemoryMemories()
         return
-    async with open_sqlite_memories(tmp_path / "journal.sqlite") as sqlite:
-        yield sqlite
+    target: str | Path = tmp_path / "journal.sqlite"
+    if request.param == "postgres":
+        target = request.getfixturevalue("postgres_url")
+    async with open_memories(target) as opened:
+        yield opened
 
 
 async def test_memories_come_back_whole_newest_first_per_project(store: MemoryStore) -> None:
@@ -110,3 +115,16 @@ async def test_a_memory_store_opened_first_leaves_a_journal_runs_can_open(tmp_pa
         assert await journal.list_runs() == []
     async with open_sqlite_store(path, read_only=True) as journal:
         assert await journal.list_runs() == []
+
+
+async def test_a_memory_keeps_a_nul_character_and_its_vector_exactly(
+    store: MemoryStore,
+) -> None:
+    odd = record("m1", 1.0, text="a NUL \x00 in it").model_copy(
+        update={"files": ("a\x00b.py",), "embedding": (0.1, -2.5, 3.0e-8)}
+    )
+    await store.add([odd], cap=10)
+    got = await store.get("m1")
+    assert isinstance(got, MemoryRecord)
+    assert (got.text, got.files) == (odd.text, odd.files)
+    assert got.embedding == pytest.approx(odd.embedding, rel=1e-6)
