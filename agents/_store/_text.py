@@ -52,11 +52,16 @@ class TextSafeConnection(sqlite3.Connection):
         self.row_factory = _decoded_row
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        if isinstance(parameters, Mapping):
-            encoded: Any = {name: encode_text(value) for name, value in parameters.items()}
-        else:
-            encoded = tuple(encode_text(value) for value in parameters)
-        return super().execute(sql, encoded)
+        return super().execute(sql, _encoded(parameters))
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        return super().executemany(sql, (_encoded(row) for row in parameters))
+
+
+def _encoded(parameters: Any) -> Any:
+    if isinstance(parameters, Mapping):
+        return {name: encode_text(value) for name, value in parameters.items()}
+    return tuple(encode_text(value) for value in parameters)
 
 
 def _decoded_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -21,6 +21,7 @@ import anyio
 import anyio.to_thread
 
 from corral.agents import open_sqlite_store
+from corral.agents._store import TextSafeConnection
 from corral.tools import OperationFailed
 
 from ._records import Insight, MemoryRecord
@@ -93,7 +94,9 @@ async def open_sqlite_memories(
 def _connect(path: Path) -> sqlite3.Connection:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, factory=TextSafeConnection
+        )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.executescript(SCHEMA)
@@ -106,7 +109,13 @@ def _connect_read_only(path: Path) -> sqlite3.Connection | None:
     """A connection that cannot write, or None when the journal holds no memory tables."""
     try:
         uri = f"{path.resolve().as_uri()}?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            uri,
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=TextSafeConnection,
+        )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         found = conn.execute(
             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
