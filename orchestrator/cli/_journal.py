@@ -151,9 +151,10 @@ async def delete_run(args: argparse.Namespace) -> int:
             f"run {args.run_id} {kept}, but its payload blobs could not be deleted ({exc}); "
             f"run `corral journal delete {args.run_id}` again to delete them"
         ) from exc
+    forgotten = await _forget_memories(target, args.run_id)
     journal = describe_journal(target)
     if deleted is None:
-        if not blobs:
+        if not blobs and not forgotten:
             assert gone is not None
             raise gone
         what = f"run {args.run_id} was not in {journal}"
@@ -166,8 +167,23 @@ async def delete_run(args: argparse.Namespace) -> int:
             _many(deleted.leases, "lease"),
         ]
         what = f"deleted run {args.run_id} from {journal}: {', '.join(counts)}"
-    print(f"{what}; {_many(blobs, 'payload blob')} deleted from {where}")
+    print(
+        f"{what}; {_many(blobs, 'payload blob')} deleted from {where}; "
+        f"{_many(forgotten, 'memory', 'memories')} it left forgotten"
+    )
     return 0
+
+
+async def _forget_memories(target: Any, run_id: str) -> int:
+    """Forget the memories the run left (and so the insights citing them), as
+    `corral memory forget` would; answers how many."""
+    from corral.orchestrator.memory import open_memories
+
+    async with open_memories(target) as store:
+        left = [memory for memory in await store.memories(None) if memory.run_id == run_id]
+        for memory in left:
+            await store.forget(memory.memory_id)
+    return len(left)
 
 
 async def _delete_blobs(config: Any, run_id: str) -> tuple[int, str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from corral.agents._store import Target, open_journal
+from corral.orchestrator.memory import MemoryRecord, open_memories
 from corral.orchestrator.temporal import FileBlobStore, PostgresBlobStore
 from corral.orchestrator.temporal._blobs import BlobStore
 from tests.e2e._cli import corral_env, run_corral
@@ -92,3 +93,32 @@ async def test_blobs_left_by_a_delete_that_stopped_early_are_deleted_by_the_next
     assert done.stdout.startswith("run run-a was not in ")
     assert "; 1 payload blob deleted from" in done.stdout
     assert await blobs.get(OWN) is None
+
+
+async def test_the_memories_a_deleted_run_left_are_forgotten_with_it(
+    setting: tuple[Target, BlobStore, dict[str, str]], tmp_path: Path
+) -> None:
+    journal, blobs, env = setting
+    await seed(journal, blobs)
+    async with open_memories(journal) as memories:
+        await memories.add([remembered("m-a", "run-a"), remembered("m-b", "run-b")], cap=10)
+
+    done = await run_corral(["journal", "delete", "run-a"], env=env, cwd=tmp_path)
+
+    assert done.code == 0, done.stderr
+    assert done.stdout.rstrip().endswith("; 1 memory it left forgotten")
+    async with open_memories(journal, read_only=True) as memories:
+        assert [m.memory_id for m in await memories.memories(None)] == ["m-b"]
+
+
+def remembered(memory_id: str, run_id: str) -> MemoryRecord:
+    return MemoryRecord(
+        memory_id=memory_id,
+        project="/repo",
+        text=f"a fact from {run_id}",
+        files=("src/a.py",),
+        run_id=run_id,
+        agent_id="agent-1",
+        created_at=1.0,
+        embedding=(0.5, -0.25, 1.0),
+    )
