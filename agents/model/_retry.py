@@ -1,4 +1,4 @@
-"""Retrying model calls: tenacity is the one owner (the SDK's own retries are off).
+"""Retrying model calls: tenacity is the one owner.
 
 An attempt signals a failure worth retrying by raising `TransientFailure`; anything else ends the
 call at once. A call is bounded by a deadline in seconds, not a count of tries: 429s, 5xx, dropped
