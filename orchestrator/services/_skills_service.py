@@ -10,23 +10,34 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from corral.agents import SKILLS_INSTRUCTIONS, CorralConfig
 
-from ._embedding import Embedder
-from ._minilm import retrieval_embedder
 from .skills import (
     SkillCatalog,
-    SkillMatcher,
     discover_skills,
     mentioned_skills,
     render_skill,
     skills_budget,
 )
 
+if TYPE_CHECKING:
+    from ._embedding import Embedder
+    from .skills import SkillMatcher
+
 logger = logging.getLogger(__name__)
+
+
+def _matcher(catalog: SkillCatalog, embedder: Embedder | None) -> SkillMatcher | None:
+    if not len(catalog):
+        return None
+    from ._minilm import retrieval_embedder
+    from .skills import SkillMatcher
+
+    return SkillMatcher(catalog, embedder or retrieval_embedder())
 
 
 @dataclass(frozen=True)
@@ -61,11 +72,9 @@ class SkillsService:
             )
             for warning in catalog.warnings:
                 _warn_once(warning.message)
-            # No skills, no model to load: a run without skills starts as fast as it would.
-            matcher = (
-                SkillMatcher(catalog, embedder or retrieval_embedder()) if len(catalog) else None
-            )
-            return cls(catalog, matcher, config.model_context_window)
+            # No skills, no model, no matcher to load: a run without skills starts as fast and
+            # as small as it would.
+            return cls(catalog, _matcher(catalog, embedder), config.model_context_window)
 
         return await anyio.to_thread.run_sync(build)
 
