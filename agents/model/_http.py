@@ -93,7 +93,9 @@ class HttpEndpoint:
 
     def _open_session(self) -> aiohttp.ClientSession:
         # Made here, not in __init__: an aiohttp session belongs to the running event loop.
-        connector = aiohttp.TCPConnector(ssl=tls_context(), limit=0)
+        # A plain-HTTP endpoint (a local server) never needs the CA bundle, nor its loading.
+        verify = tls_context() if self.base_url.startswith("https:") else True
+        connector = aiohttp.TCPConnector(ssl=verify, limit=0)
         self._session = aiohttp.ClientSession(
             connector=connector,
             timeout=self._timeout,
