@@ -9,7 +9,7 @@ process appends to the same journal. Waits are bounded by SQLite's busy timeout.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
@@ -132,13 +132,13 @@ class SQLiteStore:
         return await self._read(read)
 
     async def update_agent(self, agent_id: str, **fields: Any) -> None:
-        def write(conn: Sql) -> None:
-            agent = _get(conn, AgentRecord, "agents", agent_id)
-            if agent is None:
-                raise UnknownAgent(agent_id, self.journal)
-            _update(conn, "agents", to_row(updated(agent, fields)))
+        await self._call(lambda conn: self._update_agent(conn, agent_id, fields))
 
-        await self._call(write)
+    def _update_agent(self, conn: Sql, agent_id: str, fields: Mapping[str, Any]) -> None:
+        agent = _get(conn, AgentRecord, "agents", agent_id)
+        if agent is None:
+            raise UnknownAgent(agent_id, self.journal)
+        _update(conn, "agents", to_row(updated(agent, fields)))
 
     async def append_event(
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
@@ -150,10 +150,18 @@ class SQLiteStore:
         return await self._call(write)
 
     async def append_events(
-        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+        self,
+        agent_id: str,
+        events: Sequence[NewEvent],
+        *,
+        at: float,
+        agent_update: Mapping[str, Any] | None = None,
     ) -> list[JournalEvent]:
         def write(conn: Sql) -> list[JournalEvent]:
-            return self._append(conn, agent_id, events, at)
+            added = self._append(conn, agent_id, events, at)
+            if agent_update:
+                self._update_agent(conn, agent_id, agent_update)
+            return added
 
         return await self._call(write)
 
