@@ -17,6 +17,9 @@ from ._failures import stream_error
 from ._retry import TransientFailure
 
 _DONE = b"[DONE]"
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""The longest event kept while waiting for its end: a stream that never ends its event
+fails the attempt instead of growing the process without bound."""
 
 
 class EventSplitter:
@@ -25,27 +28,37 @@ class EventSplitter:
     def __init__(self, wanted: Collection[str] | None, endpoint: str) -> None:
         self._wanted = wanted
         self._endpoint = endpoint
-        self._pending = b""
+        self._pending = bytearray()
+        self._held_cr = False
         self.ended = False
 
     def feed(self, chunk: bytes) -> list[dict[str, Any]]:
         """The events `chunk` completes, in order; nothing after `[DONE]`."""
-        pending = self._pending + chunk
-        if b"\r" in pending:
-            if pending.endswith(b"\r"):
-                self._pending = pending  # a CRLF may be split between reads
-                return []
-            pending = pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        return self._split(pending)
+        if self._held_cr:
+            chunk, self._held_cr = b"\r" + chunk, False
+        if b"\r" in chunk:
+            if chunk.endswith(b"\r"):  # a CRLF may be split between reads: decide with the next
+                chunk, self._held_cr = chunk[:-1], True
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        # Only the new bytes (and the one before them) can hold a new event's end.
+        start = max(len(self._pending) - 1, 0)
+        self._pending += chunk
+        if self._pending.find(b"\n\n", start) < 0:
+            if len(self._pending) > MAX_EVENT_BYTES:
+                raise TransientFailure(
+                    f"the endpoint sent an event longer than {MAX_EVENT_BYTES // 2**20} MiB"
+                )
+            return []
+        *blocks, rest = bytes(self._pending).split(b"\n\n")
+        self._pending = bytearray(rest)
+        return self._decode_all(blocks)
 
     def close(self) -> list[dict[str, Any]]:
         """At the end of the body: the events a held-back CR completes (an unfinished event
         is dropped, as the standard says)."""
-        pending, self._pending = self._pending, b""
-        return self._split(pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+        return self.feed(b"\n") if self._held_cr else []
 
-    def _split(self, pending: bytes) -> list[dict[str, Any]]:
-        *blocks, self._pending = pending.split(b"\n\n")
+    def _decode_all(self, blocks: list[bytes]) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = []
         for block in blocks:
             if self.ended:

@@ -8,7 +8,7 @@ import pytest
 
 from corral.agents.model import ModelContextWindowExceeded
 from corral.agents.model._retry import TransientFailure
-from corral.agents.model._sse import EventSplitter
+from corral.agents.model._sse import MAX_EVENT_BYTES, EventSplitter
 
 ENDPOINT = "http://127.0.0.1:1/v1"
 
@@ -76,3 +76,11 @@ def test_an_event_carrying_an_error_object_is_sorted_like_any_error() -> None:
         EventSplitter(None, ENDPOINT).feed(sse("x", error))
     with pytest.raises(TransientFailure, match="stream reported an error"):
         EventSplitter(None, ENDPOINT).feed(sse("x", {"error": "busy"}))
+
+
+def test_an_event_that_never_ends_fails_the_attempt_instead_of_growing_without_bound() -> None:
+    splitter = EventSplitter(None, ENDPOINT)
+    chunk = b"data: " + b"x" * (1024 * 1024)
+    with pytest.raises(TransientFailure, match="longer than"):
+        for _ in range(MAX_EVENT_BYTES // len(chunk) + 2):
+            splitter.feed(chunk)
