@@ -162,6 +162,7 @@ def run_scenario(
                         cache, lines = cache_share(log, lines)
                         figures |= cache
                     runs[mode].append(figures)
+                    print(name, mode, json.dumps(figures), file=sys.stderr, flush=True)
     ideal = -(-agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
     return {mode: summary(runs[mode], ideal) for mode in modes}
 
