@@ -148,6 +148,26 @@ class AgentRunner:
                 actions.extend(self.core.handle(event))
             return actions
 
+    async def _feed_response(self, events: Sequence[Event]) -> list[Action]:
+        """A model response's events: the core folds them first (nothing is acted on before
+        they are journaled), so that the agent's new usage and cost go to the journal in the
+        same write as the events: one round trip per response, not two."""
+        async with self._lock:
+            payloads = [event_to_payload(event) for event in events]
+            actions = [action for event in events for action in self.core.handle(event)]
+            usage = {
+                "usage": self.core.total_usage.model_dump(),
+                "cost_usd": self.core.spent_usd,
+                "updated_at": self.clock(),
+            }
+            batch = [(event.kind, payload) for event, payload in zip(events, payloads, strict=True)]
+            records = await self.store.append_events(
+                self.agent_id, batch, at=self.clock(), agent_update=usage
+            )
+            for event, payload, record in zip(events, payloads, records, strict=True):
+                self._hooks.event(self.agent_id, record.seq, event.kind, payload)
+            return actions
+
     async def notify_if_busy(self, text: str) -> bool:
         """Queue `text` for the model's next request if a turn is under way; else do nothing.
 
@@ -229,16 +249,9 @@ class AgentRunner:
         items = self.core.unique_call_ids(response.items)
         events: list[Event] = [ModelItem(item=item) for item in items]
         events.append(ModelCompleted(usage=response.usage, model=response.model))
-        actions = await self._feed_all(events)
+        actions = await self._feed_response(events)
         calls = sum(1 for item in response.items if isinstance(item, FunctionCall))
-        actions = await self._check_budgets(response.usage, calls, actions)
-        await self.store.update_agent(
-            self.agent_id,
-            usage=self.core.total_usage.model_dump(),
-            cost_usd=self.core.spent_usd,
-            updated_at=self.clock(),
-        )
-        return actions
+        return await self._check_budgets(response.usage, calls, actions)
 
     async def _refresh_tools(self, action: CallModel) -> CallModel:
         """The registry changed since the last request: tell the core, rebuild the request."""

@@ -255,12 +255,20 @@ MODES: dict[str, Driver] = {
 }
 
 
+PRELOADED = {
+    "sdk": ("openai",),
+    "corral": ("corral._api", "corral.orchestrator.runs"),
+    "runtime": ("corral._api", "corral.orchestrator.runs", "corral.orchestrator._run"),
+}
+
+
 async def _measure(mode: str, base_url: str, agents: int, concurrency: int) -> dict[str, Any]:
     driver = MODES[mode]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        if mode.startswith(("corral", "runtime")):
-            importlib.import_module("corral.orchestrator.runs")  # start-up, not turns
+        # Start-up, not turns: every driver's modules are imported before the timed window.
+        for module in PRELOADED[mode.split("-")[0]]:
+            importlib.import_module(module)
         rss_start = _rss_mb()
         cpu, wall = time.process_time(), time.perf_counter()
         figures = await driver(base_url, agents, concurrency, home)

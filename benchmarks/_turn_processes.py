@@ -106,7 +106,7 @@ def main() -> None:
     with model_server("benchmarks.turns:policy", "--latency-ms", str(scenario.latency_ms)) as url:
         for _ in range(args.repeat):
             for mode in PROCESS_MODES:
-                runs[mode].append(run_worker(mode, url, scenario, args.agents, "asyncio"))
+                runs[mode].append(run_worker(mode, url, scenario, args.agents, "asyncio", None))
     ideal = -(-args.agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
     print(
         f"scale: {args.agents} agents x {TURNS} turns, {scenario.concurrency} at a time, "

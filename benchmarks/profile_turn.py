@@ -1,8 +1,9 @@
 """Where a turn's client CPU goes: one driver of `benchmarks.turns` under cProfile.
 
 The scripted server runs in its own process; the driver runs here under the profiler (the
-event-loop thread only: the journal's writer thread is not seen by cProfile, so its share shows
-up as the loop's waits, and `--threads` adds `threading.setprofile` to include it). Printed: own
+event-loop thread only: the journal's writer thread and the tools' worker threads are not seen
+by cProfile, so the SQLite work itself does not show; compare `runtime-sqlite` with
+`runtime-memory` in `benchmarks.turns` for the journal's whole cost). Printed: own
 time grouped by package (corral's subpackages apart), then corral's own functions by own time,
 then the top functions overall by cumulative time. Run:
 

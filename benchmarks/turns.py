@@ -20,12 +20,14 @@ Run (about two minutes on two cores; `--quick` divides the agents by ten):
 
     .venv/bin/python -m benchmarks.turns --repeat 3
     .venv/bin/python -m benchmarks.turns --scenarios cpu --modes sdk-raw,corral --loop uvloop
+    .venv/bin/python -m benchmarks.turns --scenarios cpu,serial --before /tmp/before
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -93,10 +95,24 @@ TURNS = TOOL_TURNS + 1
 WORKER_TIMEOUT = 600.0
 
 
-def run_worker(mode: str, url: str, scenario: Scenario, agents: int, loop: str) -> dict[str, Any]:
+BEFORE = "@before"
+"""The suffix of a mode run from the `--before` checkout's code."""
+
+
+def run_worker(
+    mode: str, url: str, scenario: Scenario, agents: int, loop: str, before: Path | None
+) -> dict[str, Any]:
+    env, cwd = dict(os.environ), None
+    if mode.endswith(BEFORE):
+        assert before is not None
+        mode = mode.removesuffix(BEFORE)
+        # `-m` puts the working folder first on the path: its corral and its drivers, then.
+        env["PYTHONPATH"], cwd = str(before), before
     argv = [sys.executable, "-m", "benchmarks._turn_modes", mode, url, str(agents)]
     argv += [str(scenario.concurrency), loop, *scenario.settings]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=WORKER_TIMEOUT, check=False)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=WORKER_TIMEOUT, check=False, env=env, cwd=cwd
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{mode} failed:\n{done.stderr[-3000:]}")
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -130,7 +146,7 @@ def cache_share(log: Path, skip: int) -> tuple[dict[str, float], int]:
 
 
 def run_scenario(
-    name: str, modes: list[str], repeat: int, divide: int, loop: str
+    name: str, modes: list[str], repeat: int, divide: int, loop: str, before: Path | None = None
 ) -> dict[str, dict[str, float]]:
     scenario = SCENARIOS[name]
     agents = max(scenario.agents // divide, scenario.concurrency if divide == 1 else 1)
@@ -144,11 +160,12 @@ def run_scenario(
         with model_server("benchmarks.turns:policy", *options) as url:
             for _ in range(repeat):  # interleaved, so the machine's noise spreads over all
                 for mode in modes:
-                    figures = run_worker(mode, url, scenario, agents, loop)
+                    figures = run_worker(mode, url, scenario, agents, loop, before)
                     if name in LOGGED:
                         cache, lines = cache_share(log, lines)
                         figures |= cache
                     runs[mode].append(figures)
+                    print(name, mode, json.dumps(figures), file=sys.stderr, flush=True)
     ideal = -(-agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
     return {mode: summary(runs[mode], ideal) for mode in modes}
 
@@ -189,9 +206,9 @@ ROWS = {
 def print_table(name: str, table: dict[str, dict[str, float]]) -> None:
     modes = list(table)
     print(f"\n{name}: {SCENARIOS[name]}")
-    print(f"{'figure':<22}" + "".join(f"{mode:>16}" for mode in modes))
+    print(f"{'figure':<22}" + "".join(f"{mode:>22}" for mode in modes))
     for row in ROWS[name]:
-        print(f"{row:<22}" + "".join(f"{table[mode][row]:>16.3f}" for mode in modes))
+        print(f"{row:<22}" + "".join(f"{table[mode][row]:>22.3f}" for mode in modes))
 
 
 def main() -> None:
@@ -201,10 +218,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="a tenth of the agents")
     parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of older code (e.g. `git worktree add /tmp/before main`): each corral "
+        f"mode also runs from it, as MODE{BEFORE}, interleaved with the others",
+    )
     args = parser.parse_args()
     modes = args.modes.split(",")
+    if args.before is not None:
+        modes += [m + BEFORE for m in modes if not m.startswith("sdk")]
     for name in args.scenarios.split(","):
-        table = run_scenario(name, modes, args.repeat, 10 if args.quick else 1, args.loop)
+        divide = 10 if args.quick else 1
+        table = run_scenario(name, modes, args.repeat, divide, args.loop, args.before)
         print_table(name, table)
 
 

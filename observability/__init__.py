@@ -1,8 +1,13 @@
 """OpenTelemetry tracing, metrics and cost for corral.
 
 It plugs into `agents.RunnerHooks` from outside, so `agents` and `tools` never import it. Tracer
-and meter providers are passed in, never set globally.
+and meter providers are passed in, never set globally. `Telemetry` is imported on first use:
+it brings in the OpenTelemetry SDK, which a run that exports nothing never loads.
 """
+
+from typing import TYPE_CHECKING
+
+from corral._lazy import lazy_exports
 
 from ._content import CAPTURE_ENV as CAPTURE_ENV
 from ._content import Redactor as Redactor
@@ -13,7 +18,6 @@ from ._metrics import RunMetrics as RunMetrics
 from ._prices import DEFAULT_PRICES as DEFAULT_PRICES
 from ._prices import missing_price as missing_price
 from ._prices import price_table as price_table
-from ._setup import Telemetry as Telemetry
 from ._setup import TelemetrySettings as TelemetrySettings
 from ._setup import build_telemetry as build_telemetry
 from ._setup import open_observability as open_observability
@@ -33,6 +37,11 @@ from ._waits import record_approval_wait as record_approval_wait
 from ._waits import record_queue_wait as record_queue_wait
 from ._waits import record_rate_limit_wait as record_rate_limit_wait
 from ._waits import recording_waits as recording_waits
+
+if TYPE_CHECKING:
+    from ._providers import Telemetry as Telemetry
+else:
+    __getattr__ = lazy_exports(__name__, {"Telemetry": "._providers"})
 
 __all__ = [
     "CAPTURE_ENV",

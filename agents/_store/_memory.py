@@ -7,7 +7,7 @@ Each method yields once to the event loop, then runs without awaiting, which mak
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio.lowlevel
@@ -114,12 +114,20 @@ class MemoryStore:
         return self._add_event(agent_id, kind, payload, at)
 
     async def append_events(
-        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+        self,
+        agent_id: str,
+        events: Sequence[NewEvent],
+        *,
+        at: float,
+        agent_update: Mapping[str, Any] | None = None,
     ) -> list[JournalEvent]:
         await self._enter()
-        self._agent_row(agent_id)
+        agent = self._agent_row(agent_id)
         for kind, payload in events:  # all or none: check them all before adding one
             to_row(make_event(agent_id, 1, kind, payload, at, run_seq=1))
+        row = to_row(updated(from_row(AgentRecord, agent), agent_update)) if agent_update else None
+        if row is not None:
+            self._agents[agent_id] = row
         return [self._add_event(agent_id, kind, payload, at) for kind, payload in events]
 
     async def append_events_at(

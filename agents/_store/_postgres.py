@@ -10,7 +10,7 @@ append at once; other writes rely on row locks, unique keys and (leases) an advi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple, TypeVar
 
@@ -166,13 +166,13 @@ class PostgresStore:
         return await self._read(read)
 
     async def update_agent(self, agent_id: str, **fields: Any) -> None:
-        def write(conn: Conn) -> None:
-            agent = _locked(conn, AgentRecord, "agents", agent_id)
-            if agent is None:
-                raise UnknownAgent(agent_id, self.journal)
-            update(conn, "agents", to_row(updated(agent, fields)))
+        await self._runner.run(lambda conn: self._update_agent(conn, agent_id, fields))
 
-        await self._runner.run(write)
+    def _update_agent(self, conn: Conn, agent_id: str, fields: Mapping[str, Any]) -> None:
+        agent = _locked(conn, AgentRecord, "agents", agent_id)
+        if agent is None:
+            raise UnknownAgent(agent_id, self.journal)
+        update(conn, "agents", to_row(updated(agent, dict(fields))))
 
     async def append_event(
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
@@ -183,9 +183,20 @@ class PostgresStore:
         return await self._runner.run(write)
 
     async def append_events(
-        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+        self,
+        agent_id: str,
+        events: Sequence[NewEvent],
+        *,
+        at: float,
+        agent_update: Mapping[str, Any] | None = None,
     ) -> list[JournalEvent]:
-        return await self._runner.run(lambda conn: self._append(conn, agent_id, events, at))
+        def write(conn: Conn) -> list[JournalEvent]:
+            added = self._append(conn, agent_id, events, at)
+            if agent_update:
+                self._update_agent(conn, agent_id, agent_update)
+            return added
+
+        return await self._runner.run(write)
 
     def _append(
         self, conn: Conn, agent_id: str, events: Sequence[NewEvent], at: float

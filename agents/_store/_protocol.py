@@ -8,7 +8,7 @@ the agent core gives payloads their meaning.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from ._delete import DeletedRun
@@ -69,10 +69,16 @@ class Store(Protocol):
         ...
 
     async def append_events(
-        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+        self,
+        agent_id: str,
+        events: Sequence[NewEvent],
+        *,
+        at: float,
+        agent_update: Mapping[str, Any] | None = None,
     ) -> list[JournalEvent]:
         """Durably record consecutive events, all or none, in one transaction; answers them
-        with their `seq`s (what `append_event` does for each, for one write instead of many)."""
+        with their `seq`s (what `append_event` does for each, for one write instead of many).
+        `agent_update`, when given, is an `update_agent` of the same agent in that transaction."""
         ...
 
     async def append_events_at(

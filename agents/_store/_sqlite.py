@@ -1,7 +1,7 @@
 """`SQLiteStore`: the journal in one SQLite file (WAL), shared safely by tasks and processes.
 
-Each open store has one connection and one writer task that owns it. Operations queue for the
-writer, which runs all that are waiting in one worker-thread call and one transaction (`_batch`);
+Each open store has one connection and one writer thread that owns it (`_writer`). Operations
+queue for the writer, which runs all that are waiting in one transaction (`_batch`);
 writes take the lock up front (`BEGIN IMMEDIATE`), so `seq` stays gap-free even when another
 process appends to the same journal. Waits are bounded by SQLite's busy timeout.
 """
@@ -9,7 +9,7 @@ process appends to the same journal. Waits are bounded by SQLite's busy timeout.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
@@ -17,9 +17,8 @@ from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from ._batch import MAX_BATCH, Job, run_batch
+from ._batch import Job
 from ._delete import DELETES, REFERRERS, DeletedRun, check_deletable, check_unreferenced, deleted
 from ._errors import StoreClosed, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
 from ._lease import LeaseRecord, check_take
@@ -43,6 +42,7 @@ from ._records import (
     updated,
 )
 from ._schema import connect, connect_read_only
+from ._writer import Writer
 
 T = TypeVar("T")
 R = TypeVar("R", bound=_Record)
@@ -66,60 +66,22 @@ async def open_sqlite_store(path: Path, *, read_only: bool = False) -> AsyncIter
     only read, so a journal on read-only media can be inspected); writes then fail.
     """
     conn = await anyio.to_thread.run_sync(connect_read_only if read_only else connect, path)
-    send, receive = anyio.create_memory_object_stream[Job[Any]](0)
-    stopped = anyio.Event()
-    store = SQLiteStore(path, send, stopped)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_serve, conn, receive, stopped)
-        try:
-            yield store
-        finally:
-            with anyio.CancelScope(shield=True):
-                await store.aclose()
-
-
-async def _serve(
-    conn: Sql, receive: MemoryObjectReceiveStream[Job[Any]], stopped: anyio.Event
-) -> None:
-    # Shielded: the writer outlives a cancelled caller, so the shielded cleanup of a cancelled
-    # run (journaling the interruption) still reaches the file. It ends when the store closes
-    # its end of the channel, which `open_sqlite_store` always does on exit.
+    store = SQLiteStore(path, Writer(conn))
     try:
-        with anyio.CancelScope(shield=True):
-            async with receive:
-                async for first in receive:
-                    batch = [first, *_waiting(receive)]
-                    try:
-                        await anyio.to_thread.run_sync(run_batch, conn, batch)
-                    finally:
-                        for job in batch:
-                            job.done.set()
+        yield store
     finally:
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(conn.close)
-        stopped.set()
-
-
-def _waiting(receive: MemoryObjectReceiveStream[Job[Any]]) -> list[Job[Any]]:
-    jobs: list[Job[Any]] = []
-    while len(jobs) < MAX_BATCH - 1:
-        try:
-            jobs.append(receive.receive_nowait())
-        except (anyio.WouldBlock, anyio.EndOfStream):
-            break
-    return jobs
+            await store.aclose()
 
 
 class SQLiteStore:
     """A `Store` in an SQLite file; open it with `open_sqlite_store`."""
 
-    def __init__(
-        self, path: Path, send: MemoryObjectSendStream[Job[Any]], stopped: anyio.Event
-    ) -> None:
+    def __init__(self, path: Path, writer: Writer) -> None:
         self.path = path
         self.journal = str(path)
-        self._send = send
-        self._stopped = stopped
+        self._writer = writer
+        self._closed = False
 
     async def create_run(self, run: RunRecord) -> None:
         def write(conn: Sql) -> None:
@@ -171,13 +133,13 @@ class SQLiteStore:
         return await self._read(read)
 
     async def update_agent(self, agent_id: str, **fields: Any) -> None:
-        def write(conn: Sql) -> None:
-            agent = _get(conn, AgentRecord, "agents", agent_id)
-            if agent is None:
-                raise UnknownAgent(agent_id, self.journal)
-            _update(conn, "agents", to_row(updated(agent, fields)))
+        await self._call(lambda conn: self._update_agent(conn, agent_id, fields))
 
-        await self._call(write)
+    def _update_agent(self, conn: Sql, agent_id: str, fields: Mapping[str, Any]) -> None:
+        agent = _get(conn, AgentRecord, "agents", agent_id)
+        if agent is None:
+            raise UnknownAgent(agent_id, self.journal)
+        _update(conn, "agents", to_row(updated(agent, fields)))
 
     async def append_event(
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
@@ -189,10 +151,18 @@ class SQLiteStore:
         return await self._call(write)
 
     async def append_events(
-        self, agent_id: str, events: Sequence[NewEvent], *, at: float
+        self,
+        agent_id: str,
+        events: Sequence[NewEvent],
+        *,
+        at: float,
+        agent_update: Mapping[str, Any] | None = None,
     ) -> list[JournalEvent]:
         def write(conn: Sql) -> list[JournalEvent]:
-            return self._append(conn, agent_id, events, at)
+            added = self._append(conn, agent_id, events, at)
+            if agent_update:
+                self._update_agent(conn, agent_id, agent_update)
+            return added
 
         return await self._call(write)
 
@@ -391,15 +361,16 @@ class SQLiteStore:
 
     async def aclose(self) -> None:
         """Run what is already queued, then close the connection; later calls raise."""
-        self._send.close()
-        await self._stopped.wait()
+        if not self._closed:
+            self._closed = True
+            self._writer.stop()
+        await self._writer.stopped.wait()
 
     async def _call(self, operation: Callable[[Sql], T], *, writes: bool = True) -> T:
+        if self._closed:
+            raise StoreClosed(f"journal {self.path} is closed; open it again")
         job = Job(operation, writes=writes)
-        try:
-            await self._send.send(job)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
-            raise StoreClosed(f"journal {self.path} is closed; open it again") from exc
+        self._writer.submit(job)
         await job.done.wait()
         return job.outcome(self.path)
 

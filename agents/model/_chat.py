@@ -11,16 +11,16 @@ from typing import Any
 
 from .._items import FunctionCall, Item, Message, Reasoning, Usage
 from ._chat_request import chat_body
+from ._client import HttpModelClient, StreamReader
 from ._errors import ModelResponseIncomplete
 from ._failures import failure_from_error_object
 from ._retry import TransientFailure
-from ._sdk_client import SdkModelClient, StreamReader
 from ._types import EventCallback, ItemDone, ModelRequest, ModelResponse, TextDelta
 
 _INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 
-class ChatCompletionsModelClient(SdkModelClient):
+class ChatCompletionsModelClient(HttpModelClient):
     """A `ModelClient` for `POST /chat/completions`, streamed or not."""
 
     path = "/chat/completions"

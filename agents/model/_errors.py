@@ -1,7 +1,7 @@
 """The errors a model client raises, rooted in `tools._errors`.
 
-Adapters translate every `openai` SDK exception here, once, so code above the seam never sees a
-third-party error type::
+Adapters translate every HTTP failure and aiohttp exception here, once, so code above the seam
+never sees a third-party error type::
 
     OperationFailed
     └── ModelError                        a model call went wrong

@@ -1,4 +1,4 @@
-"""The one boundary where `openai` SDK exceptions and in-stream error objects become ours.
+"""The one boundary where HTTP answers, aiohttp exceptions and in-stream error objects become ours.
 
 Each failure is sorted into a `TransientFailure` (worth another attempt) or a `ModelError` that
 ends the call now, with a message that says what the endpoint answered and what to do about it.
@@ -7,9 +7,10 @@ ends the call now, with a message that says what the endpoint answered and what 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from openai import APIConnectionError, APIError, APIStatusError, APITimeoutError, OpenAIError
+import aiohttp
 
 from ._errors import ModelContextWindowExceeded, ModelError, ModelRequestRejected
 from ._limits import rate_limit_hint
@@ -31,17 +32,11 @@ _TRY_AGAIN = re.compile(r"try again in\s*(\d+(?:\.\d+)?)\s*(ms|s|seconds?)\b", r
 _MAX_MESSAGE = 500
 
 
-def translate_sdk_error(exc: OpenAIError, endpoint: str) -> TransientFailure | ModelError:
-    """What an SDK exception means for the call: retry it or fail with a clear message."""
-    if isinstance(exc, APITimeoutError):
-        return TransientFailure("the request timed out")
-    if isinstance(exc, APIConnectionError):
-        return _connection_failure(exc)
-    if isinstance(exc, APIStatusError):
-        return _status_failure(exc, endpoint)
-    if isinstance(exc, APIError) and isinstance(exc.body, dict):
-        return failure_from_error_object(exc.body, endpoint)
-    return TransientFailure(f"{type(exc).__name__}: {_clip(str(exc))}")
+def stream_error(error: object, endpoint: str) -> TransientFailure | ModelError:
+    """An event whose `error` field is set: sorted as an error object, or retried if opaque."""
+    if isinstance(error, dict):
+        return failure_from_error_object(error, endpoint)
+    return TransientFailure(f"the stream reported an error: {_clip(str(error))}")
 
 
 def failure_from_error_object(error: object, endpoint: str) -> TransientFailure | ModelError:
@@ -68,16 +63,19 @@ def failure_from_error_object(error: object, endpoint: str) -> TransientFailure 
     )
 
 
-def _status_failure(exc: APIStatusError, endpoint: str) -> TransientFailure | ModelError:
-    status = exc.status_code
-    message = _server_message(exc)
+def failure_from_status(
+    status: int, headers: Mapping[str, str], body: object, reason: str, endpoint: str
+) -> TransientFailure | ModelError:
+    """What a non-2xx answer means: `body` is its error object (or its text)."""
+    message = _server_message(body, reason)
     if status in _RETRYABLE_STATUSES or status >= 500:
-        wait = retry_after_seconds(exc.response.headers)
+        wait = retry_after_seconds(headers)
         failure = TransientFailure(f"HTTP {status}: {message}", status=status, retry_after=wait)
         if status == 429:
-            failure.limits = rate_limit_hint(exc.response.headers)
+            failure.limits = rate_limit_hint(headers)
         return failure
-    code = exc.code
+    code = body.get("code") if isinstance(body, dict) else None
+    code = code if isinstance(code, str) else None
     if code in _CONTEXT_CODES:
         return ModelContextWindowExceeded(
             f"model endpoint {endpoint} rejected the request (HTTP {status}): {message}; "
@@ -94,7 +92,10 @@ def _status_failure(exc: APIStatusError, endpoint: str) -> TransientFailure | Mo
     )
 
 
-def _connection_failure(exc: APIConnectionError) -> TransientFailure:
+def connection_failure(exc: aiohttp.ClientError) -> TransientFailure:
+    """A request or stream that the connection let down: refused, timed out, or dropped."""
+    if isinstance(exc, aiohttp.ServerTimeoutError):
+        return TransientFailure("the request timed out")
     chain = _causes(exc)
     if any(isinstance(cause, ConnectionRefusedError) for cause in chain):
         return TransientFailure("connection refused", refused=True)
@@ -114,19 +115,20 @@ def _causes(exc: BaseException) -> list[BaseException]:
         found.append(current)
         if isinstance(current, BaseExceptionGroup):
             pending.extend(current.exceptions)
-        pending.extend(e for e in (current.__context__, current.__cause__) if e is not None)
+        # aiohttp keeps the socket's own error on the exception rather than chaining it.
+        linked = (current.__context__, current.__cause__, getattr(current, "os_error", None))
+        pending.extend(e for e in linked if isinstance(e, BaseException))
     return found
 
 
-def _server_message(exc: APIStatusError) -> str:
-    body = exc.body
+def _server_message(body: object, reason: str) -> str:
     error = body.get("error", body) if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     if isinstance(message, str) and message:
         return _clip(message)
     if isinstance(body, str) and body.strip():
         return _clip(body.strip())
-    return exc.response.reason_phrase or "no message"
+    return reason or "no message"
 
 
 def _try_again_hint(message: str) -> float | None:

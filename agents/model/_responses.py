@@ -10,19 +10,28 @@ from __future__ import annotations
 from typing import Any
 
 from .._items import FunctionCall, Item, Message, Reasoning, Usage
+from ._client import HttpModelClient, StreamReader
 from ._errors import ModelResponseIncomplete
 from ._failures import failure_from_error_object
 from ._retry import TransientFailure
-from ._sdk_client import SdkModelClient, StreamReader
 from ._types import EventCallback, ItemDone, ModelRequest, ModelResponse, TextDelta
 
 _ENCRYPTED_REASONING = ["reasoning.encrypted_content"]
 
 
-class ResponsesModelClient(SdkModelClient):
+class ResponsesModelClient(HttpModelClient):
     """A `ModelClient` for `POST /responses`, streamed or not."""
 
     path = "/responses"
+    events_needed = frozenset(
+        {
+            "response.output_item.done",
+            "response.completed",
+            "response.failed",
+            "response.incomplete",
+            "error",
+        }
+    )
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         body = request.to_responses_body()

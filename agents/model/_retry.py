@@ -1,4 +1,4 @@
-"""Retrying model calls: tenacity is the one owner (the SDK's own retries are off).
+"""Retrying model calls: tenacity is the one owner.
 
 An attempt signals a failure worth retrying by raising `TransientFailure`; anything else ends the
 call at once. A call is bounded by a deadline in seconds, not a count of tries: 429s, 5xx, dropped
@@ -93,7 +93,41 @@ async def run_with_retries(
     on_event: EventCallback | None = None,
 ) -> T:
     """Run `attempt` until it succeeds, a non-transient error escapes, or the deadline passes."""
+    started = time.monotonic()
+    try:
+        return await attempt()
+    except TransientFailure as failure:
+        first = failure
+    # Only a call whose first attempt failed pays for a retrier (a dozen objects and checks).
+    return await _retry(
+        attempt,
+        first,
+        time.monotonic() - started,
+        policy=policy,
+        endpoint=endpoint,
+        sleep=sleep,
+        on_event=on_event,
+    )
+
+
+async def _retry(
+    attempt: Callable[[], Awaitable[T]],
+    first: TransientFailure,
+    spent: float,
+    *,
+    policy: RetryPolicy,
+    endpoint: str,
+    sleep: Sleep,
+    on_event: EventCallback | None,
+) -> T:
+    """The retries after a first attempt that failed with `first`, `spent` seconds ago."""
     tally = _Tally()
+    replay = [first]
+
+    async def again() -> T:
+        if replay:
+            raise replay.pop()  # tenacity's attempt 1 is the one already made
+        return await attempt()
 
     def wait(state: RetryCallState) -> float:
         failure = _failure_of(state)
@@ -105,7 +139,7 @@ async def run_with_retries(
     def stop(state: RetryCallState) -> bool:
         # A test's fake sleep takes no time; the waits asked for count towards the deadline too.
         tally.attempts = state.attempt_number
-        tally.elapsed = max(state.seconds_since_start or 0.0, state.idle_for)
+        tally.elapsed = max((state.seconds_since_start or 0.0) + spent, state.idle_for)
         return policy.stops(tally.attempts, tally.refused, tally.elapsed, state.upcoming_sleep)
 
     def announce(state: RetryCallState) -> None:
@@ -130,7 +164,7 @@ async def run_with_retries(
         reraise=True,
     )
     try:
-        return await retrying(attempt)
+        return await retrying(again)
     except TransientFailure as failure:
         raise _unavailable(failure, endpoint, tally.attempts, tally.elapsed) from failure
 

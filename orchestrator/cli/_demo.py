@@ -1,6 +1,6 @@
 """`corral demo`: triage 40 bundled issues and review a sample change, offline, in under a minute.
 
-Everything is real but the model: the openai SDK talks HTTP to corral's scripted model server,
+Everything is real but the model: corral's model client talks HTTP to its scripted model server,
 workers run in parallel with their tools in the bubblewrap sandbox, the journal is SQLite. The
 "model" is a pair of rule-based stand-ins, and the output says so.
 """
@@ -44,9 +44,7 @@ async def run(args: argparse.Namespace) -> int:
     print(
         "corral demo: the model is a rule-based stand-in (keyword and pattern rules), not an LLM;"
     )
-    print(
-        "everything else is real: HTTP, the openai SDK, parallel workers, the sandbox, the journal."
-    )
+    print("everything else is real: HTTP, parallel workers, the sandbox, the journal.")
     async with serve_model_server(demo_policy) as server:
         env = {"CORRAL_HOME": str(out / "home"), "CORRAL_BASE_URL": server.base_url}
         free = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}  # rules cost nothing

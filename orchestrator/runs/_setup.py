@@ -92,8 +92,10 @@ class RunSetup:
 
 
 def _open_mcp_tooling(config: CorralConfig) -> AbstractAsyncContextManager[McpTooling | None]:
-    # Imported here: the MCP SDK and the search index cost a second at start-up, and most runs
-    # configure no MCP server.
+    # Imported only when a server is configured: the MCP SDK and the search index cost a second
+    # at start-up and megabytes of memory, and most runs configure no MCP server.
+    if not any(server.enabled for server in config.mcp_servers.values()):
+        return nullcontext(None)
     from corral.observability import current_trace_context
 
     from ..services._mcp_tooling import open_mcp_tooling

@@ -10,16 +10,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from corral.agents import SKILLS_INSTRUCTIONS, CorralConfig
 
-from ._embedding import Embedder
-from ._minilm import retrieval_embedder
 from .skills import (
     SkillCatalog,
-    SkillMatcher,
     commands_environment,
     discover_skills,
     mentioned_skills,
@@ -27,7 +25,20 @@ from .skills import (
     skills_budget,
 )
 
+if TYPE_CHECKING:
+    from ._embedding import Embedder
+    from .skills import SkillMatcher
+
 logger = logging.getLogger(__name__)
+
+
+def _matcher(catalog: SkillCatalog, embedder: Embedder | None) -> SkillMatcher | None:
+    if not len(catalog):
+        return None
+    from ._minilm import retrieval_embedder
+    from .skills import SkillMatcher
+
+    return SkillMatcher(catalog, embedder or retrieval_embedder())
 
 
 @dataclass(frozen=True)
@@ -66,11 +77,9 @@ class SkillsService:
             for unavailable in catalog.unavailable:
                 missing = ", ".join(unavailable.missing)
                 _warn_once(f"skill `{unavailable.skill.name}` is not offered: missing {missing}")
-            # No skills, no model to load: a run without skills starts as fast as it would.
-            matcher = (
-                SkillMatcher(catalog, embedder or retrieval_embedder()) if len(catalog) else None
-            )
-            return cls(catalog, matcher, config.model_context_window)
+            # No skills, no model, no matcher to load: a run without skills starts as fast and
+            # as small as it would.
+            return cls(catalog, _matcher(catalog, embedder), config.model_context_window)
 
         return await anyio.to_thread.run_sync(build)
 

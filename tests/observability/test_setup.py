@@ -47,7 +47,7 @@ def test_the_grpc_protocol_builds_the_grpc_span_and_metric_exporters() -> None:
     from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
-    from corral.observability._setup import _metric_exporter, _span_exporter
+    from corral.observability._providers import _metric_exporter, _span_exporter
 
     env = {
         "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import anyio
 import httpx2 as httpx
-import openai
 import pytest
 
 from corral.agents._config import RateLimit
@@ -21,7 +20,7 @@ from corral.agents.model import (
     open_model_client,
     rate_limit_hint,
 )
-from corral.agents.model._failures import translate_sdk_error
+from corral.agents.model._failures import failure_from_status
 from corral.agents.model._gate import run_gated
 from corral.agents.model._retry import TransientFailure
 from corral.orchestrator._ratelimit import EndpointLimiter, ManualClock
@@ -97,16 +96,13 @@ async def test_the_server_answers_429_with_retry_after_once_its_rpm_is_spent() -
 
 
 def test_a_429s_ratelimit_headers_reach_the_transient_failure() -> None:
-    request = httpx.Request("POST", f"{URL}/responses")
     headers = {
         "retry-after-ms": "100",
         "x-ratelimit-limit-requests": "600",
         "x-ratelimit-remaining-requests": "0",
         "x-ratelimit-limit-tokens": "not a number",
     }
-    response = httpx.Response(429, headers=headers, request=request)
-    error = openai.RateLimitError("slow down", response=response, body=None)
-    failure = translate_sdk_error(error, URL)
+    failure = failure_from_status(429, headers, None, "Too Many Requests", URL)
     assert isinstance(failure, TransientFailure)
     assert failure.retry_after == pytest.approx(0.1)
     assert failure.limits == RateLimitHint(requests_per_minute=600, remaining_requests=0)

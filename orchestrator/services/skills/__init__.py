@@ -4,8 +4,13 @@
 folders; broken skills become warnings on it. `mentioned_skills` and `render_skill` turn `$name`
 mentions into `<skill>` fragments, and `SkillMatcher` ranks skills for a task and renders the
 budgeted listing a worker sees. A skill whose required variables or commands are missing is
-kept apart (`SkillCatalog.unavailable`): listed for people, never offered to a model.
+kept apart (`SkillCatalog.unavailable`): listed for people, never offered to a model. The
+matcher (BM25 and NumPy) is imported on first use: a run that finds no skills never loads it.
 """
+
+from typing import TYPE_CHECKING
+
+from corral._lazy import lazy_exports
 
 from ._discover import HOME_FOLDERS as HOME_FOLDERS
 from ._discover import PROJECT_FOLDERS as PROJECT_FOLDERS
@@ -20,10 +25,6 @@ from ._errors import SkillsFolderMissing as SkillsFolderMissing
 from ._listing import estimate_tokens as estimate_tokens
 from ._listing import render_listing as render_listing
 from ._listing import skills_budget as skills_budget
-from ._match import Match as Match
-from ._match import MatchExplanation as MatchExplanation
-from ._match import MatchMethod as MatchMethod
-from ._match import SkillMatcher as SkillMatcher
 from ._mentions import mentioned_skills as mentioned_skills
 from ._mentions import render_skill as render_skill
 from ._model import MAX_DESCRIPTION_CHARS as MAX_DESCRIPTION_CHARS
@@ -36,6 +37,17 @@ from ._model import UnavailableSkill as UnavailableSkill
 from ._parse import SKILL_FILE as SKILL_FILE
 from ._parse import parse_skill_file as parse_skill_file
 from ._requirements import Requirements as Requirements
+
+if TYPE_CHECKING:
+    from ._match import Match as Match
+    from ._match import MatchExplanation as MatchExplanation
+    from ._match import MatchMethod as MatchMethod
+    from ._match import SkillMatcher as SkillMatcher
+else:
+    __getattr__ = lazy_exports(
+        __name__,
+        {name: "._match" for name in ("Match", "MatchExplanation", "MatchMethod", "SkillMatcher")},
+    )
 
 __all__ = [
     "HOME_FOLDERS",

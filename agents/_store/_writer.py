@@ -1,0 +1,98 @@
+"""The SQLite store's writer: one thread that owns the connection and runs queued jobs.
+
+Callers queue jobs without waiting for anything; the thread takes every job waiting at that
+moment, runs them in one transaction (`run_batch`), then wakes all their callers with one call
+into the event loop. A round trip therefore costs a queue put and one loop wake-up per batch,
+not a task switch, a worker-thread hop and an event per job. The thread outlives a cancelled
+caller (a queued job always runs: journaling a cancelled run's interruption must still reach
+the file) and stops, closing the connection, once `stop` is called and the queue is drained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import sqlite3
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from ._batch import MAX_BATCH, Job, run_batch
+
+_STOP = None
+
+
+class Writer:
+    """Runs `Job`s on `conn` in its own thread, in the order they were submitted."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._loop = asyncio.get_running_loop()
+        self._queue: queue.SimpleQueue[Job[Any] | None] = queue.SimpleQueue()
+        self.stopped = anyio.Event()
+        self._thread = threading.Thread(target=self._serve, name="corral-journal", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Job[Any]) -> None:
+        """Queue `job`; its `done` event is set once its batch committed or failed."""
+        self._queue.put(job)
+
+    def stop(self) -> None:
+        """Run what is queued, then close the connection and set `stopped`."""
+        self._queue.put(_STOP)
+
+    def _serve(self) -> None:
+        try:
+            stopping = False
+            while not stopping:
+                batch, stopping = self._next_batch()
+                if batch:
+                    try:
+                        run_batch(self._conn, batch)
+                    finally:
+                        self._wake(batch)
+        finally:
+            # Whatever is still queued never ran: its callers hear that the journal stopped.
+            self._wake(self._leftovers())
+            self._conn.close()
+            self._wake(None)
+
+    def _next_batch(self) -> tuple[list[Job[Any]], bool]:
+        """The jobs waiting now (at least one unless stopping), and whether `stop` came."""
+        first = self._queue.get()
+        if first is _STOP:
+            return [], True
+        batch = [first]
+        while len(batch) < MAX_BATCH:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if job is _STOP:
+                return batch, True
+            batch.append(job)
+        return batch, False
+
+    def _leftovers(self) -> list[Job[Any]]:
+        jobs: list[Job[Any]] = []
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                return jobs
+            if job is not _STOP:
+                jobs.append(job)
+
+    def _wake(self, batch: Sequence[Job[Any]] | None) -> None:
+        """Set the `done` of each job of `batch` in the loop; None: set `stopped`."""
+        done = [job.done for job in batch] if batch is not None else [self.stopped]
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is left to wake
+            self._loop.call_soon_threadsafe(_set_all, done)
+
+
+def _set_all(events: Sequence[anyio.Event]) -> None:
+    for event in events:
+        event.set()

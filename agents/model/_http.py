@@ -1,0 +1,156 @@
+"""The HTTP path to a model endpoint: one aiohttp session per client, server-sent events read
+by hand.
+
+corral builds and encodes its request bodies itself and reads only a few kinds of stream event,
+so the `openai` SDK's request pipeline (option merging, the httpx request and pool, the SSE
+decoder) is work a turn need not pay for: this module posts the bytes and splits the event
+stream itself, and decodes an event's JSON only when its reader wants that kind. Failures come
+out as `_failures` sorts them (`TransientFailure` or a `ModelError`); the session is made on first
+use, inside the event loop, and honours `HTTP(S)_PROXY`/`NO_PROXY` like the SDK's client did.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import ssl
+from collections.abc import AsyncGenerator, AsyncIterator, Collection
+from contextlib import aclosing, asynccontextmanager
+from typing import Any
+
+import aiohttp
+
+from ._errors import ModelError
+from ._failures import connection_failure, failure_from_status
+from ._retry import TransientFailure
+from ._sse import EventSplitter
+
+_MAX_ERROR_BODY = 64 * 1024
+"""What is read of a refused request's body: enough for any error object."""
+_CHUNK = 64 * 1024
+
+
+class HttpEndpoint:
+    """POSTs JSON bodies to one base URL with a bearer key; closed with `aclose()`."""
+
+    def __init__(
+        self, base_url: str, api_key: str, *, connect_timeout: float, read_timeout: float
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        }
+        self._stream_headers = {**self._headers, "Accept": "text/event-stream"}
+        self._timeout = aiohttp.ClientTimeout(sock_connect=connect_timeout, sock_read=read_timeout)
+        self._session: aiohttp.ClientSession | None = None
+
+    async def post_json(self, path: str, body: bytes) -> object:
+        """The decoded JSON answer to `body`; raises a sorted failure for anything else."""
+        async with self._post(path, body, self._headers) as response:
+            try:
+                data = await response.read()
+            except aiohttp.ClientError as exc:
+                raise connection_failure(exc) from exc
+        try:
+            decoded: object = json.loads(data)
+        except ValueError:
+            raise TransientFailure(
+                f"the endpoint answered with a non-JSON body: {data[:200]!r}"
+            ) from None
+        return decoded
+
+    @asynccontextmanager
+    async def open_stream(
+        self, path: str, body: bytes, wanted: Collection[str] | None
+    ) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """The stream of events answering `body`, decoded only where `wanted` names the SSE
+        event's name (None: every event); the connection is released when the block exits."""
+        async with (
+            self._post(path, body, self._stream_headers) as response,
+            aclosing(_events(response.content, wanted, self.base_url)) as events,
+        ):
+            yield events
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    @asynccontextmanager
+    async def _post(
+        self, path: str, body: bytes, headers: dict[str, str]
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        session = self._session or self._open_session()
+        try:
+            async with session.post(self.base_url + path, data=body, headers=headers) as response:
+                if response.status >= 300:
+                    raise await _refusal(response, self.base_url)
+                yield response
+        except aiohttp.ClientError as exc:
+            raise connection_failure(exc) from exc
+
+    def _open_session(self) -> aiohttp.ClientSession:
+        # Made here, not in __init__: an aiohttp session belongs to the running event loop.
+        # A plain-HTTP endpoint (a local server) never needs the CA bundle, nor its loading.
+        verify = tls_context() if self.base_url.startswith("https:") else True
+        connector = aiohttp.TCPConnector(ssl=verify, limit=0)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            trust_env=True,
+            auto_decompress=True,
+            skip_auto_headers=("User-Agent",),
+            headers={"User-Agent": "corral"},
+        )
+        return self._session
+
+
+async def _refusal(
+    response: aiohttp.ClientResponse, endpoint: str
+) -> TransientFailure | ModelError:
+    """The failure a non-2xx answer means, from its status, headers and error object."""
+    try:
+        raw = await response.content.read(_MAX_ERROR_BODY)
+    except aiohttp.ClientError:
+        raw = b""
+    text = raw.decode("utf-8", "replace")
+    try:
+        body: object = json.loads(text)
+    except ValueError:
+        body = text
+    if isinstance(body, dict):
+        body = body.get("error", body)
+    return failure_from_status(
+        response.status, response.headers, body, response.reason or "", endpoint
+    )
+
+
+async def _events(
+    content: aiohttp.StreamReader, wanted: Collection[str] | None, endpoint: str
+) -> AsyncGenerator[dict[str, Any]]:
+    """The stream's decoded events, in order, until the body ends or sends `[DONE]`."""
+    splitter = EventSplitter(wanted, endpoint)
+    chunks = content.iter_chunked(_CHUNK)
+    while not splitter.ended:
+        try:
+            chunk = await anext(chunks)
+        except StopAsyncIteration:
+            chunk = None
+        except aiohttp.ClientError as exc:
+            raise connection_failure(exc) from exc
+        for event in splitter.feed(chunk) if chunk is not None else splitter.close():
+            yield event
+        if chunk is None:
+            return
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The process's verifying TLS context (the CA bundle, `SSL_CERT_FILE` and `SSL_CERT_DIR`
+    as the `openai` SDK reads them): loading the bundle costs about 25 ms of CPU, paid once
+    instead of once per client, which each run of `corral.run_agents` opens."""
+    import httpx2  # only for its context recipe, once per process
+
+    return httpx2.create_ssl_context()

@@ -1,0 +1,86 @@
+"""The event splitter: what it decodes, what it skips, and where a stream ends."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from corral.agents.model import ModelContextWindowExceeded
+from corral.agents.model._retry import TransientFailure
+from corral.agents.model._sse import MAX_EVENT_BYTES, EventSplitter
+
+ENDPOINT = "http://127.0.0.1:1/v1"
+
+
+def sse(name: str, data: object, *, newline: str = "\n") -> bytes:
+    text = f"event: {name}{newline}data: {json.dumps(data)}{newline}{newline}"
+    return text.encode()
+
+
+def test_events_come_out_in_order_however_the_bytes_are_cut() -> None:
+    body = b"".join(sse("e", {"n": n}) for n in range(5))
+    for size in (1, 2, 7, len(body)):
+        splitter = EventSplitter(None, ENDPOINT)
+        events = []
+        for start in range(0, len(body), size):
+            events += splitter.feed(body[start : start + size])
+        assert [e["n"] for e in events] == list(range(5))
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_line_ending_the_standard_allows_is_read(newline: str) -> None:
+    body = sse("a", {"n": 1}, newline=newline) + sse("b", {"n": 2}, newline=newline)
+    splitter = EventSplitter(None, ENDPOINT)
+    events = [e for i in range(len(body)) for e in splitter.feed(body[i : i + 1])]
+    assert [*events, *splitter.close()] == [{"n": 1}, {"n": 2}]
+
+
+def test_an_event_the_body_ends_in_the_middle_of_is_dropped() -> None:
+    splitter = EventSplitter(None, ENDPOINT)
+    assert splitter.feed(b'data: {"n": 1}\n\ndata: {"n": 2}') == [{"n": 1}]
+    assert splitter.close() == []
+
+
+def test_an_event_nobody_wants_is_skipped_and_one_without_a_name_is_kept() -> None:
+    splitter = EventSplitter({"wanted"}, ENDPOINT)
+    body = sse("delta", {"n": 1}) + sse("wanted", {"n": 2}) + b'data: {"n": 3}\n\n'
+    assert splitter.feed(body) == [{"n": 2}, {"n": 3}]
+
+
+def test_an_unwanted_event_is_not_decoded_so_its_bytes_cannot_fail_the_turn() -> None:
+    splitter = EventSplitter({"wanted"}, ENDPOINT)
+    assert splitter.feed(b"event: delta\ndata: {not json\n\n") == []
+
+
+def test_multi_line_data_is_joined_and_comments_are_ignored() -> None:
+    splitter = EventSplitter(None, ENDPOINT)
+    assert splitter.feed(b': keep-alive\n\ndata: {"a":\ndata: 1}\n\n') == [{"a": 1}]
+
+
+def test_done_ends_the_stream_and_nothing_after_it_is_read() -> None:
+    splitter = EventSplitter(None, ENDPOINT)
+    events = splitter.feed(b'data: {"n": 1}\n\ndata: [DONE]\n\ndata: {"n": 2}\n\n')
+    assert events == [{"n": 1}]
+    assert splitter.ended
+
+
+def test_an_event_that_is_not_json_is_a_failed_attempt() -> None:
+    with pytest.raises(TransientFailure, match="not JSON"):
+        EventSplitter(None, ENDPOINT).feed(b"data: {oops\n\n")
+
+
+def test_an_event_carrying_an_error_object_is_sorted_like_any_error() -> None:
+    error = {"error": {"code": "context_length_exceeded", "message": "too long"}}
+    with pytest.raises(ModelContextWindowExceeded, match="too long"):
+        EventSplitter(None, ENDPOINT).feed(sse("x", error))
+    with pytest.raises(TransientFailure, match="stream reported an error"):
+        EventSplitter(None, ENDPOINT).feed(sse("x", {"error": "busy"}))
+
+
+def test_an_event_that_never_ends_fails_the_attempt_instead_of_growing_without_bound() -> None:
+    splitter = EventSplitter(None, ENDPOINT)
+    chunk = b"data: " + b"x" * (1024 * 1024)
+    with pytest.raises(TransientFailure, match="longer than"):
+        for _ in range(MAX_EVENT_BYTES // len(chunk) + 2):
+            splitter.feed(chunk)
