@@ -77,6 +77,22 @@ async def test_a_batch_with_one_unstorable_event_adds_none_of_them(store: Store)
 
 
 @pytest.mark.anyio
+async def test_a_batch_can_update_its_agent_in_the_same_write(store: Store) -> None:
+    await seed(store, "a")
+    usage = {"input_tokens": 7, "output_tokens": 3}
+
+    await store.append_events(
+        "a", [("model_completed", {})], at=2.0, agent_update={"usage": usage, "cost_usd": 0.5}
+    )
+
+    agent = await store.get_agent("a")
+    assert agent is not None and (agent.usage, agent.cost_usd) == (usage, 0.5)
+    with pytest.raises(InvalidRecord):
+        await store.append_events("a", [("x", {})], at=3.0, agent_update={"run_id": "other"})
+    assert [e.kind for e in await store.events("a")] == ["model_completed"], "all or nothing"
+
+
+@pytest.mark.anyio
 async def test_a_finished_call_and_its_result_event_are_written_together(store: Store) -> None:
     await seed(store, "a")
     await store.append_event("a", "user_input", {}, at=1.0)
