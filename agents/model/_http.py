@@ -12,6 +12,7 @@ use, inside the event loop, and honours `HTTP(S)_PROXY`/`NO_PROXY` like the SDK'
 from __future__ import annotations
 
 import functools
+import io
 import json
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Collection
@@ -24,6 +25,11 @@ from ._errors import ModelError
 from ._failures import connection_failure, failure_from_status
 from ._retry import TransientFailure
 from ._sse import EventSplitter
+
+LARGE_BODY = 1 << 20
+"""Bodies past this many bytes go to aiohttp as a stream it writes in chunks (a long
+conversation, a big tool output), not as one buffer: aiohttp warns that a single large write can
+hold up the event loop."""
 
 _MAX_ERROR_BODY = 64 * 1024
 """What is read of a refused request's body: enough for any error object."""
@@ -84,7 +90,8 @@ class HttpEndpoint:
     ) -> AsyncIterator[aiohttp.ClientResponse]:
         session = self._session or self._open_session()
         try:
-            async with session.post(self.base_url + path, data=body, headers=headers) as response:
+            data = body if len(body) <= LARGE_BODY else io.BytesIO(body)
+            async with session.post(self.base_url + path, data=data, headers=headers) as response:
                 if response.status >= 300:
                     raise await _refusal(response, self.base_url)
                 yield response

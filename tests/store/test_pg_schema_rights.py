@@ -83,7 +83,7 @@ async def test_a_journal_the_previous_corral_made_migrates_and_keeps_blobs_and_t
     # by the blob store's first use) and the trigger (by a listener), made with the same SQL.
     await anyio.to_thread.run_sync(migrate_to, postgres_url, 1)
     with psycopg.connect(postgres_url, autocommit=True, connect_timeout=10) as conn:
-        for script in PG_MIGRATIONS[1:]:
+        for script in PG_MIGRATIONS[1:3]:  # versions 2 and 3: blobs and the trigger
             conn.execute(script)
         sql = "INSERT INTO blobs VALUES (%s, %s, 7, 1.0)"
         conn.execute(sql, (KEY, b"payload"))
