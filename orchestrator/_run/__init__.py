@@ -34,10 +34,10 @@ from ._lifecycle import fire_finish_hooks as fire_finish_hooks
 from ._lifecycle import fire_prompt_hooks as fire_prompt_hooks
 from ._lifecycle import fire_start_hooks as fire_start_hooks
 from ._names import nickname as nickname
+from ._options import RuntimeOptions as RuntimeOptions
 from ._recall import RunMemory as RunMemory
 from ._runtime import CLOSED as CLOSED
 from ._runtime import RunRuntime as RunRuntime
-from ._runtime import RuntimeOptions as RuntimeOptions
 from ._runtime import SpawnRefused as SpawnRefused
 from ._runtime import open_runtime as open_runtime
 

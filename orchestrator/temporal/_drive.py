@@ -5,7 +5,7 @@ local `AgentRunner`, with every piece of I/O an activity: model calls and summar
 shared queue, preparing the agent and its tool batches on its host's queue.
 Events the workflow makes itself (a budget stop, a lost summary, a collab tool's result) wait in
 `pending` and are journaled by the next activity, numbered by the `seq` the driver counts. Tool
-calls held for approval wait in the workflow (`_asks`); collab calls go to the workflow's
+calls held for approval wait in the workflow (`_tool_flow`); collab calls go to the workflow's
 `CollabTools`. A host that stops answering raises `HostLost`; a long history raises
 `ContinueAsNewSuggested` at a point where `carry` and `resume` can hand the agent over.
 A summary fires the PreCompact and PostCompact hooks of the worker's `[hooks]` around it.
@@ -53,21 +53,19 @@ with workflow.unsafe.imports_passed_through():
         event_to_payload,
     )
 
-    from ._approvals import ApprovalBook, answered_note, requested_note
+    from ._approvals import ApprovalBook
     from ._budgets import RunLink
     from ._lifecycle_flow import fire_compaction_hooks
     from ._summaries import BackgroundSummaries, lost_summary, summary_outcome
+    from ._tool_flow import answer_asks, run_tool_batch
     from ._wire import (
         ActivityPolicy,
         AgentCarry,
         ApprovalAnswer,
-        ApprovalAsk,
         JournalBatch,
         ModelCallInput,
         ModelCallOutput,
         PreparedAgent,
-        ToolBatchInput,
-        ToolBatchOutput,
         WireSpec,
     )
 
@@ -77,7 +75,6 @@ a host that dies meanwhile is noticed by its missed heartbeats, not by this."""
 HOST_ATTEMPTS = 3
 _HOST_GONE = (TimeoutType.SCHEDULE_TO_START, TimeoutType.HEARTBEAT)
 _REQUEST = TypeAdapter(ModelRequest)
-_CALL = TypeAdapter(FunctionCall)
 
 
 class CollabTools(Protocol):
@@ -386,46 +383,12 @@ class AgentDriver:
         actions: list[Action] = []
         answers: list[ApprovalAnswer] = []
         while calls:
-            batch = ToolBatchInput(
-                spec=self.spec,
-                calls=tuple(_CALL.dump_python(c, mode="json") for c in calls),
-                journal=self.take_journal(),
-                answers=tuple(answers),
-            )
-            timeout = timedelta(seconds=self.policy.tool_timeout_s)
-            out: ToolBatchOutput = await self.on_host(
-                "corral.run_tools", batch, ToolBatchOutput, timeout
-            )
-            if out.host not in self.tool_hosts:
-                self.tool_hosts.append(out.host)
+            out = await run_tool_batch(self, calls, tuple(answers))
             actions.extend(self._apply(out.events))
-            answers.extend(await self._asks(out.asks))
+            answers.extend(await answer_asks(self, out.asks))
             held = {ask.call_id for ask in out.asks}
             calls = [c for c in calls if c.call_id in held]
         return actions
-
-    async def _asks(self, asks: tuple[ApprovalAsk, ...]) -> list[ApprovalAnswer]:
-        """Wait for each ask's answer (the `approve` update) or its deadline, a durable timer."""
-        if not asks:
-            return []
-        within = self.spec.shell.approval_timeout_sec
-        self.approvals.open(asks)
-        me = workflow.info().workflow_id
-        for ask in asks:
-            self.note(requested_note(ask, me, within))
-        await self.flush()
-        answers = await asyncio.gather(*(self._answer_of(ask, within) for ask in asks))
-        for answer in answers:
-            self.note(answered_note(answer))
-        return list(answers)
-
-    async def _answer_of(self, ask: ApprovalAsk, within: float) -> ApprovalAnswer:
-        book = self.approvals
-        try:
-            await workflow.wait_condition(lambda: ask.approval_id in book.answers, timeout=within)
-        except TimeoutError:
-            return book.answer(ask.approval_id, False, f"no answer within {within:g} s", "deadline")
-        return book.answers[ask.approval_id]
 
     async def flush(self) -> None:
         """Journal the pending events now (any worker may)."""

@@ -151,9 +151,21 @@ async def test_a_spawn_past_the_thread_limit_is_queued_and_starts_when_a_slot_fr
     run_id = executor.run_id("run-queue")
     two = {"q-a": {"message": "first"}, "q-b": {"message": "second"}}
     supervise = Supervise(two, last="both ran")
+    both_answered: list[anyio.Event] = []
 
-    def queue_or_give_up(request: dict[str, Any]) -> Any:
-        refused = [o for c, o in outputs(request).items() if c in two and "agent_id" not in o]
+    async def queue_or_give_up(request: dict[str, Any]) -> Any:
+        # A worker answers only once the supervisor has both spawns' answers: on a fast
+        # machine the first worker could otherwise finish, and free its slot, before the
+        # second spawn is decided.
+        if not both_answered:
+            both_answered.append(anyio.Event())
+        done = outputs(request)
+        if is_worker(request):
+            with anyio.fail_after(WAIT):
+                await both_answered[0].wait()
+        elif all(call_id in done for call_id in two):
+            both_answered[0].set()
+        refused = [o for c, o in done.items() if c in two and "agent_id" not in o]
         return f"refused: {refused}" if refused else supervise(request)
 
     async with serve_model_server(queue_or_give_up) as model:
