@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from corral.tools import (
     shell_tool,
 )
 
-from .sandbox_support import Layout, make_layout
+from .sandbox_support import PYTHON, Layout, make_layout
 
 pytestmark = [
     pytest.mark.hostile,
@@ -99,7 +98,7 @@ async def test_a_program_the_agent_planted_never_runs_as_the_users_hook(
 
 # A hook in the docs' style: Python reading the payload with the standard library.
 PY_GUARD = (
-    f"{sys.executable} -c 'import json, sys; d = json.load(sys.stdin); "
+    f"{PYTHON} -c 'import json, sys; d = json.load(sys.stdin); "  # the sandbox hides /tmp
     'print("the real guard says no"); sys.exit(2)\''
 )
 
