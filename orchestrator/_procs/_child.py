@@ -143,11 +143,9 @@ class _Worker:
         return setup
 
     async def _book(self) -> SlotBook:
-        from corral.agents import open_sqlite_store
+        from corral.agents import open_store
 
-        from ..runs import journal_path
-
-        async with open_sqlite_store(journal_path(self.config)) as store:
+        async with open_store(self.config, read_only=True) as store:
             run = await store.get_run(self.run_id)
             self.agents = {a.agent_id: a for a in await store.list_agents(self.run_id)}
         if run is None:

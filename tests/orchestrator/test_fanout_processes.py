@@ -23,7 +23,7 @@ from corral.agents import (
     ModelRequest,
     ModelResponse,
     RunnerHooks,
-    open_sqlite_store,
+    open_store,
 )
 from corral.agents._config import RateLimit
 from corral.orchestrator._procs import default_processes
@@ -96,7 +96,7 @@ async def journaled_outcomes(config: CorralConfig, outcome: FanoutOutcome) -> li
     """Each item's status, result and error, and its agent's status and journal (event kinds
     and payloads without ids or times): what a reader of the journal sees of the run."""
     rows: list[Any] = []
-    async with open_sqlite_store(config.home / "journal.sqlite") as store:
+    async with open_store(config, read_only=True) as store:
         agents = {a.agent_id: a for a in await store.list_agents(outcome.run_id)}
         for item in await store.items(outcome.run_id):
             assert item.agent_id is not None
@@ -131,12 +131,14 @@ class Watching(RunnerHooks):
             self.tokens += response.usage.total_tokens
 
 
-async def run_with(tmp_path: Path, processes: int) -> tuple[FanoutOutcome, Any]:
+async def run_with(
+    tmp_path: Path, processes: int, journal_url: str | None = None
+) -> tuple[FanoutOutcome, Any]:
     options = ModelServerOptions(latency_ms=5)
     hooks = Watching()
     async with serve_model_server(Together(), options) as server:
         home = tmp_path / f"home-{processes}"
-        settings = CorralConfig(home=home, base_url=server.base_url)
+        settings = CorralConfig(home=home, base_url=server.base_url, journal={"url": journal_url})
         outcome = await run_fanout(
             settings,
             job(tmp_path, 10, processes=processes, concurrency=4),
@@ -160,6 +162,16 @@ async def test_two_processes_journal_the_same_item_and_agent_outcomes_as_one(
     assert seen_two.started == seen_one.started == 10, "the caller's hooks saw every worker"
     assert sorted(seen_two.ended) == sorted(seen_one.ended)
     assert seen_two.tokens == seen_one.tokens > 0
+
+
+async def test_worker_processes_share_a_postgresql_journal_and_leave_the_home_alone(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    one, (config_one, _, _) = await run_with(tmp_path, 1)
+    two, (config_two, _, _) = await run_with(tmp_path, 2, postgres_url)
+    assert [i.result for i in two.items] == [{"n": n} for n in range(10)]
+    assert await journaled_outcomes(config_two, two) == await journaled_outcomes(config_one, one)
+    assert not (config_two.home / "journal.sqlite").exists(), "no process wrote a home journal"
 
 
 async def test_the_in_flight_cap_of_an_endpoint_holds_across_processes(tmp_path: Path) -> None:
