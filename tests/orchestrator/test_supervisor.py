@@ -521,9 +521,12 @@ class StallsUntilInterrupted:
     def __init__(self) -> None:
         self.stalled = anyio.Event()
         self.release = anyio.Event()
+        self.notified = anyio.Event()
 
     async def __call__(self, request: dict[str, Any]) -> Any:
         if nickname_in(request) is None:
+            if any(t.startswith("<subagent_notification>") for _, t in messages(request)):
+                self.notified.set()
             return "ok"
         if last_user_text(request) == "now count the plums":
             return "12 plums"
@@ -551,6 +554,9 @@ async def test_an_interrupting_message_replaces_the_workers_turn_without_a_notic
         finally:
             script.release.set()
         with anyio.fail_after(WAIT):
+            # The root may end its turn before the worker's notice reaches it: wait for the
+            # request that carries the notice, not for the root's first end.
+            await script.notified.wait()
             await root.ended.wait()
     assert json.loads(answer[1])["status"][worker.agent_id]["message"] == "12 plums"
     notices = [
