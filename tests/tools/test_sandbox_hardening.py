@@ -9,14 +9,18 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import anyio
 import pytest
 
 from corral.tools import PermissionDenied, PermissionProfile, SandboxMode
 from corral.tools._sandbox import BubblewrapSandbox, CommandResult
+from corral.tools._sandbox._limits import sweep_orphan_cgroups
+from corral.tools._sandbox._placeholders import Placeholders
 from corral.tools._sandbox._protected import SKIPPED_FOLDERS, survey_protected
 from corral.tools._sandbox._seccomp import seccomp_supported, setid_filter
 
@@ -143,3 +147,50 @@ def test_the_setuid_filter_exists_for_the_common_machines_only() -> None:
     assert seccomp_supported("x86_64") and seccomp_supported("aarch64")
     assert not seccomp_supported("riscv64")
     assert len(setid_filter("x86_64")) % 8 == 0
+
+
+class VanishesWhenOpened(os.PathLike[str]):
+    """A placeholder path that the last run out removes between a claim's `mkdir` (which finds
+    it) and its `open`: the window in which two runs sharing a workspace meet."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.calls = path, 0
+
+    def __fspath__(self) -> str:
+        self.calls += 1
+        if self.calls == 2 and self.path.is_dir():
+            self.path.rmdir()
+        return str(self.path)
+
+
+def test_a_placeholder_removed_by_the_last_run_out_while_being_claimed_is_made_again(
+    tmp_path: Path,
+) -> None:
+    placeholder = tmp_path / ".corral"
+    placeholder.mkdir()
+    vanishing = VanishesWhenOpened(placeholder)
+    claim = Placeholders([cast(Path, vanishing)])
+    claim.claim()
+    try:
+        assert vanishing.calls > 2, "the folder was created again after it vanished"
+        assert placeholder.is_dir()
+    finally:
+        claim.release()
+    assert not placeholder.exists()
+
+
+def test_cgroups_left_by_killed_corral_processes_are_swept_and_no_others(tmp_path: Path) -> None:
+    finished = subprocess.run([PYTHON, "-c", "import os; print(os.getpid())"], check=True,
+                              capture_output=True, text=True)  # fmt: skip
+    dead, alive = int(finished.stdout), os.getpid()
+    orphan = tmp_path / f"corral-{dead}-0123456789ab"
+    live = tmp_path / f"corral-{alive}-0123456789ab"
+    busy = tmp_path / f"corral-{dead}-ba9876543210"
+    foreign = tmp_path / "corral-0123456789ab"
+    for folder in (orphan, live, busy, foreign):
+        folder.mkdir()
+    (busy / "cgroup.procs").write_text("")  # a real cgroup that still holds a process refuses rmdir
+    sweep_orphan_cgroups(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [live.name, busy.name, foreign.name]
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import time
 import uuid
@@ -26,6 +27,8 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_REMOVE_TIMEOUT = 2.0
 _JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
 _warned: list[bool] = []
+_swept: list[bool] = []
+_ORPHAN = re.compile(r"corral-(\d+)-[0-9a-f]{12}")
 
 
 @dataclass
@@ -76,7 +79,10 @@ def _new_pids_cgroup(max_processes: int) -> Path | None:
     parent = _pids_parent()
     if parent is None:
         return None
-    cgroup = parent / f"corral-{uuid.uuid4().hex[:12]}"
+    if not _swept:
+        _swept.append(True)
+        sweep_orphan_cgroups(parent)
+    cgroup = parent / f"corral-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     try:
         cgroup.mkdir()
     except OSError:
@@ -88,6 +94,33 @@ def _new_pids_cgroup(max_processes: int) -> Path | None:
             cgroup.rmdir()
         return None
     return cgroup
+
+
+def sweep_orphan_cgroups(parent: Path) -> None:
+    """Remove the empty cgroups left by corral processes that were killed before they could
+    remove their own (a SIGKILL skips `ProcessLimit.close`). A cgroup is named after the process
+    that made it, so one of a live process (perhaps just made, not yet joined) is never touched;
+    `rmdir` refuses a cgroup that still holds a process."""
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        owner = _ORPHAN.fullmatch(entry.name)
+        if owner is None or _alive(int(owner.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            entry.rmdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _pids_parent(proc_cgroup: Path = Path("/proc/self/cgroup")) -> Path | None:

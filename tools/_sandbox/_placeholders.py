@@ -53,16 +53,21 @@ def _claim(path: Path) -> int:
         with contextlib.suppress(FileExistsError):
             os.mkdir(path, 0o755)
         fd = _open_folder(path)
-        if _lock_shared(fd, deadline) and _same_file(fd, path):
-            return fd
-        os.close(fd)
+        if fd is not None:
+            if _lock_shared(fd, deadline) and _same_file(fd, path):
+                return fd
+            os.close(fd)
         if time.monotonic() > deadline:
             raise SandboxUnavailable(f"could not set up the read-only placeholder {path}")
 
 
-def _open_folder(path: Path) -> int:
+def _open_folder(path: Path) -> int | None:
+    """The folder at `path`, opened; None when the last run out removed it after our `mkdir`
+    found it there (the caller creates it again)."""
     try:
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise PermissionDenied(
