@@ -223,6 +223,14 @@ def witness(workspace: Path) -> list[int]:
     return sorted(int(line) for line in (workspace / "witness.txt").read_text().split())
 
 
+def failed_calls(home: Path) -> list[str]:
+    """The outputs of tool calls that ended unsuccessfully for a reason other than a kill (the
+    scripted workers take every answered call as done, so such a failure loses its item's work)."""
+    with sqlite3.connect(f"file:{home / 'journal.sqlite'}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT output FROM ledger WHERE success = 0").fetchall()
+    return [output for (output,) in rows if INTERRUPTED not in (output or "")]
+
+
 def calls_across_kills(home: Path, kills: Sequence[float]) -> dict[str, int]:
     """How many tool calls, by tool, started before a kill and finished after it."""
     with sqlite3.connect(f"file:{home / 'journal.sqlite'}?mode=ro", uri=True) as conn:

@@ -19,7 +19,14 @@ from typing import Any
 import anyio
 import pytest
 
-from benchmarks.kill_resume import KillPlan, kill_and_resume, prepare, results, witness
+from benchmarks.kill_resume import (
+    KillPlan,
+    failed_calls,
+    kill_and_resume,
+    prepare,
+    results,
+    witness,
+)
 from corral.orchestrator.model_server import serve_model_server
 
 from ._cli import corral_argv, corral_env, run_corral
@@ -41,6 +48,7 @@ async def test_random_kills_alternating_fanout_and_resume_leave_every_item_done_
     outcome = await kill_and_resume(workspace, home, plan, concurrency=6, latency_ms=20)
     assert outcome.final_code == 0, outcome.final_stderr
     assert len(outcome.kills) == 2
+    assert failed_calls(home) == [], "no tool call failed other than by a kill"
     assert results(workspace) == [(n, "done", {"n": n}) for n in range(items)]
     assert witness(workspace) == list(range(items)), "every item's shell call took effect once"
     assert outcome.unknown_reports == 0, "no report_result reached the model as unknown"
