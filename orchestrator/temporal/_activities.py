@@ -49,11 +49,11 @@ from corral.tools import (
 from .._run import assemble_agent, cost_of, first_input, price_for
 from ..fanout import FanoutItem, Template
 from ..fanout._plan import worker_spec
-from ._agent_activities import AgentActivities
+from ._agent_activities import AgentActivities, opened_agent
 from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
 from ._journal import begin_run, journal_agent, usage_counts, write_batch
-from ._lifecycle import LifecycleActivities, hook_events, journaled_opening
+from ._lifecycle import LifecycleActivities
 from ._services import ToolList, WorkerServices, grown_tools
 from ._tracing import ToolSpans, chat_span
 from ._wire import (
@@ -68,7 +68,6 @@ from ._wire import (
     SkippedItems,
     ToolBatchInput,
     ToolBatchOutput,
-    WireSpec,
 )
 
 REQUEST_ADAPTER = TypeAdapter(ModelRequest)
@@ -139,20 +138,8 @@ class CorralActivities:
         slot, _ = await self.services.slot_of(spec)
         # No skills: a local fan-out's workers get none either (`run_fanout` discovers none).
         core = assemble_agent(spec, self.services.agent_services(slot)).core
-        self.services.remember_tools(spec.agent_id, core.config.tools)
         await store.update_item(spec.run_id, item.index, status="running", agent_id=spec.agent_id)
-        hooks = self.services.config.hooks
-        opening = await journaled_opening(hooks, store, spec, first_event)
-        return PreparedAgent(
-            spec=WireSpec.of(spec),
-            core_config=core.config.to_data(),
-            first_event=opening.first,
-            max_wall_time_s=spec.budgets.max_wall_time_s,
-            max_cost_usd=spec.budgets.max_cost_usd,
-            notes=opening.notes,
-            blocked=opening.blocked,
-            hook_events=hook_events(hooks),
-        )
+        return await opened_agent(self.services, spec, core, first_event)
 
     @activity.defn(name="corral.call_model")
     async def call_model(self, call: ModelCallInput) -> ModelCallOutput:

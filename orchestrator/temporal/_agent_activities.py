@@ -16,6 +16,7 @@ import anyio
 from temporalio import activity
 
 from corral.agents import (
+    AgentCore,
     AgentSpec,
     RunRecord,
     Store,
@@ -105,19 +106,7 @@ class AgentActivities:
         await journal_agent(store, spec, prepare.task)
         services = self.services.agent_services(None, prepare.limits.agents())
         core = assemble_agent(spec, services).core
-        self.services.remember_tools(spec.agent_id, core.config.tools)
-        hooks = self.services.config.hooks
-        opening = await journaled_opening(hooks, store, spec, task)
-        return PreparedAgent(
-            spec=WireSpec.of(spec),
-            core_config=core.config.to_data(),
-            first_event=opening.first,
-            max_wall_time_s=spec.budgets.max_wall_time_s,
-            max_cost_usd=spec.budgets.max_cost_usd,
-            notes=opening.notes,
-            blocked=opening.blocked,
-            hook_events=hook_events(hooks),
-        )
+        return await opened_agent(self.services, spec, core, task)
 
     async def _with_memory(self, spec: AgentSpec, task: UserInput) -> UserInput:
         """The first turn with the memories recalled for its task, as a local run has it."""
@@ -227,3 +216,23 @@ def _spawn_terms(spawn: SpawnSpecInput) -> SpawnTerms:
     picks the same)."""
     limits = spawn.limits
     return SpawnTerms(limits.agents(), limits.personality, lambda: spawn.nickname)
+
+
+async def opened_agent(
+    services: WorkerServices, spec: AgentSpec, core: AgentCore, first: UserInput
+) -> PreparedAgent:
+    """An assembled agent as the workflow receives it: its tools remembered for the tool
+    activities, its start hooks fired on `first` and journaled (once, however often retried)."""
+    services.remember_tools(spec.agent_id, core.config.tools)
+    hooks = services.config.hooks
+    opening = await journaled_opening(hooks, services.store, spec, first)
+    return PreparedAgent(
+        spec=WireSpec.of(spec),
+        core_config=core.config.to_data(),
+        first_event=opening.first,
+        max_wall_time_s=spec.budgets.max_wall_time_s,
+        max_cost_usd=spec.budgets.max_cost_usd,
+        notes=opening.notes,
+        blocked=opening.blocked,
+        hook_events=hook_events(hooks),
+    )
