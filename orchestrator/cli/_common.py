@@ -21,6 +21,17 @@ EXECUTOR_CHOICES = ("local", "temporal")
 """`corral.orchestrator.runs.EXECUTOR_KINDS`, spelled out so the flags need not import it."""
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name (config: model)")
     parser.add_argument(

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags, add_output_flags, add_workspace_flags
+from ._common import (
+    add_executor_flags,
+    add_model_flags,
+    add_output_flags,
+    add_workspace_flags,
+    positive_int,
+)
 from ._exec import approval_services
 
 if TYPE_CHECKING:
@@ -48,18 +54,18 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--schema", type=Path, required=True, metavar="SCHEMA.json")
     parser.add_argument(
-        "--concurrency", type=_positive, metavar="N", help="workers at once (config: 16)"
+        "--concurrency", type=positive_int, metavar="N", help="workers at once (config: 16)"
     )
     parser.add_argument(
         "--processes",
-        type=_positive,
+        type=positive_int,
         metavar="N",
         help="worker processes sharing the run's journal, budget and rate limits (default: one "
         "per core up to 4 when at least 32 workers run at once per process, else 1)",
     )
     parser.add_argument(
         "--max-result-tries",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_MAX_RESULT_TRIES,
         metavar="N",
         help="invalid results a worker may send before its item fails",
@@ -203,13 +209,3 @@ def live_progress(command: str, args: argparse.Namespace, config: CorralConfig) 
 
     mode = progress_mode(sys.stderr, quiet=getattr(args, "quiet", False))
     return LiveProgress(command, mode=mode, price_of=lambda model: price_for(config.prices, model))
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags
+from ._common import add_executor_flags, add_model_flags, positive_int
 
 if TYPE_CHECKING:
     from corral.agents import CorralConfig
@@ -67,14 +67,14 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_CONCURRENCY,
         metavar="N",
         help=f"workers, at most one per folder (default {DEFAULT_CONCURRENCY})",
     )
     parser.add_argument(
         "--max-attempts",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_MAX_ATTEMPTS,
         metavar="N",
         help=f"agents per write set while its check fails (default {DEFAULT_MAX_ATTEMPTS})",
@@ -159,13 +159,3 @@ def _finished(outcome: WorkerOutcome) -> None:
 def _say(text: str) -> None:
     print(f"corral refactor: {text}", file=sys.stderr)
     sys.stderr.flush()
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value

@@ -14,7 +14,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags, add_output_flags
+from ._common import add_executor_flags, add_model_flags, add_output_flags, positive_int
 
 if TYPE_CHECKING:
     from ..pipelines.review import ReviewReport, Severity
@@ -57,7 +57,7 @@ def add_parser(sub: Any) -> None:
         help="which reports to write (default: all three)",
     )
     parser.add_argument(
-        "--concurrency", type=_positive, metavar="N", help="reviewers at once (config: 16)"
+        "--concurrency", type=positive_int, metavar="N", help="reviewers at once (config: 16)"
     )
     parser.add_argument(
         "--fail-on",
@@ -67,7 +67,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--max-unit-lines",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_MAX_UNIT_LINES,
         metavar="N",
         help="changed lines per reviewer before a file is split by hunks",
@@ -172,13 +172,3 @@ def _formats(text: str) -> tuple[str, ...]:
         return parse_formats(text)
     except ReviewInputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value

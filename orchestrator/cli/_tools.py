@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._common import positive_int
+
 if TYPE_CHECKING:
     from corral.agents import CorralConfig
 
@@ -31,7 +33,7 @@ def add_parser(sub: Any) -> None:
     )
     search.add_argument("query", metavar="QUERY", help="what you want to do, in a few words")
     search.add_argument(
-        "--limit", type=_positive_int, default=DEFAULT_LIMIT, help="how many tools (default 8)"
+        "--limit", type=positive_int, default=DEFAULT_LIMIT, help="how many tools (default 8)"
     )
     search.add_argument("--json", action="store_true", help="print a JSON array, best first")
     search.add_argument(
@@ -131,13 +133,3 @@ def _explained_json(explained: list[ToolExplanation]) -> str:
 
 def _hit_json(hit: Hit) -> dict[str, Any]:
     return {"name": hit.name, "server": hit.server, "tool": hit.tool, "score": hit.score}
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is below 1; give at least 1")
-    return value

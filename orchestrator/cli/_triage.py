@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import add_executor_flags, add_model_flags, add_output_flags
+from ._common import add_executor_flags, add_model_flags, add_output_flags, positive_int
 from ._exec import approval_services
 from ._fanout import Console, live_progress
 
@@ -53,7 +53,7 @@ def add_parser(sub: Any) -> None:
         help=f"where triage.json and triage.md go (default: ./{DEFAULT_OUT})",
     )
     parser.add_argument(
-        "--concurrency", type=_positive, metavar="N", help="workers at once (config: 16)"
+        "--concurrency", type=positive_int, metavar="N", help="workers at once (config: 16)"
     )
     parser.add_argument(
         "--repo",
@@ -115,13 +115,3 @@ def report(outcome: TriageOutcome) -> int:
         print(f"corral triage: #{failed.number} not triaged: {failed.error}", file=sys.stderr)
     print(f"corral triage: reports in {outcome.json_path} and {outcome.markdown_path}")
     return 0 if outcome.ok else 1
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value

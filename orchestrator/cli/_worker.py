@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     pass
 
 
-from ._common import load_cli_config
+from ._common import load_cli_config, positive_int
 
 _DESCRIPTION = (
     "Host corral's workflows and activities for a Temporal server: the shared task queue, and "
@@ -48,7 +48,7 @@ def add_parser(sub: Any) -> None:
         help="this host's name; its tools run on queue corral-host-NAME (default: hostname)",
     )
     parser.add_argument(
-        "--max-concurrent", type=_positive, default=16, metavar="N", help="activities at once"
+        "--max-concurrent", type=positive_int, default=16, metavar="N", help="activities at once"
     )
     parser.add_argument("--cd", type=Path, help="folder whose config applies (default: here)")
     parser.add_argument(
@@ -96,10 +96,3 @@ async def run(args: argparse.Namespace) -> int:
             flush=True,
         )
     return 0
-
-
-def _positive(raw: str) -> int:
-    value = int(raw)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
