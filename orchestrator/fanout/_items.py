@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._input_files import read_input_file
 from ._errors import ItemsFileError
 
 
@@ -38,14 +39,7 @@ def parse_items(text: str, *, source: str = "items") -> list[FanoutItem]:
 
 def read_items(path: Path) -> list[FanoutItem]:
     """The items of the file at `path`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise ItemsFileError(f"items file {path} does not exist") from exc
-    except UnicodeDecodeError as exc:
-        raise ItemsFileError(f"items file {path} is not UTF-8 text ({exc.reason})") from exc
-    except OSError as exc:
-        raise ItemsFileError(f"cannot read items file {path}: {exc.strerror}") from exc
+    text = read_input_file(path, "items", ItemsFileError)
     return parse_items(text, source=str(path))
 
 

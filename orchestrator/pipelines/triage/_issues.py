@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
+from ..._input_files import read_input_file
 from ...runs import Issue
 from ._errors import IssuesFileError
 
@@ -63,14 +64,7 @@ class _IssueRecord(BaseModel):
 
 def read_issues(path: Path) -> list[Issue]:
     """The issues in the file at `path` (a JSON array or JSON Lines)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise IssuesFileError(f"issues file {path} does not exist") from exc
-    except UnicodeDecodeError as exc:
-        raise IssuesFileError(f"issues file {path} is not UTF-8 text ({exc.reason})") from exc
-    except OSError as exc:
-        raise IssuesFileError(f"cannot read issues file {path}: {exc.strerror}") from exc
+    text = read_input_file(path, "issues", IssuesFileError)
     return parse_issues(text, source=str(path))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from ..._input_files import read_input_file
 from ...runs import Label, LabelSet
 from ._errors import LabelsFileError
 
@@ -23,14 +24,7 @@ _NULL_TAG = "tag:yaml.org,2002:null"
 
 def read_labels(path: Path) -> LabelSet:
     """The label set in the YAML file at `path`."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise LabelsFileError(f"labels file {path} does not exist") from exc
-    except UnicodeDecodeError as exc:
-        raise LabelsFileError(f"labels file {path} is not UTF-8 text ({exc.reason})") from exc
-    except OSError as exc:
-        raise LabelsFileError(f"cannot read labels file {path}: {exc.strerror}") from exc
+    text = read_input_file(path, "labels", LabelsFileError)
     return parse_labels(text, source=str(path))
 
 
