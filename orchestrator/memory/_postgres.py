@@ -155,6 +155,14 @@ class PostgresMemories:
         rows = await self._read(sql, (project, project))
         return int(rows[0][0])
 
+    async def count(self, project: str) -> int:
+        sql = (
+            "SELECT (SELECT COUNT(*) FROM memories WHERE project = %s)"
+            " + (SELECT COUNT(*) FROM memory_insights WHERE project = %s)"
+        )
+        rows = await self._read(sql, (project, project))
+        return int(rows[0][0])
+
 
 def _scope(project: str | None) -> tuple[str, tuple[Any, ...]]:
     return ("", ()) if project is None else (" WHERE project = %s", (project,))

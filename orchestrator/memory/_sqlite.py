@@ -242,6 +242,14 @@ class SqliteMemories:
 
         return await self._run(work)
 
+    async def count(self, project: str) -> int:
+        sql = (
+            "SELECT (SELECT COUNT(*) FROM memories WHERE project = ?)"
+            " + (SELECT COUNT(*) FROM memory_insights WHERE project = ?)"
+        )
+        row = await self._run(lambda conn: conn.execute(sql, (project, project)).fetchone())
+        return int(row[0])
+
 
 def _scope(project: str | None) -> tuple[str, tuple[Any, ...]]:
     return ("", ()) if project is None else (" WHERE project = ?", (project,))

@@ -46,6 +46,11 @@ class MemoryStore(Protocol):
         """How many of the project's raw memories are newer than its last consolidation."""
         ...
 
+    async def count(self, project: str) -> int:
+        """How many memories and insights the project holds (one cheap query: recall asks it
+        before it loads anything)."""
+        ...
+
 
 class InMemoryMemories:
     """A `MemoryStore` in a dict: for tests, and for code that needs no file."""
@@ -99,3 +104,7 @@ class InMemoryMemories:
     async def since_consolidation(self, project: str) -> int:
         after = self._consolidated.get(project, float("-inf"))
         return sum(1 for m in await self.memories(project) if m.created_at > after)
+
+    async def count(self, project: str) -> int:
+        found = [m for m in self._memories.values() if m.project == project]
+        return len(found) + len(await self.insights(project))

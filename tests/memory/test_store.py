@@ -128,3 +128,11 @@ async def test_a_memory_keeps_a_nul_character_and_its_vector_exactly(
     assert isinstance(got, MemoryRecord)
     assert (got.text, got.files) == (odd.text, odd.files)
     assert got.embedding == pytest.approx(odd.embedding, rel=1e-6)
+
+
+async def test_count_is_how_many_memories_and_insights_a_project_holds(store: MemoryStore) -> None:
+    assert await store.count("/repo") == 0
+    await store.add([record("m1", 1.0), record("m2", 2.0), record("x1", 3.0, "/other")], cap=10)
+    await store.replace_insights("/repo", [insight("i1", ("m1",))], 5)
+    assert await store.count("/repo") == 3
+    assert await store.count("/other") == 1
