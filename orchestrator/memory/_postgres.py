@@ -21,6 +21,7 @@ from ._sqlite import (
     INSIGHT_COLUMNS,
     MEMORY_COLUMNS,
     MemoryStoreUnavailable,
+    citing_insights,
     insight_from_row,
     insight_row,
     memory_from_row,
@@ -116,6 +117,20 @@ class PostgresMemories:
                 if item_id in json.loads(from_pg(sources)):
                     conn.execute("DELETE FROM memory_insights WHERE insight_id = %s", (insight_id,))
             return True
+
+        return await self._write(work)
+
+    async def forget_run(self, run_id: str) -> int:
+        def work(conn: Conn) -> int:
+            sql = "DELETE FROM memories WHERE run_id = %s RETURNING memory_id, project"
+            gone = [_row(r) for r in conn.execute(sql, _args((run_id,))).fetchall()]
+            for project in {p for _, p in gone}:
+                sql = "SELECT insight_id, source_ids FROM memory_insights WHERE project = %s"
+                rows = [_row(r) for r in conn.execute(sql, _args((project,))).fetchall()]
+                for insight_id in citing_insights(rows, {m for m, _ in gone}):
+                    sql = "DELETE FROM memory_insights WHERE insight_id = %s"
+                    conn.execute(sql, _args((insight_id,)))
+            return len(gone)
 
         return await self._write(work)
 

@@ -38,6 +38,11 @@ class MemoryStore(Protocol):
         """Remove every memory and insight (of `project`); answer how many memories went."""
         ...
 
+    async def forget_run(self, run_id: str) -> int:
+        """Remove the memories run `run_id` left (and the insights citing them) in one
+        transaction; answer how many memories went."""
+        ...
+
     async def replace_insights(self, project: str, insights: Sequence[Insight], at: float) -> None:
         """Make `insights` the project's whole list, consolidated at `at`."""
         ...
@@ -86,6 +91,15 @@ class InMemoryMemories:
             if item_id in insight.source_ids:
                 del self._insights[insight.insight_id]
         return True
+
+    async def forget_run(self, run_id: str) -> int:
+        gone = {m.memory_id for m in self._memories.values() if m.run_id == run_id}
+        for memory_id in gone:
+            del self._memories[memory_id]
+        for insight in list(self._insights.values()):
+            if gone.intersection(insight.source_ids):
+                del self._insights[insight.insight_id]
+        return len(gone)
 
     async def clear(self, project: str | None) -> int:
         gone = await self.memories(project)
