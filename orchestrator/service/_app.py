@@ -156,7 +156,7 @@ class _Api:
         shown: dict[str, dict[str, Any]] = {}
         for record in await self._store.list_runs():
             shown[record.run_id] = await self._summary(record.run_id, record)
-        for entry in self._manager.entries:
+        for entry in await self._manager.listed_entries(shown):
             if entry.run_id not in shown:
                 shown[entry.run_id] = await self._summary(entry.run_id, None)
         runs = [r for r in shown.values() if wanted is None or r["status"] == wanted]
