@@ -165,7 +165,7 @@ class _Api:
     async def get_run(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
         record = await self._store.get_run(run_id)
-        if record is None and self._manager.get(run_id) is None:
+        if record is None and await self._manager.known(run_id, record) is None:
             return _error(404, f"no run {run_id}")
         summary = await self._summary(run_id, record)
         if record is not None:

@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from corral.agents import CorralConfig, RunnerHooks, Store
+from corral.agents import CorralConfig, RunnerHooks, RunRecord, Store
 from corral.tools import CorralError, ToolServices
 
 from ..fanout import plan_fanout, resume_fanout
@@ -128,6 +128,15 @@ class RunManager:
                 await self._forget_deleted(entry.run_id)  # asks the journal again: one may
                 # have ended between the listing's read and now
         return list(self._runs.values())
+
+    async def known(self, run_id: str, record: RunRecord | None) -> RunEntry | None:
+        """`get(run_id)`, given the journal's `record` of it just read: None for a run deleted
+        from the journal since it ended (forgotten then)."""
+        entry = self._runs.get(run_id)
+        gone = entry is not None and record is None and entry.finished and entry.journaled
+        if gone and await self._forget_deleted(run_id):
+            return None
+        return entry
 
     async def _forget_deleted(self, run_id: str) -> bool:
         """Forget `run_id` (entry, Idempotency-Key, submission) if the journal no longer

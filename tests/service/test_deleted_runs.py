@@ -52,6 +52,14 @@ async def test_a_run_deleted_from_the_journal_is_listed_no_more(tmp_path: Path, 
     assert gone.status_code == 404
 
 
+async def test_a_deleted_run_is_not_found_though_the_server_ran_it(tmp_path: Path) -> None:
+    async with open_service(tmp_path, reporter) as service:
+        deleted = await finished(service)
+        await delete(service.home, deleted)
+        gone = await service.http.get(f"/v1/runs/{deleted}")
+    assert gone.status_code == 404
+
+
 async def test_the_key_of_a_deleted_run_starts_a_new_run(tmp_path: Path) -> None:
     async with open_service(tmp_path, reporter) as service:
         first = await finished(service)
