@@ -434,9 +434,10 @@ class CorralConfig(_Section):
     """The name AGENTS.md `@if environment=NAME` blocks test (`ci`, `dev`, ...); unset, no
     `environment=` block is kept."""
     instructions_max_tokens: int = Field(default=8_192, ge=1)
-    """A cap on an agent's instructions (base instructions, `developer_instructions`,
-    `user_instructions` and AGENTS.md, at four bytes a token): past it the agent is refused,
-    naming the source that pushed it over."""
+    """A cap on the instructions a person or project wrote for an agent (base instructions of
+    one's own, `developer_instructions`, `user_instructions` and AGENTS.md as kept, at four
+    bytes a token; corral's shipped base instructions do not count): past it the agent is
+    refused, naming the source that pushed it over."""
 
     shell: ShellConfig = ShellConfig()
     shell_environment_policy: ShellEnvironmentPolicy = ShellEnvironmentPolicy()

@@ -21,7 +21,6 @@ from corral.agents import (
     AgentSpec,
     AgentStatus,
     Finish,
-    Item,
     SafeHooks,
     TurnContext,
     UserInput,
@@ -73,12 +72,9 @@ class AgentLives:
         memory = self.options.memory
         if memory is None:
             return context
-        fragment = await memory.recall(spec, query, self.run_history())
+        histories = [handle.runner.core.history for handle in self._agents.values()]
+        fragment = await memory.recall(spec, query, histories)
         return context.model_copy(update={"memory": fragment})
-
-    def run_history(self) -> list[Item]:
-        """Every item of every agent of the run so far (what the run changed is in it)."""
-        return [item for handle in self._agents.values() for item in handle.runner.core.history]
 
     def _admit_waiting(self, parent: AgentHandle | None) -> None:
         """Start the queued workers of `parent` that its free slots allow, in order."""

@@ -14,9 +14,12 @@ from corral.agents import AgentSpec, Item, ModelClient
 
 
 class RunMemory(Protocol):
-    async def recall(self, spec: AgentSpec, query: str, history: Sequence[Item]) -> str | None:
+    async def recall(
+        self, spec: AgentSpec, query: str, histories: Sequence[Sequence[Item]]
+    ) -> str | None:
         """The marked memory fragment for a turn of `spec` on `query` (None: nothing).
-        `history` is what the run has done so far (its changed files weigh in)."""
+        `histories` are the run's agents' live histories (the files the run changed weigh
+        in); passed as they are, never copied, so recall reads only what each turn added."""
         ...
 
     async def after_run(

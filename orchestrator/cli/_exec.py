@@ -88,7 +88,7 @@ def report(outcome: SingleOutcome, *, json_mode: bool, command: str) -> int:
     reason = finish.error or "no reason given"
     print(
         f"corral {command}: {finish.status}: {reason} "
-        f"(resume with `corral resume {outcome.run_id}`)",
+        f"(resume with `corral resume {outcome.run_id}`; journal: {outcome.journal})",
         file=sys.stderr,
     )
     return 1

@@ -192,6 +192,7 @@ class Console:
                 print(line)
             sys.stdout.flush()
         where = f"; results in {outcome.out}" if outcome.out is not None else ""
+        where += f"; journal: {outcome.journal}"
         print(f"corral {self.command}: {outcome.summary_line()}{where}", file=sys.stderr)
         if not outcome.ok:
             print(

@@ -180,10 +180,7 @@ async def _forget_memories(target: Any, run_id: str) -> int:
     from corral.orchestrator.memory import open_memories
 
     async with open_memories(target) as store:
-        left = [memory for memory in await store.memories(None) if memory.run_id == run_id]
-        for memory in left:
-            await store.forget(memory.memory_id)
-    return len(left)
+        return await store.forget_run(run_id)
 
 
 async def _delete_blobs(config: Any, run_id: str) -> tuple[int, str]:

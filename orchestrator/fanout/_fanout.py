@@ -40,7 +40,6 @@ from ..runs import (
     FanoutKind,
     RunSetup,
     StartCallback,
-    journal_path,
     open_run,
 )
 from ._errors import FanoutInputError, NotAFanoutRun
@@ -100,7 +99,7 @@ async def resume_fanout(
     async with open_store(config) as lookup:
         run = await lookup.get_run(run_id)
     if run is None:
-        raise UnknownRun(run_id, str(journal_path(config)))
+        raise UnknownRun(run_id, lookup.journal)
     if run.kind not in FANOUT_KINDS:
         raise NotAFanoutRun(f"run {run_id} is a {run.kind} run, not a fan-out")
     try:
@@ -242,7 +241,7 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
             with anyio.move_on_after(CLEANUP_TIMEOUT, shield=True):
                 await store.update_run(run_id, status="interrupted", updated_at=time.time())
             raise
-        outcome = await _outcome(store, run_id, journal_path(config), settings.out)
+        outcome = await _outcome(store, run_id, settings.out)
         deadline = config.memories.extraction_timeout_sec
         await remember_fanout(runtime, prototype, settings.template, deadline)
     if outcome.out is not None:
@@ -250,13 +249,13 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
     return outcome
 
 
-async def _outcome(store: Store, run_id: str, journal: Path, out: str | None) -> FanoutOutcome:
+async def _outcome(store: Store, run_id: str, out: str | None) -> FanoutOutcome:
     records = await store.items(run_id)
     path = Path(out) if out is not None and out != STDOUT else None
     outcome = FanoutOutcome(
         run_id=run_id,
         items=tuple(ItemOutcome.from_record(r) for r in records),
-        journal=journal,
+        journal=store.journal,
         out=path,
         to_stdout=out == STDOUT,
     )

@@ -75,7 +75,9 @@ class FanoutOutcome:
 
     run_id: str
     items: tuple[ItemOutcome, ...]
-    journal: Path
+    journal: str
+    """The journal the run was written to: its SQLite file, or its PostgreSQL URL with the
+    password shown as `***` (`Store.journal`)."""
     out: Path | None = None
     to_stdout: bool = False
 

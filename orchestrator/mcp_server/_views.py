@@ -96,7 +96,7 @@ class RunViews:
                 "status": await self.manager.status(record.run_id) or record.status,
                 "created_at": record.created_at,
             }
-        for entry in self.manager.entries:
+        for entry in await self.manager.listed_entries(shown):
             if entry.run_id not in shown:
                 shown[entry.run_id] = {
                     "run_id": entry.run_id,

@@ -21,6 +21,7 @@ from ._sqlite import (
     INSIGHT_COLUMNS,
     MEMORY_COLUMNS,
     MemoryStoreUnavailable,
+    citing_insights,
     insight_from_row,
     insight_row,
     memory_from_row,
@@ -119,6 +120,20 @@ class PostgresMemories:
 
         return await self._write(work)
 
+    async def forget_run(self, run_id: str) -> int:
+        def work(conn: Conn) -> int:
+            sql = "DELETE FROM memories WHERE run_id = %s RETURNING memory_id, project"
+            gone = [_row(r) for r in conn.execute(sql, _args((run_id,))).fetchall()]
+            for project in {p for _, p in gone}:
+                sql = "SELECT insight_id, source_ids FROM memory_insights WHERE project = %s"
+                rows = [_row(r) for r in conn.execute(sql, _args((project,))).fetchall()]
+                for insight_id in citing_insights(rows, {m for m, _ in gone}):
+                    sql = "DELETE FROM memory_insights WHERE insight_id = %s"
+                    conn.execute(sql, _args((insight_id,)))
+            return len(gone)
+
+        return await self._write(work)
+
     async def clear(self, project: str | None) -> int:
         where, args = _scope(project)
 
@@ -151,6 +166,14 @@ class PostgresMemories:
             "SELECT COUNT(*) FROM memories WHERE project = %s AND created_at > COALESCE("
             "(SELECT consolidated_at FROM memory_consolidations WHERE project = %s), "
             "'-Infinity'::double precision)"
+        )
+        rows = await self._read(sql, (project, project))
+        return int(rows[0][0])
+
+    async def count(self, project: str) -> int:
+        sql = (
+            "SELECT (SELECT COUNT(*) FROM memories WHERE project = %s)"
+            " + (SELECT COUNT(*) FROM memory_insights WHERE project = %s)"
         )
         rows = await self._read(sql, (project, project))
         return int(rows[0][0])

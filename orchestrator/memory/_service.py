@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ import anyio.to_thread
 from corral.agents import CorralConfig, FunctionCall, Item, MemoriesConfig, ModelClient
 from corral.tools import Redactor, SandboxMode, is_secret_name
 
+from ._changes import RunChanges
 from ._fragment import render_memory
 from ._ranking import rank
 from ._records import (
@@ -38,7 +40,7 @@ from ._requests import (
     parse_insights,
 )
 from ._store import MemoryStore
-from ._transcript import changed_files, involved_files, transcript
+from ._transcript import involved_files, transcript
 
 if TYPE_CHECKING:
     from corral.agents import AgentSpec
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 MAX_FILES = 20
+RUNS_TRACKED = 64
+"""Runs whose recall state one service keeps (a service outlives its runs: the oldest go)."""
 
 
 def _default_embedder() -> Embedder:
@@ -76,6 +80,7 @@ class MemoryService:
         named = [value for name, value in (env or {}).items() if is_secret_name(name)]
         self._redact = Redactor([*secrets, *named])
         self._excluded = {str(Path(p).expanduser().resolve()) for p in settings.excluded_projects}
+        self._runs: OrderedDict[str, _RunRecall] = OrderedDict()
 
     @classmethod
     def for_config(
@@ -100,17 +105,29 @@ class MemoryService:
 
     # -- recall -------------------------------------------------------------------------------
 
-    async def recall(self, spec: AgentSpec, query: str, history: Sequence[Item]) -> str | None:
-        """The memory fragment for a turn of `spec` on `query`; None if nothing (or failed)."""
+    async def recall(
+        self, spec: AgentSpec, query: str, histories: Sequence[Sequence[Item]]
+    ) -> str | None:
+        """The memory fragment for a turn of `spec` on `query`; None if nothing (or failed).
+        `histories` are the run's agents' histories so far (each only grows until compacted)."""
         try:
-            return await self._recall(spec.cwd, query, changed_files(history))
+            return await self._recall(spec, query, histories)
         except Exception:  # memory's boundary: a turn never fails for want of memory
             logger.exception("memory recall failed; the turn goes on without it")
             return None
 
-    async def _recall(self, cwd: Path, query: str, changed: list[str]) -> str | None:
-        project = self.project_for(cwd)
+    async def _recall(
+        self, spec: AgentSpec, query: str, histories: Sequence[Sequence[Item]]
+    ) -> str | None:
+        project = self.project_for(spec.cwd)
         if project is None:
+            return None
+        run = self._run(spec.run_id)
+        changed = run.changes.files(histories)
+        # Most projects have no memories: one count, remembered for the run until it writes,
+        # spares every turn the load of the whole list.
+        if project in run.empty or not await self.store.count(project):
+            run.empty.add(project)
             return None
         memories = await self.store.memories(project)
         insights = await self.store.insights(project)
@@ -119,10 +136,22 @@ class MemoryService:
         ranked = []
         if memories and query.strip():
             (vector,) = await self._embed([query])
-            files = relative_files(project, changed, cwd)
+            files = relative_files(project, changed, spec.cwd)
             now = self.clock()
             ranked = rank(vector, memories, project=project, changed_files=files, now=now)
         return render_memory(insights, [r.memory for r in ranked])
+
+    def _run(self, run_id: str) -> _RunRecall:
+        run = self._runs.pop(run_id, None) or _RunRecall()
+        self._runs[run_id] = run
+        while len(self._runs) > RUNS_TRACKED:
+            self._runs.popitem(last=False)
+        return run
+
+    def _wrote(self, project: str) -> None:
+        """A write to `project`'s memories: no run may go on believing it has none."""
+        for run in self._runs.values():
+            run.empty.discard(project)
 
     async def _embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         if self._embedder is None:
@@ -139,6 +168,7 @@ class MemoryService:
         """Remember what a completed run learned, then consolidate if enough is new. Failures
         are logged, never raised: the run has already ended."""
         try:
+            self._runs.pop(spec.run_id, None)  # the run has ended: its recall state goes
             kept = await self.remember(spec, task, history, client)
             project = self.project_for(spec.cwd)
             if kept and project and await self._due(project):
@@ -174,6 +204,7 @@ class MemoryService:
         records = await self._records(spec, project, facts, involved)
         if records:
             await self.store.add(records, cap=self.settings.max_per_project)
+            self._wrote(project)
         return records
 
     async def _records(
@@ -221,4 +252,14 @@ class MemoryService:
             for i in parse_insights(response, project, known, now, new_insight_id)
         ]
         await self.store.replace_insights(project, insights, now)
+        self._wrote(project)
         return insights
+
+
+class _RunRecall:
+    """What recall remembers of one run between its turns."""
+
+    def __init__(self) -> None:
+        self.changes = RunChanges()
+        self.empty: set[str] = set()
+        """Projects found to hold no memories, until this service writes to them."""

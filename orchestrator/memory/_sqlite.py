@@ -208,6 +208,19 @@ class SqliteMemories:
 
         return await self._run(work)
 
+    async def forget_run(self, run_id: str) -> int:
+        def work(conn: sqlite3.Connection) -> int:
+            sql = "DELETE FROM memories WHERE run_id = ? RETURNING memory_id, project"
+            gone = conn.execute(sql, (run_id,)).fetchall()
+            for project in {p for _, p in gone}:
+                sql = "SELECT insight_id, source_ids FROM memory_insights WHERE project = ?"
+                rows = conn.execute(sql, (project,)).fetchall()
+                citing = [(i,) for i in citing_insights(rows, {m for m, _ in gone})]
+                conn.executemany("DELETE FROM memory_insights WHERE insight_id = ?", citing)
+            return len(gone)
+
+        return await self._run(work)
+
     async def clear(self, project: str | None) -> int:
         where, args = _scope(project)
 
@@ -242,6 +255,14 @@ class SqliteMemories:
 
         return await self._run(work)
 
+    async def count(self, project: str) -> int:
+        sql = (
+            "SELECT (SELECT COUNT(*) FROM memories WHERE project = ?)"
+            " + (SELECT COUNT(*) FROM memory_insights WHERE project = ?)"
+        )
+        row = await self._run(lambda conn: conn.execute(sql, (project, project)).fetchone())
+        return int(row[0])
+
 
 def _scope(project: str | None) -> tuple[str, tuple[Any, ...]]:
     return ("", ()) if project is None else (" WHERE project = ?", (project,))
@@ -271,6 +292,11 @@ def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
         created_at=created_at,
         embedding=tuple(vector),
     )
+
+
+def citing_insights(rows: Sequence[Sequence[Any]], gone: set[str]) -> list[str]:
+    """The ids of the `(insight_id, source_ids)` rows that cite a memory of `gone`."""
+    return [i for i, sources in rows if gone.intersection(json.loads(sources))]
 
 
 def insight_row(insight: Insight) -> tuple[Any, ...]:

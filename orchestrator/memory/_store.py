@@ -38,12 +38,22 @@ class MemoryStore(Protocol):
         """Remove every memory and insight (of `project`); answer how many memories went."""
         ...
 
+    async def forget_run(self, run_id: str) -> int:
+        """Remove the memories run `run_id` left (and the insights citing them) in one
+        transaction; answer how many memories went."""
+        ...
+
     async def replace_insights(self, project: str, insights: Sequence[Insight], at: float) -> None:
         """Make `insights` the project's whole list, consolidated at `at`."""
         ...
 
     async def since_consolidation(self, project: str) -> int:
         """How many of the project's raw memories are newer than its last consolidation."""
+        ...
+
+    async def count(self, project: str) -> int:
+        """How many memories and insights the project holds (one cheap query: recall asks it
+        before it loads anything)."""
         ...
 
 
@@ -82,6 +92,15 @@ class InMemoryMemories:
                 del self._insights[insight.insight_id]
         return True
 
+    async def forget_run(self, run_id: str) -> int:
+        gone = {m.memory_id for m in self._memories.values() if m.run_id == run_id}
+        for memory_id in gone:
+            del self._memories[memory_id]
+        for insight in list(self._insights.values()):
+            if gone.intersection(insight.source_ids):
+                del self._insights[insight.insight_id]
+        return len(gone)
+
     async def clear(self, project: str | None) -> int:
         gone = await self.memories(project)
         for memory in gone:
@@ -99,3 +118,7 @@ class InMemoryMemories:
     async def since_consolidation(self, project: str) -> int:
         after = self._consolidated.get(project, float("-inf"))
         return sum(1 for m in await self.memories(project) if m.created_at > after)
+
+    async def count(self, project: str) -> int:
+        found = [m for m in self._memories.values() if m.project == project]
+        return len(found) + len(await self.insights(project))

@@ -23,7 +23,7 @@ from corral.tools import InvalidInput
 
 from .._run import CLOSED, AgentHandle, Restoring, RunRuntime
 from ._model_switch import ModelSwitch
-from ._setup import RunSetup, journal_path, open_run
+from ._setup import RunSetup, open_run
 from ._single import SingleOutcome, finish_of, journal_end, remember_run
 
 
@@ -60,7 +60,7 @@ async def resume_single(
     if base_url:
         environ["CORRAL_BASE_URL"] = base_url
     async with open_store(config) as lookup:
-        run_id = await _find_run(lookup, target, journal_path(config))
+        run_id = await _find_run(lookup, target)
     async with open_run(config, run_id, setup) as runtime:
         await runtime.store.update_run(run_id, status="running", updated_at=time.time())
         records = await runtime.store.list_agents(run_id)
@@ -71,7 +71,7 @@ async def resume_single(
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
         await remember_run(runtime, root, finish, config.memories.extraction_timeout_sec)
-    return SingleOutcome(run_id, root.agent_id, finish, journal_path(config))
+    return SingleOutcome(run_id, root.agent_id, finish, runtime.store.journal)
 
 
 async def _restore_all(
@@ -121,14 +121,14 @@ def journaled_spec(
     return AgentSpec.from_journal(data, env=env, config=config, base_url=base_url), task
 
 
-async def _find_run(store: Store, target: str, journal: Path) -> str:
+async def _find_run(store: Store, target: str) -> str:
     agent = await store.get_agent(target)
     if agent is not None:
         return agent.run_id
     run = await store.get_run(target)
     if run is None:
         raise UnknownTarget(
-            f"no run or agent named {target!r} in {journal}; `corral runs` lists the runs"
+            f"no run or agent named {target!r} in {store.journal}; `corral runs` lists the runs"
         )
     if run.kind not in RESUMABLE_KINDS:
         raise NotResumable(

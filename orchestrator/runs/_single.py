@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import anyio
 
@@ -17,7 +16,7 @@ from corral.agents import AgentStatus, CorralConfig, Finish, RunRecord, Store
 
 from .._run import AgentHandle, RunRuntime
 from ._jobs import ExecJob
-from ._setup import RunSetup, build_root_spec, journal_path, new_id, open_run, with_skills
+from ._setup import RunSetup, build_root_spec, new_id, open_run, with_skills
 
 CLEANUP_TIMEOUT = 10.0
 INTERRUPTED = str(AgentStatus.INTERRUPTED)
@@ -28,7 +27,9 @@ class SingleOutcome:
     run_id: str
     agent_id: str
     finish: Finish
-    journal: Path
+    journal: str
+    """The journal the run was written to: its SQLite file, or its PostgreSQL URL with the
+    password shown as `***` (`Store.journal`)."""
 
 
 async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) -> SingleOutcome:
@@ -56,7 +57,7 @@ async def run_single_agent(config: CorralConfig, job: ExecJob, setup: RunSetup) 
         finish = finish_of(root)
         await journal_end(runtime.store, run_id, finish)
         await remember_run(runtime, root, finish, config.memories.extraction_timeout_sec)
-    return SingleOutcome(run_id, spec.agent_id, finish, journal_path(config))
+    return SingleOutcome(run_id, spec.agent_id, finish, runtime.store.journal)
 
 
 async def remember_run(

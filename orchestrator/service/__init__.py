@@ -14,6 +14,8 @@ from ._auth import is_loopback as is_loopback
 from ._auth import resolve_token as resolve_token
 from ._client import CorralClient as CorralClient
 from ._client import ServerEvent as ServerEvent
+from ._entries import RunEntry as RunEntry
+from ._entries import ServiceLimits as ServiceLimits
 from ._errors import ApprovalClosed as ApprovalClosed
 from ._errors import ApprovalRejected as ApprovalRejected
 from ._errors import IdempotencyConflict as IdempotencyConflict
@@ -32,9 +34,7 @@ from ._models import ReviewRequest as ReviewRequest
 from ._models import TriageRequest as TriageRequest
 from ._pipelines import REPORT_KEY as REPORT_KEY
 from ._policy import ServicePolicy as ServicePolicy
-from ._runs import RunEntry as RunEntry
 from ._runs import RunManager as RunManager
-from ._runs import ServiceLimits as ServiceLimits
 from ._server import CorralService as CorralService
 from ._server import ServiceOptions as ServiceOptions
 from ._server import running_manager as running_manager

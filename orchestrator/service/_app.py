@@ -156,7 +156,7 @@ class _Api:
         shown: dict[str, dict[str, Any]] = {}
         for record in await self._store.list_runs():
             shown[record.run_id] = await self._summary(record.run_id, record)
-        for entry in self._manager.entries:
+        for entry in await self._manager.listed_entries(shown):
             if entry.run_id not in shown:
                 shown[entry.run_id] = await self._summary(entry.run_id, None)
         runs = [r for r in shown.values() if wanted is None or r["status"] == wanted]
@@ -165,7 +165,7 @@ class _Api:
     async def get_run(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
         record = await self._store.get_run(run_id)
-        if record is None and self._manager.get(run_id) is None:
+        if record is None and await self._manager.known(run_id, record) is None:
             return _error(404, f"no run {run_id}")
         summary = await self._summary(run_id, record)
         if record is not None:

@@ -15,17 +15,16 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from corral.agents import CorralConfig, RunnerHooks, Store
+from corral.agents import CorralConfig, RunnerHooks, RunRecord, Store
 from corral.tools import CorralError, ToolServices
 
 from ..fanout import plan_fanout, resume_fanout
@@ -38,8 +37,8 @@ from ..runs import (
     new_id,
 )
 from ._approvals import ApprovalBoard
+from ._entries import CANCELLED, FAILED, INTERRUPTED, QUEUED, RUNNING, RunEntry, ServiceLimits
 from ._errors import ApprovalClosed, QueueFull, RunBusy, RunRejected, UnknownApproval
-from ._events import EventLog
 from ._execute import ServiceRequest, execute
 from ._models import RUN_REQUEST, ExecRequest, FanoutRequest, request_fingerprint
 from ._pipelines import check_pipeline, server_path
@@ -54,47 +53,8 @@ CLEANUP_TIMEOUT = 10.0
 REMOTE_CANCEL_GRACE = 30.0
 """How long a cancelled remote run may take to journal its agents' ends before the server
 stops waiting for it."""
-QUEUED, RUNNING, CANCELLED, FAILED = "queued", "running", "cancelled", "failed"
-INTERRUPTED = "interrupted"
 CARRIED_ON_BY_ID = frozenset({"fanout", "review", "triage"})
 """Kinds that, started again under a journaled run's id with the same inputs, carry it on."""
-OnRestart = Literal["resume", "interrupt"]
-
-
-@dataclass(frozen=True)
-class ServiceLimits:
-    max_running: int = 4
-    """Runs executing at once."""
-    max_queued: int = 16
-    """Runs waiting for a slot; one more is refused with 429."""
-    retry_after: int = 5
-    """Seconds a refused client is told to wait (`Retry-After`)."""
-    on_restart: OnRestart = "resume"
-    """What becomes of runs a stopped server left unfinished (`[service] on_restart`)."""
-
-
-@dataclass
-class RunEntry:
-    """A run submitted to this server."""
-
-    run_id: str
-    request: ServiceRequest
-    config: CorralConfig
-    cwd: Path
-    status: str = QUEUED
-    """`queued`, `running`, or a final word the journal cannot say: `cancelled`, `failed`,
-    `interrupted` (left so by a restart)."""
-    error: str | None = None
-    created_at: float = field(default_factory=time.time)
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    log: EventLog = field(default_factory=EventLog)
-    finished: bool = False
-    resumed: bool = False
-    """Carried on from the journal after a restart, rather than started afresh."""
-    retry_failed: bool = False
-    """A finished fan-out whose failed items run again (`POST /v1/runs/{id}/retry`)."""
-    done: anyio.Event = field(default_factory=anyio.Event)
-    """Set once the run's work has ended, however it ended."""
 
 
 class _NotifyHooks(RunnerHooks):
@@ -160,6 +120,36 @@ class RunManager:
     def entries(self) -> list[RunEntry]:
         return list(self._runs.values())
 
+    async def listed_entries(self, journal: Collection[str]) -> list[RunEntry]:
+        """This server's runs, for a listing that read the run ids `journal` from the journal:
+        not those deleted from it since they ended, which are forgotten (`_forget_deleted`)."""
+        for entry in list(self._runs.values()):
+            if entry.finished and entry.journaled and entry.run_id not in journal:
+                await self._forget_deleted(entry.run_id)  # asks the journal again: one may
+                # have ended between the listing's read and now
+        return list(self._runs.values())
+
+    async def known(self, run_id: str, record: RunRecord | None) -> RunEntry | None:
+        """`get(run_id)`, given the journal's `record` of it just read: None for a run deleted
+        from the journal since it ended (forgotten then)."""
+        entry = self._runs.get(run_id)
+        gone = entry is not None and record is None and entry.finished and entry.journaled
+        if gone and await self._forget_deleted(run_id):
+            return None
+        return entry
+
+    async def _forget_deleted(self, run_id: str) -> bool:
+        """Forget `run_id` (entry, Idempotency-Key, submission) if the journal no longer
+        holds it; whether it was forgotten."""
+        if await self.store.get_run(run_id) is not None:
+            return False
+        self._runs.pop(run_id, None)
+        for key in [k for k, (run, _) in self._keys.items() if run == run_id]:
+            del self._keys[key]
+        await self.book.forget(run_id)
+        logger.info("run %s was deleted from the journal; the server forgets it", run_id)
+        return True
+
     async def submit(self, request: ServiceRequest, key: str | None) -> str:
         """Admit a run and return its id (or the id of the one submitted with the same key).
 
@@ -205,11 +195,21 @@ class RunManager:
             hand_over()
 
     async def _earlier(self, key: str) -> tuple[str, str | None] | None:
-        """The run `key` was first used for, with that request's fingerprint, if any."""
+        """The run `key` was first used for, with that request's fingerprint, if any; none
+        when that run has been deleted from the journal since (the key starts a new run)."""
         if key in self._keys:
-            return self._keys[key]
+            run_id, fingerprint = self._keys[key]
+            entry = self._runs.get(run_id)
+            journaled = entry is not None and entry.finished and entry.journaled
+            if journaled and await self._forget_deleted(run_id):
+                return None
+            return run_id, fingerprint
         kept = await self.book.for_key(key)
-        return None if kept is None else (kept.run_id, kept.fingerprint)
+        if kept is None:
+            return None
+        if kept.finished and kept.journaled and await self._forget_deleted(kept.run_id):
+            return None
+        return kept.run_id, kept.fingerprint
 
     async def _register(self, entry: RunEntry, key: str | None, fingerprint: str) -> None:
         if key is not None:
@@ -256,7 +256,7 @@ class RunManager:
             await self.book.finish(run_id, FAILED)
             return None
         entry = RunEntry(run_id, request, config, cwd, created_at=submission.created_at)
-        entry.resumed = record is not None
+        entry.resumed = entry.journaled = record is not None
         if self.limits.on_restart == "interrupt":
             entry.status, entry.finished = INTERRUPTED, True
             entry.error = "the server restarted and [service] on_restart is interrupt"
@@ -445,6 +445,7 @@ class RunManager:
         at the next start; every other run gets its final word there.
         """
         record = await self.store.get_run(entry.run_id)
+        entry.journaled = record is not None
         open_in_journal = record is not None and record.status in (RUNNING, QUEUED)
         # A run cancelled by the server's stop may have journaled `interrupted` itself.
         unfinished = record is None or open_in_journal or record.status == INTERRUPTED
@@ -461,7 +462,7 @@ class RunManager:
                 "error": "the server stopped; it carries the run on when it starts again",
             }
         else:
-            await self.book.finish(entry.run_id, ending["status"])
+            await self.book.finish(entry.run_id, ending["status"], journaled=entry.journaled)
         if entry.error is not None:
             ending["error"] = entry.error
         entry.log.finish(ending)

@@ -24,8 +24,9 @@ from .._uvicorn import base_url, bind_listening_socket, serving
 from ..runs import JOURNAL_NAME, Executor
 from ._app import build_app
 from ._auth import loopback_hosts
+from ._entries import ServiceLimits
 from ._policy import ServicePolicy
-from ._runs import RunManager, ServiceLimits
+from ._runs import RunManager
 from ._submissions import open_submission_book
 from ._wakeups import open_wakeups
 

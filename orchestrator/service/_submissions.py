@@ -3,8 +3,10 @@
 A 202 is a promise: the run will be carried out even if the server dies before it starts. Each
 accepted request is written here (with its folder resolved, its `Idempotency-Key` and a hash of
 the request as sent, so a key reused with another request is told apart) before the server
-answers, and marked finished once the run reached a final word. At start, every submission
-not finished is either carried on or marked interrupted (`[service] on_restart`).
+answers, and marked finished once the run reached a final word (with whether the journal held
+it then). At start, every submission not finished is either carried on or marked interrupted
+(`[service] on_restart`). A run deleted from the journal since (`corral journal delete`) is
+forgotten here too (`forget`), so its Idempotency-Key starts a new run.
 The book is a small SQLite file next to the journal; it never holds secrets, since model keys
 come from the server's environment and requests cannot carry them.
 """
@@ -44,9 +46,14 @@ CREATE TABLE IF NOT EXISTS submissions (
 )
 """
 # Books written before requests were hashed lack the column; their keys match any request.
-_MIGRATION: Final = "ALTER TABLE submissions ADD COLUMN request_hash TEXT"
+# Books written before runs could be deleted lack `journaled`: NULL reads as "it was".
+_MIGRATIONS: Final = {
+    "request_hash": "ALTER TABLE submissions ADD COLUMN request_hash TEXT",
+    "journaled": "ALTER TABLE submissions ADD COLUMN journaled INTEGER",
+}
 _COLUMNS: Final = (
-    "SELECT run_id, idempotency_key, request, created_at, request_hash FROM submissions"
+    "SELECT run_id, idempotency_key, request, created_at, request_hash, finished, journaled"
+    " FROM submissions"
 )
 
 
@@ -62,6 +69,10 @@ class Submission:
     created_at: float
     fingerprint: str | None = None
     """The hash of the request as the client sent it (`request_fingerprint`)."""
+    finished: bool = False
+    journaled: bool = True
+    """Whether the journal held the run when it finished (a run cancelled while it was queued
+    never reached it): one that did and no longer does was deleted."""
 
 
 class SubmissionBook:
@@ -86,9 +97,14 @@ class SubmissionBook:
         )
         await self._run(lambda conn: conn.execute(sql, row))
 
-    async def finish(self, run_id: str, outcome: str) -> None:
-        sql = "UPDATE submissions SET finished = 1, outcome = ? WHERE run_id = ?"
-        await self._run(lambda conn: conn.execute(sql, (outcome, run_id)))
+    async def finish(self, run_id: str, outcome: str, *, journaled: bool = True) -> None:
+        sql = "UPDATE submissions SET finished = 1, outcome = ?, journaled = ? WHERE run_id = ?"
+        await self._run(lambda conn: conn.execute(sql, (outcome, int(journaled), run_id)))
+
+    async def forget(self, run_id: str) -> None:
+        """Drop the run's submission (it was deleted from the journal), its key with it."""
+        sql = "DELETE FROM submissions WHERE run_id = ?"
+        await self._run(lambda conn: conn.execute(sql, (run_id,)))
 
     async def for_key(self, key: str) -> Submission | None:
         """The submission made with `Idempotency-Key` `key`, if any."""
@@ -133,8 +149,16 @@ def same_request(key: str, run_id: str, first: str | None, now: str) -> str:
 
 
 def _submission(row: tuple[Any, ...]) -> Submission:
-    run_id, key, request, created_at, fingerprint = row
-    return Submission(str(run_id), key, json.loads(request), float(created_at), fingerprint)
+    run_id, key, request, created_at, fingerprint, finished, journaled = row
+    return Submission(
+        str(run_id),
+        key,
+        json.loads(request),
+        float(created_at),
+        fingerprint,
+        finished=bool(finished),
+        journaled=journaled is None or bool(journaled),
+    )
 
 
 @asynccontextmanager
@@ -156,8 +180,9 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(_SCHEMA)
         columns = {row[1] for row in conn.execute("PRAGMA table_info(submissions)")}
-        if "request_hash" not in columns:
-            conn.execute(_MIGRATION)
+        for column, migration in _MIGRATIONS.items():
+            if column not in columns:
+                conn.execute(migration)
         conn.commit()
     except (OSError, sqlite3.Error) as exc:
         if conn is not None:

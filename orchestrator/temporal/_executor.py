@@ -19,12 +19,13 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError
 
-from corral.agents import AgentStatus, CorralConfig, Finish, ItemRecord
+from corral.agents import AgentStatus, CorralConfig, Finish, ItemRecord, journal_target
+from corral.agents._store import describe_journal
 
 from ..fanout import STDOUT, FanoutOutcome, ItemOutcome
 from ..fanout._outcome import write_results
 from ..fanout._plan import prepare_fanout
-from ..runs import ExecJob, FanoutJob, RunSetup, SingleOutcome, journal_path, new_id
+from ..runs import ExecJob, FanoutJob, RunSetup, SingleOutcome, new_id
 from ..supervisor import collab_tool_providers
 from ._agent_workflow import RunWorkflow
 from ._connect import TemporalSettings, connect
@@ -163,7 +164,7 @@ async def _outcome(config: CorralConfig, output: RunOutput, out: str | None) -> 
     outcome = FanoutOutcome(
         run_id=output.run_id,
         items=tuple(ItemOutcome.from_record(r) for r in records),
-        journal=journal_path(config),
+        journal=describe_journal(journal_target(config)),
         out=path,
         to_stdout=out == STDOUT,
     )
@@ -183,4 +184,5 @@ def single_outcome(output: ExecOutput, config: CorralConfig) -> SingleOutcome:
     """What an exec run's workflow ended with, as a local run reports it."""
     root = output.root
     finish = Finish(status=AgentStatus(root.status), message=root.message, error=root.error)
-    return SingleOutcome(output.run_id, root.agent_id, finish, journal_path(config))
+    journal = describe_journal(journal_target(config))  # the workers write where the config says
+    return SingleOutcome(output.run_id, root.agent_id, finish, journal)

@@ -89,6 +89,39 @@ def test_the_default_cap_is_8192_tokens() -> None:
     assert CorralConfig().instructions_max_tokens == 8_192
 
 
+SHIPPED = base_instructions("gpt-5.4-mini", "general", "pragmatic")
+
+
+@pytest.mark.parametrize("size", [30 * 1024, 32 * 1024, 40_000])
+def test_an_agents_md_codex_would_send_passes_the_default_cap_beside_corrals_own_base(
+    repo: Path, size: int
+) -> None:
+    # Codex sends up to `project_doc_max_bytes` (32 KiB) of it: so does corral, cut there
+    # with a marker, and corral's shipped base instructions are its own text, not counted.
+    (repo / "AGENTS.md").write_text("x" * (size - 1) + "\n")
+
+    context_of(spec_in(repo, SHIPPED))
+
+
+def test_a_global_agents_md_beside_a_full_project_one_goes_past_the_default_cap(
+    repo: Path,
+) -> None:
+    home = repo.parent / "home"
+    home.mkdir()
+    (home / "AGENTS.md").write_text("Answer in English.\n" * 20)
+    (repo / "AGENTS.md").write_text("x" * 40_000)
+
+    with pytest.raises(InstructionsTooLong, match=f"{repo / 'AGENTS.md'} \\(8,192 tokens\\)"):
+        context_of(spec_in(repo, SHIPPED))
+
+
+def test_base_instructions_of_ones_own_count_against_the_cap(repo: Path) -> None:
+    (repo / "AGENTS.md").write_text("x" * 30 * 1024)
+
+    with pytest.raises(InstructionsTooLong, match="took them past it"):
+        context_of(spec_in(repo, SHIPPED + "\nAlso: " + "y" * 4096))
+
+
 def test_the_prompt_version_is_the_sha256_of_the_base_instructions() -> None:
     text = base_instructions("gpt-5.4-mini", "general", "pragmatic")
 

@@ -128,3 +128,28 @@ async def test_a_memory_keeps_a_nul_character_and_its_vector_exactly(
     assert isinstance(got, MemoryRecord)
     assert (got.text, got.files) == (odd.text, odd.files)
     assert got.embedding == pytest.approx(odd.embedding, rel=1e-6)
+
+
+async def test_count_is_how_many_memories_and_insights_a_project_holds(store: MemoryStore) -> None:
+    assert await store.count("/repo") == 0
+    await store.add([record("m1", 1.0), record("m2", 2.0), record("x1", 3.0, "/other")], cap=10)
+    await store.replace_insights("/repo", [insight("i1", ("m1",))], 5)
+    assert await store.count("/repo") == 3
+    assert await store.count("/other") == 1
+
+
+async def test_forgetting_a_run_drops_its_memories_and_the_insights_citing_them_only(
+    store: MemoryStore,
+) -> None:
+    theirs = record("x1", 3.0, "/other").model_copy(update={"run_id": "run-2"})
+    await store.add([record("m1", 1.0), record("m2", 2.0), theirs], cap=10)
+    mine = record("m3", 4.0).model_copy(update={"run_id": "run-2"})
+    await store.add([mine], cap=10)
+    await store.replace_insights("/repo", [insight("i1", ("m1", "m3")), insight("i2", ("m3",))], 5)
+    await store.replace_insights("/other", [insight("i3", ("x1",), "/other")], 5)
+    assert await store.forget_run("run-1") == 2
+    assert [m.memory_id for m in await store.memories(None)] == ["m3", "x1"]
+    assert sorted(i.insight_id for i in await store.insights(None)) == ["i2", "i3"]
+    assert await store.forget_run("run-1") == 0
+    assert await store.forget_run("run-2") == 2
+    assert await store.memories(None) == [] and await store.insights(None) == []

@@ -21,14 +21,18 @@ from .test_supervisor import (
 
 pytestmark = pytest.mark.anyio
 
-# About 7,750 tokens: with any role's base instructions, past the default 8,192-token cap.
+# 7,680 tokens: within the AGENTS.md budget, but past the default 8,192-token cap beside the
+# global AGENTS.md of the home (about 620 tokens; corral's own base instructions do not count).
 OVERSIZED = "Follow the house style in every file you touch.\n" * 640
+GLOBAL = "Answer in English.\n" * 130
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / "src").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "AGENTS.md").write_text(GLOBAL)
     return root
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,7 +50,7 @@ def done(index: int, value: dict[str, Any]) -> ItemOutcome:
 
 
 def outcome(*items: ItemOutcome) -> FanoutOutcome:
-    return FanoutOutcome(run_id="run-x", items=items, journal=Path("journal.sqlite"))
+    return FanoutOutcome(run_id="run-x", items=items, journal="journal.sqlite")
 
 
 def report_of(*items: ItemOutcome) -> TriageReport:

@@ -80,7 +80,7 @@ async def test_run_agent_gives_the_model_the_callers_tool_and_journals_the_run(
         outcome = await corral.run_agent("add 2 and 3", tools=[add], cwd=tmp_path, env=env)
         offered = [tool["name"] for tool in server.requests[0]["normalised"]["tools"]]
     assert outcome.finish.message == "the sum is 5"
-    assert outcome.journal == tmp_path / "home" / "journal.sqlite"
+    assert outcome.journal == str(tmp_path / "home" / "journal.sqlite")
     assert "add" in offered
 
 

@@ -9,8 +9,9 @@ from starlette.routing import Route
 
 from corral.agents import MemoryStore
 from corral.orchestrator.service._app import build_app
+from corral.orchestrator.service._entries import ServiceLimits
 from corral.orchestrator.service._openapi import openapi_document
-from corral.orchestrator.service._runs import RunManager, ServiceLimits
+from corral.orchestrator.service._runs import RunManager
 from corral.orchestrator.service._submissions import open_submission_book
 
 from ._harness import TOKEN

@@ -45,7 +45,7 @@ class RunList:
         rows: dict[str, dict[str, Any]] = {}
         for record in await manager.store.list_runs():
             rows[record.run_id] = await self._row(record)
-        for entry in manager.entries:
+        for entry in await manager.listed_entries(rows):
             status = await manager.status_of(entry)
             if entry.run_id in rows:
                 rows[entry.run_id]["status"] = status
