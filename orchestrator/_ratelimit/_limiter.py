@@ -3,13 +3,15 @@
 Limits come from `[rate_limits]` and, where tighter, from what the endpoint reports in a 429's
 `x-ratelimit-limit-*` headers (`learn_limits`), so an unconfigured client paces itself too.
 
-A 429 backs off the attempt that got it (its retry waits out the Retry-After) and cuts the AIMD
-window; it pauses every attempt to the endpoint only when the endpoint's headers say the limit
-is used up (`x-ratelimit-remaining-*` at 0), since a stray 429 from a busy server says nothing
-about the requests beside it. An attempt goes out when the endpoint is not paused, the window
-has room, and both the requests-per-minute and tokens-per-minute buckets can pay for it. Waiters are
-served in arrival order: only the head of the queue watches the clock, so a refill is not raced
-for. Every wait is bounded by `wait_timeout`; what the adapter reports steers the limits.
+A 429 backs off the attempt that got it (its retry waits out the Retry-After). It pauses every
+attempt to the endpoint only when the endpoint's headers say the limit is used up
+(`x-ratelimit-remaining-*` at 0), and it cuts the shared AIMD window only then or when 429s are
+a good share of the endpoint's recent answers (`_signals`), since a stray 429 from a busy server
+says nothing about the requests beside it. An attempt goes out when the endpoint is not paused,
+the window has room, and both the requests-per-minute and tokens-per-minute buckets can pay for
+it. Waiters are served in arrival order: only the head of the queue watches the clock, so a
+refill is not raced for. Every wait is bounded by `wait_timeout`; what the adapter reports
+steers the limits.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from corral.agents.model import AttemptSlot, RateLimitHint
 from ._bucket import TokenBucket
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import RateLimitConfigError, RateLimitWaitTimeout
+from ._signals import RefusalRate
 from ._window import AimdWindow
 
 DEFAULT_MAX_CONCURRENCY = 256
@@ -94,6 +97,7 @@ class EndpointLimiter:
         self._requests = _bucket(limit.requests_per_minute, burst_seconds, now)
         self._tokens = _bucket(limit.tokens_per_minute, burst_seconds, now)
         self._window = AimdWindow(limit.max_concurrency or DEFAULT_MAX_CONCURRENCY)
+        self._refusals = RefusalRate()
         self._paused_until = float("-inf")
         self._exhausted = False
         self._in_flight = 0
@@ -242,8 +246,12 @@ class EndpointLimiter:
             self._rate_limited += 1
             if retry_after and exhausted:
                 self._paused_until = max(self._paused_until, now + retry_after)
-            self._window.on_rate_limited(slot.number, self._admitted)
+            # Only a sign that the limit is used up narrows what every worker may send.
+            dense = self._refusals.refused()
+            if (exhausted or dense) and self._window.on_rate_limited(slot.number, self._admitted):
+                self._refusals.forget()
         elif status is not None and 200 <= status < 300:
+            self._refusals.answered()
             self._window.on_success()
             if usage is not None and self._tokens is not None:
                 self._tokens.refund(slot.estimate - usage, now)

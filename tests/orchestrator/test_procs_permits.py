@@ -15,6 +15,7 @@ import pytest
 from anyio.abc import TaskGroup
 
 from corral.agents._config import RateLimit
+from corral.agents.model import RateLimitHint
 from corral.orchestrator._procs._permits import PermitClient, PermitDesk
 from corral.orchestrator._procs._wire import Channel
 from corral.orchestrator._ratelimit import RateLimiterRegistry
@@ -77,12 +78,22 @@ async def test_the_cap_holds_across_workers_and_a_freed_permit_admits_the_next()
         tg.cancel_scope.cancel()
 
 
-async def test_a_429_in_one_worker_narrows_the_window_every_worker_shares() -> None:
+@pytest.mark.parametrize(
+    ("hint", "narrowed"),
+    [(RateLimitHint(remaining_requests=0), True), (None, False)],
+    ids=["limit used up", "stray 429"],
+)
+async def test_a_429_in_one_worker_steers_the_window_and_pause_every_worker_shares(
+    hint: RateLimitHint | None, narrowed: bool
+) -> None:
     registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=8)})
     async with anyio.create_task_group() as tg:
         async with worker_of(registry, tg) as one:
             with anyio.fail_after(WAIT):
-                async with one.gate_for(URL).attempt(10) as slot:
+                gate = one.gate_for(URL)
+                async with gate.attempt(10) as slot:
+                    if hint is not None:
+                        gate.learn_limits(hint)
                     slot.report(status=429, retry_after=1.0, usage_tokens=None)
                 limiter = registry.limiter_for(URL)
                 while limiter.stats().in_flight:
@@ -90,5 +101,6 @@ async def test_a_429_in_one_worker_narrows_the_window_every_worker_shares() -> N
             stats = limiter.stats()
         tg.cancel_scope.cancel()
     assert stats.rate_limited == 1
-    assert stats.window < 8, "the window backed off for every process"
-    assert stats.paused_for == 0, "a stray 429 pauses no one else"
+    # Only a 429 that says the limit is used up narrows and pauses every process's attempts.
+    assert (stats.window < 8) is narrowed
+    assert (stats.paused_for > 0) is narrowed
