@@ -6,12 +6,14 @@ limits and budget; each worker process runs its items through the same agent hos
 
 from ._budget import SharedBudget as SharedBudget
 from ._parent import ProcessRun as ProcessRun
+from ._parent import ReadBack as ReadBack
 from ._parent import WorkerProcessGone as WorkerProcessGone
 from ._parent import default_processes as default_processes
 from ._parent import run_in_processes as run_in_processes
 
 __all__ = [
     "ProcessRun",
+    "ReadBack",
     "SharedBudget",
     "WorkerProcessGone",
     "default_processes",

@@ -48,18 +48,18 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--schema", type=Path, required=True, metavar="SCHEMA.json")
     parser.add_argument(
-        "--concurrency", type=_positive, metavar="N", help="workers at once (config: 16)"
+        "--concurrency", type=positive, metavar="N", help="workers at once (config: 16)"
     )
     parser.add_argument(
         "--processes",
-        type=_positive,
+        type=positive,
         metavar="N",
         help="worker processes sharing the run's journal, budget and rate limits (default: one "
         "per core up to 4 when at least 32 workers run at once per process, else 1)",
     )
     parser.add_argument(
         "--max-result-tries",
-        type=_positive,
+        type=positive,
         default=DEFAULT_MAX_RESULT_TRIES,
         metavar="N",
         help="invalid results a worker may send before its item fails",
@@ -123,6 +123,7 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
             base_url=args.base_url,
             on_start=console.started,
             retry_failed=args.retry_failed,
+            processes=args.processes,
         )
     )
     return console.report(outcome)
@@ -205,7 +206,8 @@ def live_progress(command: str, args: argparse.Namespace, config: CorralConfig) 
     return LiveProgress(command, mode=mode, price_of=lambda model: price_for(config.prices, model))
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
+    """A count given on the command line: a whole number of at least 1."""
     try:
         value = int(text)
     except ValueError:

@@ -216,6 +216,7 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
         store = runtime.store
         records = await carry.begin(store)
         owners = item_owners(await store.list_agents(run_id))
+        dropped = set_aside(records, owners) if carry.retry_failed else []
         if carry.retry_failed:
             records = retry_records(records, owners)
         if setup.on_start is not None:
@@ -235,7 +236,7 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
         processes = worker_processes(carry.processes, records, settings, config, setup)
         try:
             if processes > 1:
-                await _in_processes(pool, carry, setup, processes, records, owners)
+                await _in_processes(pool, carry, setup, (processes, records, owners), dropped)
             else:
                 await pool.run(records, settings.concurrency)
         except (anyio.get_cancelled_exc_class(), OperationFailed):
@@ -301,12 +302,13 @@ async def _in_processes(
     pool: WorkerPool,
     carry: _Carry,
     setup: RunSetup,
-    processes: int,
-    records: list[ItemRecord],
-    owners: dict[int, AgentRecord],
+    work: tuple[int, list[ItemRecord], dict[int, AgentRecord]],
+    dropped: list[str],
 ) -> None:
     from .._procs import ProcessRun, SharedBudget, run_in_processes
+    from ._handover import JournalReadBack
 
+    processes, records, owners = work
     runtime = pool.runtime
     config = runtime.config
     # Before any agent starts, so this process's agents charge the budget the workers share.
@@ -324,8 +326,14 @@ async def _in_processes(
         env=setup.env,
         base_url=carry.base_url,
         local=pool.run_one,
+        read_back=JournalReadBack(pool, dropped),
     )
     await run_in_processes(run, records, owners)
+
+
+def set_aside(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> list[str]:
+    """The agents whose failed items `retry_records` runs again with fresh agents."""
+    return [owners[r.index].agent_id for r in records if r.status == FAILED and r.index in owners]
 
 
 def retry_records(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> list[ItemRecord]:
