@@ -9,6 +9,7 @@ from ._parent import ProcessRun as ProcessRun
 from ._parent import ReadBack as ReadBack
 from ._parent import WorkerProcessGone as WorkerProcessGone
 from ._parent import default_processes as default_processes
+from ._parent import is_loopback as is_loopback
 from ._parent import run_in_processes as run_in_processes
 
 __all__ = [
@@ -17,5 +18,6 @@ __all__ = [
     "SharedBudget",
     "WorkerProcessGone",
     "default_processes",
+    "is_loopback",
     "run_in_processes",
 ]

@@ -14,6 +14,7 @@ ran). However the run ends, every worker process has exited, or has been killed,
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import os
@@ -24,6 +25,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 from anyio.abc import Process, TaskGroup
@@ -379,9 +381,27 @@ async def _reap(process: Process) -> None:
     await process.aclose()
 
 
-def default_processes(items: int, concurrency: int, cores: int | None = None) -> int:
+def default_processes(
+    items: int, concurrency: int, cores: int | None = None, *, local_model: bool = False
+) -> int:
     """Worker processes for a fan-out of `items` left at `concurrency` at once when none is
     asked for: one per core up to 4, but only when each gets enough agents to pay for its
-    start-up (32 at once, 64 items); else 1, the in-process path."""
+    start-up (32 at once, 64 items); else 1, the in-process path. A model server on this
+    machine (`local_model`: a loopback endpoint) keeps a core for itself: serving a turn costs
+    it about half what the turn costs the client (`benchmarks._turn_processes`), so on two
+    cores a second process would only take CPU from it."""
     cpus = cores if cores is not None else (os.cpu_count() or 1)
+    if local_model:
+        cpus -= 1
     return max(1, min(cpus, 4, concurrency // 32, items // 64))
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether `base_url` names this machine (localhost or a loopback address)."""
+    host = urlsplit(base_url or "").hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

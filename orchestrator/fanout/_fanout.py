@@ -233,7 +233,9 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
             owners=owners,
             on_queue_wait=_queue_observer(),
         )
-        processes = worker_processes(carry.processes, records, settings, config, setup)
+        processes = worker_processes(
+            carry.processes, records, settings, config, setup, prototype.model.base_url
+        )
         try:
             if processes > 1:
                 await _in_processes(pool, carry, setup, (processes, records, owners), dropped)
@@ -272,19 +274,24 @@ def worker_processes(
     settings: FanoutSettings,
     config: CorralConfig,
     setup: RunSetup,
+    base_url: str | None = None,
 ) -> int:
-    """How many processes run the workers: `asked`, or chosen from the cores and the size.
+    """How many processes run the workers: `asked`, or chosen from the cores, the size, and
+    whether the model's endpoint (`base_url`) is on this machine.
 
     Only the fan-out's own tools and the `never` approval policy reach other processes: the
     caller's Python tools and a terminal to ask at stay in this one, so such a run keeps to it.
     """
-    from .._procs import default_processes
+    from .._procs import default_processes, is_loopback
 
     in_process = set(setup.tool_providers) - {REPORT_RESULT}
     asks = config.approval_policy != ApprovalPolicy.NEVER
     if asked is None:
         left = sum(1 for r in records if r.status not in FINAL_STATUSES)
-        return 1 if in_process or asks else default_processes(left, settings.concurrency)
+        if in_process or asks:
+            return 1
+        local = is_loopback(base_url)
+        return default_processes(left, settings.concurrency, local_model=local)
     if asked > 1 and in_process:
         raise InvalidInput(
             f"the caller's own tools ({', '.join(sorted(in_process))}) cannot reach worker "
