@@ -185,7 +185,7 @@ class _Worker:
             op = message.get("op")
             if op == "item":
                 tg.start_soon(self._item, pool, message)
-            elif op in ("grant", "refuse"):
+            elif op in ("grant", "refuse", "revoke"):
                 self.permits.answer(message)
             elif op == "budget":
                 budget.others_spent(message, self.budget_seen)

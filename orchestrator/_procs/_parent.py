@@ -309,6 +309,8 @@ class _WorkerProcess:
                         self.deal_more()
                     elif op == "attempt":
                         permits.ask(message)
+                    elif op == "used":
+                        permits.used(message)
                     elif op == "release":
                         permits.give_back(message)
                     elif op == "spent":

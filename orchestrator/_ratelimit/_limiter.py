@@ -107,6 +107,8 @@ class EndpointLimiter:
         self._head: Hold | None = None
         self._queue = anyio.Lock()  # FIFO: attempts go out in the order they asked
         self._freed = anyio.Event()
+        self._lending = False
+        self._lending_ends = anyio.Event()
 
     def attempt(self, estimated_tokens: int) -> AbstractAsyncContextManager[AttemptSlot]:
         """Wait for room for an attempt of about `estimated_tokens`; hold it until the block ends.
@@ -114,6 +116,33 @@ class EndpointLimiter:
         Raises `RateLimitWaitTimeout` if no room comes within the limiter's `wait_timeout`.
         """
         return self._admission(max(0, estimated_tokens))
+
+    def lend(self) -> bool:
+        """Whether an admitted slot may now be kept by its holder for later attempts without
+        asking again (a worker process's lease): only while nothing paces single attempts (no
+        request or token bucket, no pause), the window has room and nobody waits. The holder
+        learns that this ended from `lending_ends`."""
+        lendable = (
+            self._requests is None
+            and self._tokens is None
+            and self._paused_until <= self._clock.now()
+            and not self._queue.locked()
+            and self._in_flight < self._window.limit
+        )
+        self._lending = self._lending or lendable
+        return lendable
+
+    @property
+    def lending_ends(self) -> anyio.Event:
+        """Set when kept slots must be given back: the window was cut, the endpoint paused,
+        a bucket was learned, or an attempt has to wait."""
+        return self._lending_ends
+
+    def _stop_lending(self) -> None:
+        if self._lending:
+            self._lending = False
+            self._lending_ends.set()
+            self._lending_ends = anyio.Event()
 
     def learn_limits(self, hint: RateLimitHint) -> None:
         """Pace to the limits the endpoint reported, where they are tighter than ours.
@@ -131,6 +160,8 @@ class EndpointLimiter:
         self._tokens = self._learned(
             self._tokens, hint.tokens_per_minute, hint.remaining_tokens, now
         )
+        if self._exhausted or self._requests is not None or self._tokens is not None:
+            self._stop_lending()
 
     def _learned(
         self, bucket: TokenBucket | None, per_minute: int | None, left: int | None, now: float
@@ -170,6 +201,7 @@ class EndpointLimiter:
         if hold is None and not self._queue.locked():
             return self._take(cost)
         self._waits[self._holder(hold)] += 1
+        self._stop_lending()
         began, began_wall = self._clock.now(), time.time()
         admitted: _Slot | None = None
         held_by = _QUEUED
@@ -250,6 +282,7 @@ class EndpointLimiter:
             dense = self._refusals.refused()
             if (exhausted or dense) and self._window.on_rate_limited(slot.number, self._admitted):
                 self._refusals.forget()
+                self._stop_lending()
         elif status is not None and 200 <= status < 300:
             self._refusals.answered()
             self._window.on_success()
@@ -295,6 +328,12 @@ class _Slot:
         if not self._reported:
             self._reported = True
             self._limiter._on_report(self, status, retry_after, usage_tokens)
+
+    def again(self, estimate: int) -> _Slot:
+        """The slot of a further attempt in this one's place (a lent slot kept by its holder):
+        it counts as a new round for the window, and is reported on its own."""
+        self._limiter._admitted += 1
+        return _Slot(self._limiter, self._limiter._admitted, estimate)
 
 
 def _bucket(per_minute: int | None, burst_seconds: float, now: float) -> TokenBucket | None:
