@@ -284,6 +284,8 @@ class _WorkerProcess:
             what,
             len(held),
         )
+        if self.deal.local is None and all(worker.stopping for worker in self.deal.workers):
+            raise self._gone(process, what + " and no other process is left to take its items")
         self.deal.hand_back(await read_back([record.index for record, _ in held]))
 
     def _gone(self, process: Process, what: str) -> WorkerProcessGone:

@@ -199,3 +199,14 @@ async def test_sigterm_stops_the_workers_before_the_parent_exits(tmp_path: Path)
             os.close(worker)
         assert code == 143
         await resume_to_the_end(workspace, env)
+
+
+async def test_resume_refuses_processes_for_a_run_that_is_not_a_fanout(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    env = corral_env(home, "http://127.0.0.1:9/v1")
+    result = await run_corral(
+        ["resume", "run-none", "--processes", "2"], env=env, cwd=workspace, deadline=WAIT
+    )
+    assert result.code == 2, result.stderr
+    assert "drop --processes" in result.stderr and "Traceback" not in result.stderr
