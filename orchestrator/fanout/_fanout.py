@@ -333,7 +333,7 @@ async def _in_processes(
         env=setup.env,
         base_url=carry.base_url,
         local=pool.run_one,
-        read_back=JournalReadBack(pool, dropped),
+        read_back=JournalReadBack(pool.store, carry.run_id, pool.owners, dropped),
     )
     await run_in_processes(run, records, owners)
 
