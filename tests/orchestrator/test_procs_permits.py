@@ -161,3 +161,29 @@ async def test_kept_permits_come_back_when_another_worker_must_wait_for_the_cap(
                     hold.set()
         tg.cancel_scope.cancel()
     assert admitted == ["second", "third"]
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [RateLimitHint(remaining_requests=0), RateLimitHint(requests_per_minute=600)],
+    ids=["limit used up: pause and cut", "a per-minute limit learned"],
+)
+async def test_kept_permits_come_back_when_the_endpoint_paces_single_attempts(
+    hint: RateLimitHint,
+) -> None:
+    registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=64)})
+    async with anyio.create_task_group() as tg:
+        async with worker_of(registry, tg) as one, worker_of(registry, tg) as two:
+            with anyio.fail_after(WAIT):
+                async with one.gate_for(URL).attempt(10) as slot:
+                    slot.report(status=200, retry_after=None, usage_tokens=5)
+                assert kept(one) == 1
+                gate = two.gate_for(URL)
+                async with gate.attempt(10) as slot:
+                    gate.learn_limits(hint)
+                    slot.report(status=429, retry_after=0.01, usage_tokens=None)
+                # Both workers give their kept permits back and ask per attempt again.
+                limiter = registry.limiter_for(URL)
+                while kept(one, two) or limiter.stats().in_flight:
+                    await anyio.wait_all_tasks_blocked()
+        tg.cancel_scope.cancel()
