@@ -4,7 +4,8 @@
 A fan-out's workers have the core tools and `report_result`, not the benchmark's `step`, so the
 server's policy answers them with its own five turns (`fanout_answer`): three `update_plan`
 calls, then `report_result`, then the final answer. The figures add what the worker processes
-spent: their CPU, and the peak RSS of the largest one.
+spent (their CPU, and the peak RSS of the largest one) and the scripted model server's CPU per
+turn: it runs on the same cores, so it bounds the fan-out's wall time as much as the clients do.
 
     python -m benchmarks.turns --scenarios scale --modes corral-fanout-p1,corral-fanout-p2
     python -m benchmarks._turn_processes --repeat 3     # the same, with the workers' figures
