@@ -275,6 +275,8 @@ class _WorkerProcess:
         read_back = self.run_spec.read_back
         if read_back is None:
             raise self._gone(process, what)
+        if self.deal.local is None and all(worker.stopping for worker in self.deal.workers):
+            raise self._gone(process, what + " and no other process is left to take its items")
         logger.warning(
             "worker process %d (pid %s) of run %s %s; its %d unfinished items go to the "
             "other processes",
@@ -284,8 +286,6 @@ class _WorkerProcess:
             what,
             len(held),
         )
-        if self.deal.local is None and all(worker.stopping for worker in self.deal.workers):
-            raise self._gone(process, what + " and no other process is left to take its items")
         self.deal.hand_back(await read_back([record.index for record, _ in held]))
 
     def _gone(self, process: Process, what: str) -> WorkerProcessGone:
