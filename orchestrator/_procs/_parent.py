@@ -273,7 +273,9 @@ class _WorkerProcess:
         self.stopping = True
         held, self.dealt, self.in_flight = list(self.dealt.values()), {}, 0
         read_back = self.run_spec.read_back
-        if read_back is None:
+        if read_back is None or process.returncode is None:
+            # Not reaped (it did not die even when killed): it might still write its items, so
+            # dealing them again could run one twice. The run stops; `corral resume` is safe.
             raise self._gone(process, what)
         if self.deal.local is None and all(worker.stopping for worker in self.deal.workers):
             raise self._gone(process, what + " and no other process is left to take its items")
