@@ -4,7 +4,8 @@
 A fan-out's workers have the core tools and `report_result`, not the benchmark's `step`, so the
 server's policy answers them with its own five turns (`fanout_answer`): three `update_plan`
 calls, then `report_result`, then the final answer. The figures add what the worker processes
-spent: their CPU, and the peak RSS of the largest one.
+spent (their CPU, and the peak RSS of the largest one) and the scripted model server's CPU per
+turn: it runs on the same cores, so it bounds the fan-out's wall time as much as the clients do.
 
     python -m benchmarks.turns --scenarios scale --modes corral-fanout-p1,corral-fanout-p2
     python -m benchmarks._turn_processes --repeat 3     # the same, with the workers' figures
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 from collections.abc import Awaitable, Callable
@@ -40,6 +42,25 @@ def fanout_answer(request: dict[str, Any]) -> Any | None:
         arguments = json.dumps({"n": int(item)})
         return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
     return "reported"
+
+
+def server_cpu() -> float:
+    """CPU seconds the scripted model server (a child of this process) has used so far: on two
+    cores it competes with the clients, so a fan-out's wall time is bounded by both."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        for pid in open(f"/proc/{os.getpid()}/task/{task}/children").read().split():  # noqa: SIM115
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    if b"model-server" not in cmdline.read():
+                        continue
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def _children() -> tuple[float, float]:
@@ -106,14 +127,16 @@ def main() -> None:
     with model_server("benchmarks.turns:policy", "--latency-ms", str(scenario.latency_ms)) as url:
         for _ in range(args.repeat):
             for mode in PROCESS_MODES:
-                runs[mode].append(run_worker(mode, url, scenario, args.agents, "asyncio", None))
+                served = server_cpu()
+                figures = run_worker(mode, url, scenario, args.agents, "asyncio", None)
+                runs[mode].append(figures | {"server_cpu_s": server_cpu() - served})
     ideal = -(-args.agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
     print(
         f"scale: {args.agents} agents x {TURNS} turns, {scenario.concurrency} at a time, "
         f"{scenario.latency_ms} ms; ideal {ideal:g} s; medians of {args.repeat}"
     )
-    rows = ("wall_s", "efficiency", "cpu_ms_per_turn", "lost_agents", "rss_peak_mb",
-            "workers_rss_peak_mb")  # fmt: skip
+    rows = ("wall_s", "efficiency", "cpu_ms_per_turn", "server_cpu_ms_per_turn", "lost_agents",
+            "rss_peak_mb", "workers_rss_peak_mb")  # fmt: skip
     print(f"{'figure':<22}" + "".join(f"{mode:>20}" for mode in PROCESS_MODES))
     table = {mode: _figures(runs[mode], ideal) for mode in PROCESS_MODES}
     for row in rows:
@@ -131,6 +154,7 @@ def _figures(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
         "cpu_ms_per_turn": median(
             lambda r: 1000 * (r["cpu_s"] + r["workers_cpu_s"]) / max(r["turns"], 1)
         ),
+        "server_cpu_ms_per_turn": median(lambda r: 1000 * r["server_cpu_s"] / max(r["turns"], 1)),
         "lost_agents": median(lambda r: r["lost_agents"]),
         "rss_peak_mb": median(lambda r: r["rss_peak_mb"]),
         "workers_rss_peak_mb": median(lambda r: r["workers_rss_peak_mb"]),

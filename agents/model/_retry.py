@@ -4,7 +4,9 @@ An attempt signals a failure worth retrying by raising `TransientFailure`; anyth
 call at once. A call is bounded by a deadline in seconds, not a count of tries: 429s, 5xx, dropped
 streams and timeouts are retried until the next attempt would start past it (an optional attempt
 cap still applies when one is set). Waits honour the server's `retry-after-ms`/`Retry-After`
-exactly, and otherwise back off exponentially with jitter. Refused connections are the exception:
+exactly, and otherwise back off exponentially with jitter, except that a connection or stream
+that broke (no status: the server said nothing about its load, so it is not a rate signal) is
+retried at once the first time in a row. Refused connections are the exception:
 nothing listens at the endpoint, which is a wrong base URL far more often than a passing fault, so
 a few in a row end the call. The last failure becomes a `ModelUnavailable` that names the
 endpoint, the attempts, the time spent and the last error.
@@ -134,6 +136,8 @@ async def _retry(
         tally.note(failure)
         if failure is not None and failure.retry_after is not None:
             return failure.retry_after
+        if tally.broken == 1:
+            return 0.0  # a cut, not a refusal: the next attempt may well get through
         return policy.backoff(state.attempt_number)
 
     def stop(state: RetryCallState) -> bool:
@@ -170,15 +174,19 @@ async def _retry(
 
 
 class _Tally:
-    """What one call has been through: attempts, seconds, and refused connections in a row."""
+    """What one call has been through: attempts, seconds, and refused or broken connections
+    (and streams) in a row."""
 
     def __init__(self) -> None:
         self.attempts = 1
         self.elapsed = 0.0
         self.refused = 0
+        self.broken = 0
 
     def note(self, failure: TransientFailure | None) -> None:
         self.refused = self.refused + 1 if failure is not None and failure.refused else 0
+        broke = failure is not None and failure.status is None and not failure.refused
+        self.broken = self.broken + 1 if broke else 0
 
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:

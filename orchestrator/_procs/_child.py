@@ -185,7 +185,7 @@ class _Worker:
             op = message.get("op")
             if op == "item":
                 tg.start_soon(self._item, pool, message)
-            elif op in ("grant", "refuse"):
+            elif op in ("grant", "refuse", "revoke"):
                 self.permits.answer(message)
             elif op == "budget":
                 budget.others_spent(message, self.budget_seen)
@@ -195,6 +195,9 @@ class _Worker:
     async def _item(self, pool: WorkerPool, message: Message) -> None:
         record = ItemRecord.model_validate(message["record"])
         owner = message.get("owner")
+        if owner is not None and owner not in self.agents:
+            # An agent journaled since this process started: a lost process's item, dealt again.
+            self.agents = {a.agent_id: a for a in await pool.store.list_agents(self.run_id)}
         if owner is not None and owner in self.agents:
             pool.owners[record.index] = self.agents[owner]
         else:

@@ -3,15 +3,19 @@ runs its own share of them, and is the one place the run's rate limits and budge
 
 Items are dealt one at a time to whichever process has room (each may run its share of the run's
 concurrency at once; this one starts on its share while the others start up), so an item is
-handed to exactly one process. Permits, budget charges and
-the workers' hook calls come back over each worker's channel. A worker process that ends before
-it is told to stop fails the run (`WorkerProcessGone`): the others are stopped, and
-`corral resume` carries every unfinished item on from the journal. However the run ends, every
-worker process has exited, or has been killed, before `run_in_processes` returns.
+handed to exactly one process at a time. Permits, budget charges and the workers' hook calls
+come back over each worker's channel. A worker process that ends before it is told to stop
+(killed, out of memory) does not fail the run: once it is gone for sure (reaped), the items it
+had not finished are read back from the journal and dealt again, to another process or this
+one, which carries each on by replay as `corral resume` would (its ledger decides what already
+ran). However the run ends, every worker process has exited, or has been killed, before
+`run_in_processes` returns.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 import math
 import os
 import socket
@@ -21,6 +25,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 from anyio.abc import Process, TaskGroup
@@ -48,13 +53,29 @@ STOP_TIMEOUT = 10.0
 START_TIMEOUT = 120.0
 """How long a worker process may take to open the run (imports, journal, MCP servers)."""
 _FINAL = ("done", "failed")
+logger = logging.getLogger(__name__)
 RELAYED = ("agent_started", "turn_ended", "model_call_ended", "event")
 """The hooks a worker process hands its parent; the others stay in the worker. An answered
 model call arrives as its model and usage alone (no input, no output items)."""
 
 
 class WorkerProcessGone(OperationFailed):
-    """A worker process ended before the run was done with it."""
+    """A worker process ended before the run was done with it, and its items cannot be dealt
+    again (the run gave no way to read them back)."""
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """An item of a lost worker process as the journal now has it: its record, its latest
+    agent (None: none was journaled, it starts afresh), and whether it is final already."""
+
+    record: ItemRecord
+    owner: str | None
+    final: bool
+
+
+ReadItems = Callable[[list[int]], Awaitable[list[ReadBack]]]
+"""Reads the given items back from the journal (for items a lost worker process held)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +94,9 @@ class ProcessRun:
     local: Callable[[ItemRecord], Awaitable[None]] | None = None
     """Runs one item in this process, which then counts as one of the `processes`: it takes
     items at once, while the others start up, and its own spare CPU is not wasted."""
+    read_back: ReadItems | None = None
+    """How a lost worker process's items are read back to be dealt again; None: its loss fails
+    the run (`WorkerProcessGone`)."""
 
     def init_message(self) -> Message:
         # Only what the parent's hooks watch crosses the channel: a progress line needs no
@@ -98,11 +122,25 @@ class _Deal:
     left: int
     all_final: anyio.Event = field(default_factory=anyio.Event)
     workers: list[_WorkerProcess] = field(default_factory=list)
+    local: _LocalWorker | None = None
 
     def finished(self) -> None:
         self.left -= 1
         if self.left <= 0:
             self.all_final.set()
+
+    def hand_back(self, items: list[ReadBack]) -> None:
+        """A lost process's items, read back: the final ones count, the others go first in line
+        to whichever process has room."""
+        for item in reversed(items):
+            if item.final:
+                self.finished()
+            else:
+                self.queue.appendleft((item.record, item.owner))
+        for worker in self.workers:
+            worker.deal_more()
+        if self.local is not None:
+            self.local.deal_more()
 
 
 async def run_in_processes(
@@ -129,7 +167,8 @@ async def run_in_processes(
                 posts[number] = worker.post
                 tg.start_soon(worker.run)
             if run.local is not None:
-                tg.start_soon(_LocalWorker(run.local, deal, share).run)
+                deal.local = _LocalWorker(run.local, deal, share)
+                tg.start_soon(deal.local.run)
             await deal.all_final.wait()
             for worker in deal.workers:
                 worker.stop()
@@ -149,22 +188,26 @@ class _LocalWorker:
         self.deal = deal
         self.share = share
         self.in_flight = 0
+        self._tg: TaskGroup | None = None
 
     async def run(self) -> None:
         async with anyio.create_task_group() as tg:
-            self._deal(tg)
+            self._tg = tg
+            self.deal_more()
+            # Until the run is done: a lost worker process's items may come back to deal.
+            await self.deal.all_final.wait()
 
-    def _deal(self, tg: TaskGroup) -> None:
-        while self.in_flight < self.share and self.deal.queue:
+    def deal_more(self) -> None:
+        while self._tg is not None and self.in_flight < self.share and self.deal.queue:
             record, _ = self.deal.queue.popleft()
             self.in_flight += 1
-            tg.start_soon(self._item, record, tg)
+            self._tg.start_soon(self._item, record)
 
-    async def _item(self, record: ItemRecord, tg: TaskGroup) -> None:
+    async def _item(self, record: ItemRecord) -> None:
         await self.run_one(record)
         self.in_flight -= 1
         self.deal.finished()
-        self._deal(tg)
+        self.deal_more()
 
 
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -186,7 +229,10 @@ class _WorkerProcess:
         self.share = share
         self.desk = desk
         self.in_flight = 0
+        self.dealt: dict[int, tuple[ItemRecord, str | None]] = {}
+        """The items handed to this process and not yet reported final, by index."""
         self.stopping = False
+        self.ready = False
         self.channel: Channel | None = None
         self.hooks = SafeHooks(run.hooks)
 
@@ -220,7 +266,29 @@ class _WorkerProcess:
                         await self.channel.flush_and_close()
                 await _reap(process)
         if not self.stopping:
-            raise self._gone(process, f"ended with exit code {process.returncode}")
+            await self._hand_over(process, f"ended with exit code {process.returncode}")
+
+    async def _hand_over(self, process: Process, what: str) -> None:
+        """This process is gone for sure (reaped): deal its unfinished items again."""
+        self.stopping = True
+        held, self.dealt, self.in_flight = list(self.dealt.values()), {}, 0
+        read_back = self.run_spec.read_back
+        if read_back is None or process.returncode is None:
+            # Not reaped (it did not die even when killed): it might still write its items, so
+            # dealing them again could run one twice. The run stops; `corral resume` is safe.
+            raise self._gone(process, what)
+        if self.deal.local is None and all(worker.stopping for worker in self.deal.workers):
+            raise self._gone(process, what + " and no other process is left to take its items")
+        logger.warning(
+            "worker process %d (pid %s) of run %s %s; its %d unfinished items go to the "
+            "other processes",
+            self.number,
+            process.pid,
+            self.run_spec.run_id,
+            what,
+            len(held),
+        )
+        self.deal.hand_back(await read_back([record.index for record, _ in held]))
 
     def _gone(self, process: Process, what: str) -> WorkerProcessGone:
         run_id = self.run_spec.run_id
@@ -231,21 +299,22 @@ class _WorkerProcess:
 
     async def _serve(self, channel: Channel, tg: TaskGroup, process: Process) -> None:
         permits = PermitDesk(self.run_spec.limiters, channel, tg)
-        started = False
         try:
             with anyio.fail_after(START_TIMEOUT) as startup:
                 async for message in channel.messages():
                     op = message.get("op")
-                    if op == "ready" and not started:
-                        started = True
+                    if op == "ready" and not self.ready:
+                        self.ready = True
                         startup.deadline = float("inf")
-                        self._deal()
-                    elif op == "finished":
+                        self.deal_more()
+                    elif op == "finished" and self.dealt.pop(int(message["index"]), None):
                         self.in_flight -= 1
                         self.deal.finished()
-                        self._deal()
+                        self.deal_more()
                     elif op == "attempt":
                         permits.ask(message)
+                    elif op == "used":
+                        permits.used(message)
                     elif op == "release":
                         permits.give_back(message)
                     elif op == "spent":
@@ -253,15 +322,18 @@ class _WorkerProcess:
                     elif op == "hook":
                         self._relay(message)
         except TimeoutError:
-            raise self._gone(process, f"did not start within {START_TIMEOUT:g} s") from None
+            logger.warning(
+                "worker process %d did not start within %g s", self.number, START_TIMEOUT
+            )
         finally:
             permits.drop_all()
 
-    def _deal(self) -> None:
+    def deal_more(self) -> None:
         queue = self.deal.queue
-        while self.in_flight < self.share and queue and not self.stopping:
+        while self.ready and self.in_flight < self.share and queue and not self.stopping:
             record, owner = queue.popleft()
             self.in_flight += 1
+            self.dealt[record.index] = (record, owner)
             self.post({"op": "item", "record": record.model_dump(mode="json"), "owner": owner})
 
     def _relay(self, message: Message) -> None:
@@ -295,15 +367,7 @@ def _worker_environ() -> dict[str, str]:
 async def _spawn(fd: int) -> Process:
     env = _worker_environ()
     return await anyio.open_process(
-        [
-            sys.executable,
-            *(
-                ["/tmp/i18b/child_dbg.py"]
-                if os.environ.get("I18B_DBG")
-                else ["-m", "corral.orchestrator._procs"]
-            ),
-            str(fd),
-        ],
+        [sys.executable, "-m", "corral.orchestrator._procs", str(fd)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=None,
@@ -323,9 +387,27 @@ async def _reap(process: Process) -> None:
     await process.aclose()
 
 
-def default_processes(items: int, concurrency: int, cores: int | None = None) -> int:
+def default_processes(
+    items: int, concurrency: int, cores: int | None = None, *, local_model: bool = False
+) -> int:
     """Worker processes for a fan-out of `items` left at `concurrency` at once when none is
     asked for: one per core up to 4, but only when each gets enough agents to pay for its
-    start-up (32 at once, 64 items); else 1, the in-process path."""
+    start-up (32 at once, 64 items); else 1, the in-process path. A model server on this
+    machine (`local_model`: a loopback endpoint) keeps a core for itself: serving a turn costs
+    it about half what the turn costs the client (`benchmarks._turn_processes`), so on two
+    cores a second process would only take CPU from it."""
     cpus = cores if cores is not None else (os.cpu_count() or 1)
+    if local_model:
+        cpus -= 1
     return max(1, min(cpus, 4, concurrency // 32, items // 64))
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether `base_url` names this machine (localhost or a loopback address)."""
+    host = urlsplit(base_url or "").hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

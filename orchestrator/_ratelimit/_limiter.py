@@ -3,13 +3,15 @@
 Limits come from `[rate_limits]` and, where tighter, from what the endpoint reports in a 429's
 `x-ratelimit-limit-*` headers (`learn_limits`), so an unconfigured client paces itself too.
 
-A 429 backs off the attempt that got it (its retry waits out the Retry-After) and cuts the AIMD
-window; it pauses every attempt to the endpoint only when the endpoint's headers say the limit
-is used up (`x-ratelimit-remaining-*` at 0), since a stray 429 from a busy server says nothing
-about the requests beside it. An attempt goes out when the endpoint is not paused, the window
-has room, and both the requests-per-minute and tokens-per-minute buckets can pay for it. Waiters are
-served in arrival order: only the head of the queue watches the clock, so a refill is not raced
-for. Every wait is bounded by `wait_timeout`; what the adapter reports steers the limits.
+A 429 backs off the attempt that got it (its retry waits out the Retry-After). It pauses every
+attempt to the endpoint only when the endpoint's headers say the limit is used up
+(`x-ratelimit-remaining-*` at 0), and it cuts the shared AIMD window only then or when 429s are
+a good share of the endpoint's recent answers (`_signals`), since a stray 429 from a busy server
+says nothing about the requests beside it. An attempt goes out when the endpoint is not paused,
+the window has room, and both the requests-per-minute and tokens-per-minute buckets can pay for
+it. Waiters are served in arrival order: only the head of the queue watches the clock, so a
+refill is not raced for. Every wait is bounded by `wait_timeout`; what the adapter reports
+steers the limits.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from corral.agents.model import AttemptSlot, RateLimitHint
 from ._bucket import TokenBucket
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import RateLimitConfigError, RateLimitWaitTimeout
+from ._signals import RefusalRate
 from ._window import AimdWindow
 
 DEFAULT_MAX_CONCURRENCY = 256
@@ -94,6 +97,7 @@ class EndpointLimiter:
         self._requests = _bucket(limit.requests_per_minute, burst_seconds, now)
         self._tokens = _bucket(limit.tokens_per_minute, burst_seconds, now)
         self._window = AimdWindow(limit.max_concurrency or DEFAULT_MAX_CONCURRENCY)
+        self._refusals = RefusalRate()
         self._paused_until = float("-inf")
         self._exhausted = False
         self._in_flight = 0
@@ -103,6 +107,8 @@ class EndpointLimiter:
         self._head: Hold | None = None
         self._queue = anyio.Lock()  # FIFO: attempts go out in the order they asked
         self._freed = anyio.Event()
+        self._lending = False
+        self._lending_ends = anyio.Event()
 
     def attempt(self, estimated_tokens: int) -> AbstractAsyncContextManager[AttemptSlot]:
         """Wait for room for an attempt of about `estimated_tokens`; hold it until the block ends.
@@ -110,6 +116,33 @@ class EndpointLimiter:
         Raises `RateLimitWaitTimeout` if no room comes within the limiter's `wait_timeout`.
         """
         return self._admission(max(0, estimated_tokens))
+
+    def lend(self) -> bool:
+        """Whether an admitted slot may now be kept by its holder for later attempts without
+        asking again (a worker process's lease): only while nothing paces single attempts (no
+        request or token bucket, no pause), the window has room and nobody waits. The holder
+        learns that this ended from `lending_ends`."""
+        lendable = (
+            self._requests is None
+            and self._tokens is None
+            and self._paused_until <= self._clock.now()
+            and not self._queue.locked()
+            and self._in_flight < self._window.limit
+        )
+        self._lending = self._lending or lendable
+        return lendable
+
+    @property
+    def lending_ends(self) -> anyio.Event:
+        """Set when kept slots must be given back: the window was cut, the endpoint paused,
+        a bucket was learned, or an attempt has to wait."""
+        return self._lending_ends
+
+    def _stop_lending(self) -> None:
+        if self._lending:
+            self._lending = False
+            self._lending_ends.set()
+            self._lending_ends = anyio.Event()
 
     def learn_limits(self, hint: RateLimitHint) -> None:
         """Pace to the limits the endpoint reported, where they are tighter than ours.
@@ -127,6 +160,8 @@ class EndpointLimiter:
         self._tokens = self._learned(
             self._tokens, hint.tokens_per_minute, hint.remaining_tokens, now
         )
+        if self._exhausted or self._requests is not None or self._tokens is not None:
+            self._stop_lending()
 
     def _learned(
         self, bucket: TokenBucket | None, per_minute: int | None, left: int | None, now: float
@@ -166,6 +201,7 @@ class EndpointLimiter:
         if hold is None and not self._queue.locked():
             return self._take(cost)
         self._waits[self._holder(hold)] += 1
+        self._stop_lending()
         began, began_wall = self._clock.now(), time.time()
         admitted: _Slot | None = None
         held_by = _QUEUED
@@ -242,8 +278,13 @@ class EndpointLimiter:
             self._rate_limited += 1
             if retry_after and exhausted:
                 self._paused_until = max(self._paused_until, now + retry_after)
-            self._window.on_rate_limited(slot.number, self._admitted)
+            # Only a sign that the limit is used up narrows what every worker may send.
+            dense = self._refusals.refused()
+            if (exhausted or dense) and self._window.on_rate_limited(slot.number, self._admitted):
+                self._refusals.forget()
+                self._stop_lending()
         elif status is not None and 200 <= status < 300:
+            self._refusals.answered()
             self._window.on_success()
             if usage is not None and self._tokens is not None:
                 self._tokens.refund(slot.estimate - usage, now)
@@ -287,6 +328,12 @@ class _Slot:
         if not self._reported:
             self._reported = True
             self._limiter._on_report(self, status, retry_after, usage_tokens)
+
+    def again(self, estimate: int) -> _Slot:
+        """The slot of a further attempt in this one's place (a lent slot kept by its holder):
+        it counts as a new round for the window, and is reported on its own."""
+        self._limiter._admitted += 1
+        return _Slot(self._limiter, self._limiter._admitted, estimate)
 
 
 def _bucket(per_minute: int | None, burst_seconds: float, now: float) -> TokenBucket | None:

@@ -1,4 +1,6 @@
-"""The AIMD concurrency window: halve on a 429, grow back on successes.
+"""The AIMD concurrency window: halve on a 429 that signals exhaustion, grow back on successes.
+
+Which 429s signal exhaustion is the limiter's call (`_signals`); this module only counts.
 
 One burst of 429s is one congestion signal: a 429 from an attempt admitted before the last cut
 was sent under the old window and does not cut again, as TCP halves once per round trip. After a
@@ -26,13 +28,15 @@ class AimdWindow:
     def limit(self) -> int:
         return max(1, int(self.size + _EPSILON))
 
-    def on_rate_limited(self, admitted_as: int, admitted_so_far: int) -> None:
-        """A 429 for attempt number `admitted_as`; `admitted_so_far` attempts have gone out."""
+    def on_rate_limited(self, admitted_as: int, admitted_so_far: int) -> bool:
+        """A 429 for attempt number `admitted_as`; `admitted_so_far` attempts have gone out.
+        Whether it cut the window (False: the round's cut was made already)."""
         if admitted_as <= self._cut_after:
-            return
+            return False
         self._recover_to = self.size
         self.size = max(1.0, self.size / 2)
         self._cut_after = admitted_so_far
+        return True
 
     def on_success(self) -> None:
         """One more in flight per success while recovering from a cut; past the size before

@@ -129,6 +129,7 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
             base_url=args.base_url,
             on_start=console.started,
             retry_failed=args.retry_failed,
+            processes=args.processes,
         )
     )
     return console.report(outcome)

@@ -53,7 +53,11 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = {
         "corral fanout --items many.jsonl --template @task.md --schema result.json "
         "--concurrency 256 --processes 2",
     ),
-    "resume": ("corral resume run-2b4a70ee87b1", 'corral resume run-2b4a70ee87b1 "now add tests"'),
+    "resume": (
+        "corral resume run-2b4a70ee87b1",
+        'corral resume run-2b4a70ee87b1 "now add tests"',
+        "corral resume run-2b4a70ee87b1 --processes 2",
+    ),
     "review": (
         "corral review --range origin/main..HEAD --model gpt-5.4-mini",
         "corral review --patch change.patch --format md,sarif --fail-on medium",

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fanout
-from ._common import add_executor_flags, executor_settings, resolve_cwd
+from ._common import add_executor_flags, executor_settings, positive_int, resolve_cwd
 from ._exec import approval_services, report
 
 CARRIED_ON_HERE = (
@@ -36,6 +36,13 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="fan-outs: run the failed items again with fresh agents (done items are kept)",
     )
+    parser.add_argument(
+        "--processes",
+        type=positive_int,
+        metavar="N",
+        help="fan-outs: worker processes for the items left, as `fanout --processes` (default: "
+        "chosen from the cores and the items left)",
+    )
     parser.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE")
     add_executor_flags(parser)
     parser.set_defaults(handler=run)
@@ -63,6 +70,11 @@ async def run(args: argparse.Namespace) -> int:
         raise InvalidInput(
             f"{args.target} is not a fan-out run: only fan-outs have failed items to run again; "
             "drop --retry-failed"
+        )
+    if args.processes is not None:
+        raise InvalidInput(
+            f"{args.target} is not a fan-out run: only a fan-out's items run in several "
+            "processes; drop --processes"
         )
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     cwd = resolve_cwd(args.cd) if args.cd is not None else None

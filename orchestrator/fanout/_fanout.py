@@ -215,6 +215,7 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
         store = runtime.store
         records = await carry.begin(store)
         owners = item_owners(await store.list_agents(run_id))
+        dropped = set_aside(records, owners) if carry.retry_failed else []
         if carry.retry_failed:
             records = retry_records(records, owners)
         if setup.on_start is not None:
@@ -231,10 +232,12 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
             owners=owners,
             on_queue_wait=_queue_observer(),
         )
-        processes = worker_processes(carry.processes, records, settings, config, setup)
+        processes = worker_processes(
+            carry.processes, records, settings, config, setup, prototype.model.base_url
+        )
         try:
             if processes > 1:
-                await _in_processes(pool, carry, setup, processes, records, owners)
+                await _in_processes(pool, carry, setup, (processes, records, owners), dropped)
             else:
                 await pool.run(records, settings.concurrency)
         except (anyio.get_cancelled_exc_class(), OperationFailed):
@@ -270,19 +273,24 @@ def worker_processes(
     settings: FanoutSettings,
     config: CorralConfig,
     setup: RunSetup,
+    base_url: str | None = None,
 ) -> int:
-    """How many processes run the workers: `asked`, or chosen from the cores and the size.
+    """How many processes run the workers: `asked`, or chosen from the cores, the size, and
+    whether the model's endpoint (`base_url`) is on this machine.
 
     Only the fan-out's own tools and the `never` approval policy reach other processes: the
     caller's Python tools and a terminal to ask at stay in this one, so such a run keeps to it.
     """
-    from .._procs import default_processes
+    from .._procs import default_processes, is_loopback
 
     in_process = set(setup.tool_providers) - {REPORT_RESULT}
     asks = config.approval_policy != ApprovalPolicy.NEVER
     if asked is None:
         left = sum(1 for r in records if r.status not in FINAL_STATUSES)
-        return 1 if in_process or asks else default_processes(left, settings.concurrency)
+        if in_process or asks:
+            return 1
+        local = is_loopback(base_url)
+        return default_processes(left, settings.concurrency, local_model=local)
     if asked > 1 and in_process:
         raise InvalidInput(
             f"the caller's own tools ({', '.join(sorted(in_process))}) cannot reach worker "
@@ -300,12 +308,13 @@ async def _in_processes(
     pool: WorkerPool,
     carry: _Carry,
     setup: RunSetup,
-    processes: int,
-    records: list[ItemRecord],
-    owners: dict[int, AgentRecord],
+    work: tuple[int, list[ItemRecord], dict[int, AgentRecord]],
+    dropped: list[str],
 ) -> None:
     from .._procs import ProcessRun, SharedBudget, run_in_processes
+    from ._handover import JournalReadBack
 
+    processes, records, owners = work
     runtime = pool.runtime
     config = runtime.config
     # Before any agent starts, so this process's agents charge the budget the workers share.
@@ -323,8 +332,14 @@ async def _in_processes(
         env=setup.env,
         base_url=carry.base_url,
         local=pool.run_one,
+        read_back=JournalReadBack(pool.store, carry.run_id, pool.owners, dropped),
     )
     await run_in_processes(run, records, owners)
+
+
+def set_aside(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> list[str]:
+    """The agents whose failed items `retry_records` runs again with fresh agents."""
+    return [owners[r.index].agent_id for r in records if r.status == FAILED and r.index in owners]
 
 
 def retry_records(records: list[ItemRecord], owners: dict[int, AgentRecord]) -> list[ItemRecord]:

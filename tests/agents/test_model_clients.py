@@ -188,8 +188,10 @@ async def test_each_fault_kind_is_retried_to_success(api: Api, fault: str) -> No
     if fault == "429":
         assert sleep.delays == [0.01]  # the server's retry-after, exactly
         assert retries[0].reason.startswith("HTTP 429: injected rate limit")
-    else:
+    elif fault == "500":
         assert len(sleep.delays) == 1 and 0.18 <= sleep.delays[0] <= 0.22
+    else:
+        assert sleep.delays == [0.0]  # a cut stream is no rate signal: retried at once
     if fault == "disconnect":
         # The connection was cut mid-stream: part of the text had already arrived.
         before_retry = streamed_text(events[: events.index(retries[0])])

@@ -26,7 +26,7 @@ from corral.agents import (
     open_store,
 )
 from corral.agents._config import RateLimit
-from corral.orchestrator._procs import default_processes
+from corral.orchestrator._procs import default_processes, is_loopback
 from corral.orchestrator._run import ToolScope
 from corral.orchestrator.fanout import FanoutOutcome, FanoutSettings, run_fanout
 from corral.orchestrator.fanout._fanout import worker_processes
@@ -213,6 +213,31 @@ def test_the_default_takes_a_process_per_core_only_for_a_fanout_big_enough_to_pa
     items: int, concurrency: int, cores: int, chosen: int
 ) -> None:
     assert default_processes(items, concurrency, cores) == chosen
+
+
+@pytest.mark.parametrize(("cores", "chosen"), [(2, 1), (3, 2), (8, 4)])
+def test_a_model_server_on_this_machine_keeps_a_core_of_the_default(
+    cores: int, chosen: int
+) -> None:
+    assert default_processes(1000, 256, cores, local_model=True) == chosen
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://127.0.0.1:8000/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://127.8.9.10/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("http://10.0.0.5:8000/v1", False),
+        (None, False),
+    ],
+)
+def test_only_a_loopback_endpoint_counts_as_a_model_on_this_machine(
+    url: str | None, local: bool
+) -> None:
+    assert is_loopback(url) is local
 
 
 def settings_of(concurrency: int) -> FanoutSettings:

@@ -15,6 +15,7 @@ import pytest
 from anyio.abc import TaskGroup
 
 from corral.agents._config import RateLimit
+from corral.agents.model import RateLimitHint
 from corral.orchestrator._procs._permits import PermitClient, PermitDesk
 from corral.orchestrator._procs._wire import Channel
 from corral.orchestrator._ratelimit import RateLimiterRegistry
@@ -25,15 +26,21 @@ WAIT = 10.0
 
 
 @asynccontextmanager
-async def worker_of(registry: RateLimiterRegistry, tg: TaskGroup) -> AsyncIterator[PermitClient]:
-    """A worker's permit client wired to the parent's desk over a socket pair."""
+async def worker_of(
+    registry: RateLimiterRegistry, tg: TaskGroup, seen: list[str] | None = None
+) -> AsyncIterator[PermitClient]:
+    """A worker's permit client wired to the parent's desk over a socket pair; `seen` gets
+    the op of every message the parent receives."""
     ours, theirs = socket.socketpair()
     parent, worker = await Channel.from_socket(ours), await Channel.from_socket(theirs)
     desk, client = PermitDesk(registry, parent, tg), PermitClient(worker)
 
     async def parent_reads() -> None:
         async for message in parent.messages():
-            (desk.ask if message["op"] == "attempt" else desk.give_back)(message)
+            if seen is not None:
+                seen.append(message["op"])
+            handlers = {"attempt": desk.ask, "used": desk.used, "release": desk.give_back}
+            handlers[message["op"]](message)
 
     async def worker_reads() -> None:
         async for message in worker.messages():
@@ -46,6 +53,10 @@ async def worker_of(registry: RateLimiterRegistry, tg: TaskGroup) -> AsyncIterat
     finally:
         await worker.flush_and_close()
         await parent.flush_and_close()
+
+
+def kept(*clients: PermitClient) -> int:
+    return sum(len(client.gate_for(URL).kept) for client in clients)
 
 
 async def test_the_cap_holds_across_workers_and_a_freed_permit_admits_the_next() -> None:
@@ -71,24 +82,108 @@ async def test_the_cap_holds_across_workers_and_a_freed_permit_admits_the_next()
                     await anyio.wait_all_tasks_blocked()
                     assert admitted == ["first", "second"], "the third waits: the cap is 2"
                     release.set()
-                while registry.limiter_for(URL).stats().in_flight:
-                    await anyio.wait_all_tasks_blocked()  # the permits travel back
+                # The permits travel back, but for those a worker keeps for its next attempts.
+                while registry.limiter_for(URL).stats().in_flight > kept(one, two):
+                    await anyio.wait_all_tasks_blocked()
             assert sorted(admitted) == ["first", "second", "third"]
         tg.cancel_scope.cancel()
 
 
-async def test_a_429_in_one_worker_narrows_the_window_every_worker_shares() -> None:
+@pytest.mark.parametrize(
+    ("hint", "narrowed"),
+    [(RateLimitHint(remaining_requests=0), True), (None, False)],
+    ids=["limit used up", "stray 429"],
+)
+async def test_a_429_in_one_worker_steers_the_window_and_pause_every_worker_shares(
+    hint: RateLimitHint | None, narrowed: bool
+) -> None:
     registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=8)})
     async with anyio.create_task_group() as tg:
         async with worker_of(registry, tg) as one:
             with anyio.fail_after(WAIT):
-                async with one.gate_for(URL).attempt(10) as slot:
+                gate = one.gate_for(URL)
+                async with gate.attempt(10) as slot:
+                    if hint is not None:
+                        gate.learn_limits(hint)
                     slot.report(status=429, retry_after=1.0, usage_tokens=None)
                 limiter = registry.limiter_for(URL)
-                while limiter.stats().in_flight:
+                while limiter.stats().rate_limited == 0 or limiter.stats().in_flight > kept(one):
                     await anyio.wait_all_tasks_blocked()
             stats = limiter.stats()
         tg.cancel_scope.cancel()
     assert stats.rate_limited == 1
-    assert stats.window < 8, "the window backed off for every process"
-    assert stats.paused_for == 0, "a stray 429 pauses no one else"
+    # Only a 429 that says the limit is used up narrows and pauses every process's attempts.
+    assert (stats.window < 8) is narrowed
+    assert (stats.paused_for > 0) is narrowed
+
+
+async def test_a_worker_keeps_its_permit_for_the_next_attempt_and_only_reports_it() -> None:
+    registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=64)})
+    seen: list[str] = []
+    async with anyio.create_task_group() as tg:
+        async with worker_of(registry, tg, seen) as one:
+            with anyio.fail_after(WAIT):
+                for _ in range(5):
+                    async with one.gate_for(URL).attempt(10) as slot:
+                        slot.report(status=200, retry_after=None, usage_tokens=5)
+                limiter = registry.limiter_for(URL)
+                while seen.count("used") < 5:
+                    await anyio.wait_all_tasks_blocked()
+            stats = limiter.stats()
+        tg.cancel_scope.cancel()
+    # One round trip for the permit; each attempt after it went out at once.
+    assert seen == ["attempt", "used", "used", "used", "used", "used"]
+    assert stats.in_flight == 1, "a kept permit still counts against the cap"
+
+
+async def test_kept_permits_come_back_when_another_worker_must_wait_for_the_cap() -> None:
+    registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=2)})
+    admitted: list[str] = []
+    async with anyio.create_task_group() as tg:
+        async with worker_of(registry, tg) as one, worker_of(registry, tg) as two:
+            with anyio.fail_after(WAIT):
+                async with one.gate_for(URL).attempt(10) as slot:
+                    slot.report(status=200, retry_after=None, usage_tokens=5)
+                assert kept(one) == 1
+                hold = anyio.Event()
+
+                async def attempt(name: str) -> None:
+                    async with two.gate_for(URL).attempt(10):
+                        admitted.append(name)
+                        await hold.wait()
+
+                async with anyio.create_task_group() as attempts:
+                    attempts.start_soon(attempt, "second")
+                    attempts.start_soon(attempt, "third")  # waits: one's kept permit is the 2nd
+                    while len(admitted) < 2:
+                        await anyio.wait_all_tasks_blocked()
+                    assert kept(one) == 0, "the parent revoked the kept permit"
+                    hold.set()
+        tg.cancel_scope.cancel()
+    assert admitted == ["second", "third"]
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [RateLimitHint(remaining_requests=0), RateLimitHint(requests_per_minute=600)],
+    ids=["limit used up: pause and cut", "a per-minute limit learned"],
+)
+async def test_kept_permits_come_back_when_the_endpoint_paces_single_attempts(
+    hint: RateLimitHint,
+) -> None:
+    registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=64)})
+    async with anyio.create_task_group() as tg:
+        async with worker_of(registry, tg) as one, worker_of(registry, tg) as two:
+            with anyio.fail_after(WAIT):
+                async with one.gate_for(URL).attempt(10) as slot:
+                    slot.report(status=200, retry_after=None, usage_tokens=5)
+                assert kept(one) == 1
+                gate = two.gate_for(URL)
+                async with gate.attempt(10) as slot:
+                    gate.learn_limits(hint)
+                    slot.report(status=429, retry_after=0.01, usage_tokens=None)
+                # Both workers give their kept permits back and ask per attempt again.
+                limiter = registry.limiter_for(URL)
+                while kept(one, two) or limiter.stats().in_flight:
+                    await anyio.wait_all_tasks_blocked()
+        tg.cancel_scope.cancel()

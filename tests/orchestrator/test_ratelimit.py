@@ -185,7 +185,8 @@ async def test_a_429_with_room_left_backs_off_only_its_own_attempt(
             for name in ("worker 1", "worker 2"):
                 await start(group, limiter, admitted, name)
     assert admitted == ["worker 1", "worker 2"]
-    assert (limiter.stats().paused_for, limiter.stats().window) == (0.0, 6)  # 8, 4, then +1 +1
+    # A lone 429 is not a sign of exhaustion: the window every worker shares stays whole.
+    assert (limiter.stats().paused_for, limiter.stats().window) == (0.0, 8)
 
 
 @pytest.mark.anyio
@@ -240,7 +241,7 @@ async def test_a_burst_of_429s_halves_the_window_once_and_new_attempts_wait_for_
     with anyio.fail_after(DEADLINE):
         async with AsyncExitStack() as stack:
             slots = [await enter(stack, limiter) for _ in range(8)]
-            for slot in slots[:3]:
+            for slot in slots[:5]:
                 slot.report(status=429, retry_after=None, usage_tokens=None)
         assert limiter.stats().window == 4
         async with AsyncExitStack() as stack, anyio.create_task_group() as group:
@@ -261,6 +262,8 @@ async def test_the_window_stops_at_one_and_grows_back_by_one_per_window_of_succe
     async def attempts(status: int, count: int) -> None:
         for _ in range(count):
             async with limiter.attempt(0) as slot:
+                if status == 429:
+                    limiter.learn_limits(USED_UP)
                 slot.report(status=status, retry_after=None, usage_tokens=None)
 
     windows = []
