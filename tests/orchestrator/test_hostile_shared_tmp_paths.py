@@ -27,9 +27,10 @@ def fixed_shared_paths(package: str) -> list[str]:
     for source in sorted((ROOT / package).rglob("*.py")):
         tree = ast.parse(source.read_text(), filename=str(source))
         for node in ast.walk(tree):
-            value = node.value if isinstance(node, ast.Constant) else None
-            if isinstance(value, str) and value.startswith(SHARED) and value not in SANDBOX_ONLY:
-                found.append(f"{source.relative_to(ROOT)}:{node.lineno}: {value}")
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+                continue
+            if node.value.startswith(SHARED) and node.value not in SANDBOX_ONLY:
+                found.append(f"{source.relative_to(ROOT)}:{node.lineno}: {node.value}")
     return found
 
 
