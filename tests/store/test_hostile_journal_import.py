@@ -98,3 +98,24 @@ async def test_a_copied_run_whose_agent_id_another_run_holds_changes_nothing() -
     assert "agent-x" in str(caught.value) and "run-victim" in str(caught.value)
     assert (await dest.events("agent-x"), await dest.ledger("agent-x")) == before
     assert await dest.get_run("run-intruder") is None
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="orchestrator/cli/_journal.py prints the skipped run ids as they are; it should pass "
+    "them through orchestrator.cli._approval.shown (another engineer's file this round)",
+)
+async def test_copy_never_prints_a_run_id_s_escape_sequences_to_the_terminal(
+    tmp_path: Path,
+) -> None:
+    from ..e2e._cli import corral_env, run_corral
+
+    source, dest, home = tmp_path / "given.sqlite", tmp_path / "mine.sqlite", tmp_path / "home"
+    home.mkdir()
+    async with open_journal(source) as store:
+        await store.create_run(make_run("run-\x1b]0;owned\x07\x1b[2K", status="done"))
+    args = ["journal", "copy", "--from", f"sqlite:{source}", "--to", f"sqlite:{dest}"]
+    env = corral_env(home)
+    outputs = [await run_corral(args, env=env, cwd=tmp_path) for _ in range(2)]
+    assert all(done.code == 0 for done in outputs), outputs[-1].stderr
+    assert all("\x1b" not in done.stdout + done.stderr for done in outputs)
