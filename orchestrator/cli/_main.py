@@ -116,11 +116,20 @@ def _main(argv: Sequence[str] | None) -> int:
         if errors is None:
             raise
         for error in errors:
-            print(f"corral {args.command}: error: {error}", file=sys.stderr)
+            print(f"corral {args.command}: error: {_for_terminal(str(error))}", file=sys.stderr)
         return max(e.exit_code for e in errors)
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _for_terminal(text: str) -> str:
+    """An error names paths, ids and text from a repository or a journal someone else wrote:
+    what a terminal would act on (escape sequences, bidi overrides) is spelled out, as in
+    approval questions; line breaks stay."""
+    from ._approval import shown
+
+    return "\n".join(shown(line) for line in text.split("\n"))
 
 
 def _only_broken_pipes(exc: BaseException) -> bool:

@@ -1,0 +1,40 @@
+"""Attacks on the person reading corral's error line, through names a repository chose.
+
+Errors name paths in the repository (its folders, its AGENTS.md), ids from a journal someone
+gave you, and the like. A folder name may hold escape sequences (git stores any byte but NUL
+and `/`): printed as they are, they retitle the terminal, erase the line or reorder it. The
+error line spells them out instead, as an approval question does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..e2e._cli import corral_env, run_corral
+
+pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
+
+NAMES = {
+    "osc-title": ("sub\x1b]0;owned\x07x", "\\x1b]0;owned\\x07"),
+    "erase-line": ("sub\x1b[2K\rok", "\\x1b[2K\\r"),
+    "bidi-override": ("sub\u202etxt.exe", "\\u202e"),
+    "c1-csi": ("sub\x9b2Jx", "\\x9b"),
+}
+
+
+@pytest.mark.parametrize(("name", "spelled"), list(NAMES.values()), ids=list(NAMES))
+async def test_an_error_naming_a_repository_folder_spells_out_its_control_characters(
+    tmp_path: Path, name: str, spelled: str
+) -> None:
+    home, folder = tmp_path / "home", tmp_path / name
+    home.mkdir()
+    folder.mkdir()
+    (folder / "AGENTS.md").write_bytes(b"binary\x00file")  # refused before any model call
+    env = corral_env(home, "http://127.0.0.1:9/v1", OPENAI_API_KEY="unused")
+    done = await run_corral(["exec", "hello"], env=env, cwd=folder)
+    assert done.code != 0
+    (line,) = [line for line in done.stderr.splitlines() if ": error: " in line]
+    assert spelled in line and "AGENTS.md" in line
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c == "\u202e" for c in line)
