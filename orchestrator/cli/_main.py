@@ -104,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     # Set before any library can: wordllama calls basicConfig(level=INFO) when imported.
     logging.basicConfig(level=logging.WARNING, format="corral: %(levelname)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(_SpelledFormatter(handler.formatter))
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
     args = parser.parse_args(arguments)
@@ -121,6 +123,17 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+class _SpelledFormatter(logging.Formatter):
+    """Warnings name the same paths and ids errors do: spelled out the same way."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self._inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return _for_terminal(self._inner.format(record))
 
 
 def _for_terminal(text: str) -> str:

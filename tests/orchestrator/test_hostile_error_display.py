@@ -3,7 +3,7 @@
 Errors name paths in the repository (its folders, its AGENTS.md), ids from a journal someone
 gave you, and the like. A folder name may hold escape sequences (git stores any byte but NUL
 and `/`): printed as they are, they retitle the terminal, erase the line or reorder it. The
-error line spells them out instead, as an approval question does.
+error line and every warning spell them out instead, as an approval question does.
 """
 
 from __future__ import annotations
@@ -37,4 +37,18 @@ async def test_an_error_naming_a_repository_folder_spells_out_its_control_charac
     assert done.code != 0
     (line,) = [line for line in done.stderr.splitlines() if ": error: " in line]
     assert spelled in line and "AGENTS.md" in line
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c == "\u202e" for c in line)
+
+
+@pytest.mark.parametrize(("name", "spelled"), list(NAMES.values()), ids=list(NAMES))
+async def test_a_warning_naming_a_repository_folder_spells_out_its_control_characters(
+    tmp_path: Path, name: str, spelled: str
+) -> None:
+    home, folder = tmp_path / "home", tmp_path / name
+    home.mkdir()
+    (folder / ".corral").mkdir(parents=True)
+    (folder / ".corral" / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
+    done = await run_corral(["status", "run-nope"], env=corral_env(home), cwd=folder)
+    (line,) = [line for line in done.stderr.splitlines() if "WARNING" in line]
+    assert spelled in line and "ignored sandbox_mode" in line
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c == "\u202e" for c in line)
