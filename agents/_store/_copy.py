@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ._errors import DuplicateRecord, SeqConflict, UnknownRun
+from ._errors import DuplicateRecord, JournalUnreadable, SeqConflict, UnknownRun
 from ._lease import LeaseRecord
 from ._protocol import Store
 from ._records import AgentRecord, JournalEvent, LedgerEntry, NumberedEvent, RunRecord
@@ -40,9 +40,37 @@ async def copy_runs(
     source: Store, dest: Store, *, run_ids: Sequence[str] | None = None
 ) -> CopyReport:
     """Copy `run_ids` (default: every run, oldest first) from `source` into `dest`."""
+    report = CopyReport()
+    try:
+        await _copy_all(source, dest, run_ids, report)
+    except (ValueError, TypeError, OverflowError) as exc:  # a row the source cannot give back
+        raise await _unreadable(source, dest, report, exc) from exc
+    return report
+
+
+async def _unreadable(
+    source: Store, dest: Store, report: CopyReport, exc: Exception
+) -> JournalUnreadable:
+    reason = " ".join(str(exc).split())[:200]
+    kept = f"the {len(report.copied)} run(s) before it were copied" if report.copied else ""
+    half = [r.run_id for r in await dest.list_runs() if r.status == COPYING]
+    stopped = (
+        f"; {', '.join(half)} stopped half-way at {dest.journal} (`corral journal delete "
+        "--force RUN` removes it)"
+        if half
+        else ""
+    )
+    return JournalUnreadable(
+        f"{source.journal} holds a row corral cannot read ({reason}), so it is not a journal "
+        f"corral wrote; {kept or 'nothing was copied'}{stopped}"
+    )
+
+
+async def _copy_all(
+    source: Store, dest: Store, run_ids: Sequence[str] | None, report: CopyReport
+) -> None:
     runs = await _runs(source, run_ids)
     await _refuse_clashes(source, dest, runs)  # before any write, so a refusal changes nothing
-    report = CopyReport()
     for run in runs:
         held = await dest.get_run(run.run_id)
         if held is not None and held.status != COPYING:
@@ -50,7 +78,6 @@ async def copy_runs(
             continue
         report.events += await _copy_run(source, dest, run, started=held is not None)
         report.copied.append(run.run_id)
-    return report
 
 
 async def _runs(source: Store, run_ids: Sequence[str] | None) -> list[RunRecord]:

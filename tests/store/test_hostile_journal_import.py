@@ -73,6 +73,34 @@ async def test_a_journal_corral_made_still_opens_read_only(tmp_path: Path) -> No
         assert await store.list_runs() == []
 
 
+BAD_RUN_ROWS = {
+    "config-not-json": ("{not json", "{}"),
+    "config-not-an-object": ("[1, 2]", "{}"),
+    "summary-not-json": ("{}", "nope"),
+}
+
+
+@pytest.mark.parametrize(("config", "summary"), list(BAD_RUN_ROWS.values()), ids=list(BAD_RUN_ROWS))
+async def test_an_unreadable_run_row_is_a_one_line_error_and_copies_nothing(
+    tmp_path: Path, config: str, summary: str
+) -> None:
+    source, dest = tmp_path / "given.sqlite", tmp_path / "mine.sqlite"
+    await make_journal(source)
+    with sqlite3.connect(source) as conn:
+        conn.execute(
+            "INSERT INTO runs (run_id, kind, status, created_at, updated_at, config, summary) "
+            "VALUES ('run-bad', 'exec', 'done', 1.0, 1.0, ?, ?)",
+            (config, summary),
+        )
+    conn.close()
+    with anyio.fail_after(DEADLINE), pytest.raises(JournalUnreadable) as caught:
+        async with open_journal(source, read_only=True) as src, open_journal(dest) as dst:
+            await copy_runs(src, dst)
+    assert "\n" not in str(caught.value) and "nothing was copied" in str(caught.value)
+    async with open_journal(dest, read_only=True) as dst:
+        assert await dst.list_runs() == []
+
+
 async def victim_and_intruder() -> tuple[MemoryStore, MemoryStore]:
     """A destination holding a run whose agent `agent-x` has history, and a source whose run
     (another id) claims an agent of the same id, with more events and a ledger entry."""
