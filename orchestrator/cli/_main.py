@@ -140,9 +140,9 @@ def _for_terminal(text: str) -> str:
     """An error names paths, ids and text from a repository or a journal someone else wrote:
     what a terminal would act on (escape sequences, bidi overrides) is spelled out, as in
     approval questions; line breaks stay."""
-    from ._approval import shown
+    from ._approval import shown_lines
 
-    return "\n".join(shown(line) for line in text.split("\n"))
+    return shown_lines(text)
 
 
 def _only_broken_pipes(exc: BaseException) -> bool:

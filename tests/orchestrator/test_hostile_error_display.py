@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from corral.agents._store import RunRecord, open_journal
+from tests.store.conformance.test_store import make_agent
+
 from ..e2e._cli import corral_env, run_corral
 
 pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
@@ -52,3 +55,29 @@ async def test_a_warning_naming_a_repository_folder_spells_out_its_control_chara
     (line,) = [line for line in done.stderr.splitlines() if "WARNING" in line]
     assert spelled in line and "ignored sandbox_mode" in line
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c == "\u202e" for c in line)
+
+
+async def test_runs_and_status_spell_out_what_a_task_or_an_agent_error_carries(
+    tmp_path: Path,
+) -> None:
+    home, folder = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    folder.mkdir()
+    async with open_journal(home / "journal.sqlite") as store:
+        run = RunRecord(
+            run_id="run-1",
+            kind="exec",
+            status="failed",
+            created_at=1_800_000_000.0,
+            updated_at=1_800_000_000.0,
+            config={"task": "fix it\x1b]0;owned\x07 now"},
+        )
+        await store.create_run(run)
+        await store.create_agent(make_agent("agent-1", "run-1"))
+        await store.update_agent("agent-1", status="failed", error="tool said \x1b[2K\rall good")
+    env = corral_env(home)
+    listed = await run_corral(["runs"], env=env, cwd=folder)
+    shown = await run_corral(["status", "run-1"], env=env, cwd=folder)
+    assert "\\x1b]0;owned\\x07" in listed.stdout and "\\x1b[2K\\r" in shown.stdout
+    for out in (listed.stdout, shown.stdout):
+        assert not any(ord(c) < 0x20 and c != "\n" for c in out)
