@@ -4,7 +4,8 @@ For a user who outgrows the embedded SQLite journal: `corral journal copy` moves
 into PostgreSQL. A run is created at the destination with the status `copying` and gets its real
 record back only when everything else (agents, events in `run_seq` order, items, the ledger,
 leases) is there, so a copy that stopped half-way is recognised and finished by the next one;
-a run the destination already holds whole is skipped, and one that differs is never overwritten.
+a run the destination already holds whole is skipped, and one that differs is never overwritten,
+nor is another run's history: a run whose agent ids another run holds there is refused.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ._errors import DuplicateRecord, SeqConflict, UnknownRun
+from ._errors import DuplicateRecord, JournalUnreadable, SeqConflict, UnknownRun
 from ._lease import LeaseRecord
 from ._protocol import Store
 from ._records import AgentRecord, JournalEvent, LedgerEntry, NumberedEvent, RunRecord
@@ -39,9 +40,37 @@ async def copy_runs(
     source: Store, dest: Store, *, run_ids: Sequence[str] | None = None
 ) -> CopyReport:
     """Copy `run_ids` (default: every run, oldest first) from `source` into `dest`."""
-    runs = await _runs(source, run_ids)
-    await _refuse_clashes(dest, runs)  # before writing anything, so a refusal changes nothing
     report = CopyReport()
+    try:
+        await _copy_all(source, dest, run_ids, report)
+    except (ValueError, TypeError, OverflowError) as exc:  # a row the source cannot give back
+        raise await _unreadable(source, dest, report, exc) from exc
+    return report
+
+
+async def _unreadable(
+    source: Store, dest: Store, report: CopyReport, exc: Exception
+) -> JournalUnreadable:
+    reason = " ".join(str(exc).split())[:200]
+    kept = f"the {len(report.copied)} run(s) before it were copied" if report.copied else ""
+    half = [r.run_id for r in await dest.list_runs() if r.status == COPYING]
+    stopped = (
+        f"; {', '.join(half)} stopped half-way at {dest.journal} (`corral journal delete "
+        "--force RUN` removes it)"
+        if half
+        else ""
+    )
+    return JournalUnreadable(
+        f"{source.journal} holds a row corral cannot read ({reason}), so it is not a journal "
+        f"corral wrote; {kept or 'nothing was copied'}{stopped}"
+    )
+
+
+async def _copy_all(
+    source: Store, dest: Store, run_ids: Sequence[str] | None, report: CopyReport
+) -> None:
+    runs = await _runs(source, run_ids)
+    await _refuse_clashes(source, dest, runs)  # before any write, so a refusal changes nothing
     for run in runs:
         held = await dest.get_run(run.run_id)
         if held is not None and held.status != COPYING:
@@ -49,7 +78,6 @@ async def copy_runs(
             continue
         report.events += await _copy_run(source, dest, run, started=held is not None)
         report.copied.append(run.run_id)
-    return report
 
 
 async def _runs(source: Store, run_ids: Sequence[str] | None) -> list[RunRecord]:
@@ -64,8 +92,9 @@ async def _runs(source: Store, run_ids: Sequence[str] | None) -> list[RunRecord]
     return runs
 
 
-async def _refuse_clashes(dest: Store, runs: Sequence[RunRecord]) -> None:
+async def _refuse_clashes(source: Store, dest: Store, runs: Sequence[RunRecord]) -> None:
     for run in runs:
+        await _refuse_foreign_agents(source, dest, run)
         held = await dest.get_run(run.run_id)
         if held is None or held == run:
             continue
@@ -75,6 +104,19 @@ async def _refuse_clashes(dest: Store, runs: Sequence[RunRecord]) -> None:
             f"run {run.run_id!r} already exists in {dest.journal} and is not this copy of it; "
             "nothing was copied. Copy into another journal, or leave that run out with --run"
         )
+
+
+async def _refuse_foreign_agents(source: Store, dest: Store, run: RunRecord) -> None:
+    """Events and ledger entries are copied by agent id: an agent id that another run holds at
+    the destination would take them into that run's history (a resume would replay them)."""
+    for agent in await source.list_agents(run.run_id):
+        held = await dest.get_agent(agent.agent_id)
+        if held is not None and held.run_id != run.run_id:
+            raise RunExists(
+                f"run {run.run_id!r} has an agent {agent.agent_id!r} that run {held.run_id!r} "
+                f"already holds in {dest.journal}; nothing was copied. Copy into another "
+                "journal, or leave that run out with --run"
+            )
 
 
 async def _copy_run(source: Store, dest: Store, run: RunRecord, *, started: bool) -> int:

@@ -10,7 +10,7 @@ which writes committed, so a write retried after a dropped connection is never a
 from __future__ import annotations
 
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ._errors import JournalUnreadable
 
@@ -188,17 +188,34 @@ MIGRATION_LOCK: Final = 0x636F7272616C  # "corral": one advisory lock key for ev
 
 
 def redact_url(url: str) -> str:
-    """`url` with any password replaced by `***`, for messages, logs and `corral doctor`."""
+    """`url` with any password replaced by `***`, for messages, logs and `corral doctor`:
+    the one in `user:password@`, and every query parameter libpq could read one from
+    (`?password=`, `?sslpassword=`, a name percent-encoded or not)."""
     try:
         parts = urlsplit(url)
         password = parts.password
     except ValueError:
         return "<unparsable journal URL>"
-    if password is None:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    parts = parts._replace(
+        query=_redact_query(parts.query), fragment="***" if parts.fragment else ""
+    )
+    if password is not None:
+        user = parts.username or ""
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{user}:***@{host}")
+    shown = urlunsplit(parts)
+    # `postgresql:///db` (no host) would come back as `postgresql:/db`; keep the user's spelling.
+    return shown.replace(":/", ":///", 1) if url.startswith(f"{parts.scheme}:///") else shown
+
+
+def _redact_query(query: str) -> str:
+    pieces = []
+    for piece in query.split("&"):
+        name, sep, _ = piece.partition("=")
+        # libpq decodes a parameter's name before it looks it up, so compare it decoded.
+        secret = any(word in unquote(name).lower() for word in ("pass", "secret", "token"))
+        pieces.append(f"{name}{sep}***" if sep and secret else piece)
+    return "&".join(pieces)
 
 
 def migrate(conn: Any, label: str, *, target: int = PG_SCHEMA_VERSION) -> tuple[int, int]:

@@ -165,11 +165,29 @@ def _open_read_only(path: Path, query: str) -> sqlite3.Connection:
     )
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _refuse_schema_code(conn, path)
         _check_readable_version(conn, path)
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _refuse_schema_code(conn: sqlite3.Connection, path: Path) -> None:
+    """A file read-only is often one someone else made (`corral journal copy --from`). A view
+    runs its author's query whenever its name is read (a recursive one never ends), a virtual
+    table runs a module's code; corral never writes either, nor a trigger."""
+    found = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') "
+        "OR (type = 'table' AND sql LIKE 'CREATE VIRTUAL%') LIMIT 1"
+    ).fetchone()
+    if found is not None:
+        kind, name = found
+        shown = ascii(str(name)[:40])
+        raise JournalUnreadable(
+            f"{path} holds a {kind} ({shown}), which corral never writes: it is not a journal "
+            "corral made, and nothing was read from it"
+        )
 
 
 def _check_readable_version(conn: sqlite3.Connection, path: Path) -> None:

@@ -107,6 +107,12 @@ def shown(text: str) -> str:
     return "".join(_escape(c) if ord(c) in _HIDING else c for c in text)
 
 
+def shown_lines(text: str) -> str:
+    """`text` for a terminal as `shown` spells it, but keeping its line breaks: for output of
+    several lines (an error, a warning, a status) that names paths, ids and model text."""
+    return "\n".join(shown(line) for line in text.split("\n"))
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

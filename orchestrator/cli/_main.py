@@ -104,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     # Set before any library can: wordllama calls basicConfig(level=INFO) when imported.
     logging.basicConfig(level=logging.WARNING, format="corral: %(levelname)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(_SpelledFormatter(handler.formatter))
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
     args = parser.parse_args(arguments)
@@ -116,11 +118,31 @@ def _main(argv: Sequence[str] | None) -> int:
         if errors is None:
             raise
         for error in errors:
-            print(f"corral {args.command}: error: {error}", file=sys.stderr)
+            print(f"corral {args.command}: error: {_for_terminal(str(error))}", file=sys.stderr)
         return max(e.exit_code for e in errors)
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+class _SpelledFormatter(logging.Formatter):
+    """Warnings name the same paths and ids errors do: spelled out the same way."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self._inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return _for_terminal(self._inner.format(record))
+
+
+def _for_terminal(text: str) -> str:
+    """An error names paths, ids and text from a repository or a journal someone else wrote:
+    what a terminal would act on (escape sequences, bidi overrides) is spelled out, as in
+    approval questions; line breaks stay."""
+    from ._approval import shown_lines
+
+    return shown_lines(text)
 
 
 def _only_broken_pipes(exc: BaseException) -> bool:

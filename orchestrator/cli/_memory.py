@@ -99,9 +99,10 @@ async def list_memories(args: argparse.Namespace) -> int:
         return 0
     print(f"project {project}: {len(insights)} insights, {len(memories)} memories")
     for insight in insights:
-        print(f"{insight.insight_id}  insight  {_short(insight.text)}")
+        print(f"{_spelled(insight.insight_id)}  insight  {_short(insight.text)}")
     for memory in memories:
-        print(f"{memory.memory_id}  {_when(memory.created_at)}  {_short(memory.text)}")
+        when = _when(memory.created_at)
+        print(f"{_spelled(memory.memory_id)}  {when}  {_short(memory.text)}")
     return 0
 
 
@@ -117,7 +118,7 @@ async def show_memory(args: argparse.Namespace) -> int:
         return 0
     for name, value in _json(item).items():
         if name != "embedding":
-            print(f"{name}: {value}")
+            print(f"{name}: {_spelled(str(value))}")
     return 0
 
 
@@ -163,7 +164,7 @@ async def consolidate_memories(args: argparse.Namespace) -> int:
     else:
         print(f"{len(insights)} insights for {project}")
         for insight in insights:
-            print(f"{insight.insight_id}  {_short(insight.text)}")
+            print(f"{_spelled(insight.insight_id)}  {_short(insight.text)}")
     return 0
 
 
@@ -173,8 +174,19 @@ def _json(item: MemoryRecord | Insight) -> dict[str, Any]:
 
 def _short(text: str) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= _TEXT_WIDTH else flat[: _TEXT_WIDTH - 1] + "…"
+    return _spelled(flat if len(flat) <= _TEXT_WIDTH else flat[: _TEXT_WIDTH - 1] + "…")
+
+
+def _spelled(text: str) -> str:
+    """A memory's text is a model's answer to files anyone may have written: what a terminal
+    would act on (escape sequences, bidi overrides) is spelled out, as in approval questions."""
+    from ._approval import shown
+
+    return shown(text)
 
 
 def _when(timestamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+    except (OverflowError, ValueError, OSError):  # a copied journal's impossible date
+        return "undated"

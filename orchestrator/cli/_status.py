@@ -60,7 +60,7 @@ async def show_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(status.to_json(), ensure_ascii=False))
     else:
-        print(format_status(status))
+        print(_spelled(format_status(status)))
     return 0
 
 
@@ -89,7 +89,8 @@ async def list_runs(args: argparse.Namespace) -> int:
     for run in runs:
         status = status_word(run.status)
         when = _when(run.created_at)
-        print(f"{run.run_id}  {run.kind:<8} {status:<12} {when}  {run_title(run)}".rstrip())
+        line = f"{run.run_id}  {run.kind:<8} {status:<12} {when}  {run_title(run)}".rstrip()
+        print(_spelled(line))
     return 0
 
 
@@ -103,6 +104,14 @@ _TITLE_WIDTH = 60
 def status_word(status: str) -> str:
     """The status as `corral runs` and `corral status` say it."""
     return _STATUS_WORDS.get(status, status)
+
+
+def _spelled(text: str) -> str:
+    """Errors and titles are model, tool or copied-journal text: what a terminal would act on
+    is spelled out."""
+    from ._approval import shown_lines
+
+    return shown_lines(text)
 
 
 def run_title(run: Any) -> str:
@@ -182,4 +191,7 @@ def _lease_lines(status: RunStatus) -> list[str]:
 
 
 def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        return datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, ValueError, OSError):  # a copied journal's impossible date
+        return "undated"

@@ -11,6 +11,7 @@ in-memory twin.
 """
 
 from ._copy import MemoryCopy as MemoryCopy
+from ._copy import UnreadableMemories as UnreadableMemories
 from ._copy import copy_memories as copy_memories
 from ._fragment import render_memory as render_memory
 from ._open import open_memories as open_memories
@@ -49,6 +50,7 @@ __all__ = [
     "Ranked",
     "SqliteMemories",
     "UnknownMemory",
+    "UnreadableMemories",
     "copy_memories",
     "jaccard",
     "open_memories",

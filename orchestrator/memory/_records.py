@@ -83,8 +83,12 @@ def _main_worktree(marker: Path) -> str | None:
         admin = Path(text.removeprefix("gitdir:").strip())
         admin = admin if admin.is_absolute() else marker.parent / admin
         head, sep, _ = str(admin).partition("/.git/worktrees/")
+        # The folder read must be the one the text names: `R/.git/worktrees/../../..` names R
+        # but climbs out of its git dir into one the `.git` file's author wrote.
+        if not sep or admin.resolve().parent != Path(head, ".git", "worktrees").resolve():
+            return None
         back = Path((admin / "gitdir").read_text(errors="replace").strip())
-        if sep and back.resolve() == marker.resolve():
+        if back.resolve() == marker.resolve():
             return str(Path(head).resolve())
     except OSError:
         pass

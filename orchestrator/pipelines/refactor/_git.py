@@ -22,6 +22,7 @@ GIT_TIMEOUT = 120.0
 FALLBACK_IDENTITY = ("corral", "corral@localhost")
 _GUARDS = (
     "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",  # a program the repository's own config names; status runs it
     "commit.gpgSign=false",
     "tag.gpgSign=false",
     "gc.auto=0",

@@ -25,7 +25,16 @@ from ._errors import BadRange, GitFailed, NotARepository
 
 GIT_TIMEOUT = 120.0
 CLEANUP_TIMEOUT = 30.0
-_GIT = ("git", "-c", "core.quotepath=off", "-c", "core.hooksPath=/dev/null")
+# fsmonitor names a program of the repository's own config, which git status and diff run.
+_GIT = (
+    "git",
+    "-c",
+    "core.quotepath=off",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+)
 DIFF_OPTIONS = (
     "--no-color",
     "-U3",
