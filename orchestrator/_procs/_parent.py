@@ -366,8 +366,10 @@ def _worker_environ() -> dict[str, str]:
 
 async def _spawn(fd: int) -> Process:
     env = _worker_environ()
+    # -P: the folder corral runs in is the user's repository, whose `json.py` or `corral/`
+    # must never be imported by a worker (which holds the model key, outside the sandbox).
     return await anyio.open_process(
-        [sys.executable, "-m", "corral.orchestrator._procs", str(fd)],
+        [sys.executable, "-P", "-m", "corral.orchestrator._procs", str(fd)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=None,

@@ -82,6 +82,8 @@ async def copy_journal(args: argparse.Namespace) -> int:
     from corral.agents._store._copy import copy_runs
     from corral.tools import InvalidInput
 
+    from ._approval import shown
+
     source = _configured() if args.source is None else parse_target(args.source)
     dest = parse_target(args.dest)
     if describe_journal(source) == describe_journal(dest):
@@ -94,8 +96,14 @@ async def copy_journal(args: argparse.Namespace) -> int:
     where = describe_journal(dest)
     print(f"copied {len(report.copied)} run(s) with {report.events} event(s) to {where}")
     if report.skipped:
-        print(f"skipped {len(report.skipped)} run(s) already there: {', '.join(report.skipped)}")
+        skipped = ", ".join(shown(run_id) for run_id in report.skipped)
+        print(f"skipped {len(report.skipped)} run(s) already there: {skipped}")
     print(f"copied {remembered.memories} memories and {remembered.insights} insight(s)")
+    if remembered.kept:
+        print(
+            f"left out {remembered.kept} memories whose ids the destination already holds for "
+            "other memories (its own were kept)"
+        )
     if isinstance(source, Path) and isinstance(dest, str):
         await _copy_blobs(source.parent, dest, [*report.copied, *report.skipped], args.runs is None)
     return 0

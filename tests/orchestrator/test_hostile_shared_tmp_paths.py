@@ -36,17 +36,7 @@ def fixed_shared_paths(package: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "package",
-    [
-        pytest.param(
-            "orchestrator",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="orchestrator/_procs/_parent.py `_spawn` starts /tmp/i18b/child_dbg.py "
-                "when I18B_DBG is set; _procs is another engineer's file this round",
-            ),
-        ),
-        *(p for p in PACKAGES if p != "orchestrator"),
-    ],
+    PACKAGES,
 )
 def test_no_module_names_a_fixed_path_in_a_shared_temporary_folder(package: str) -> None:
     assert fixed_shared_paths(package) == []

@@ -27,12 +27,6 @@ PLANTED = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="orchestrator/_procs/_parent.py `_spawn` starts workers with `python -m` in the "
-    "parent's folder; fix: run them with `-P` (or PYTHONSAFEPATH=1 in `_worker_environ`, or a "
-    "cwd of corral's own); _procs is another engineer's file this round",
-)
 @pytest.mark.parametrize("planted", list(PLANTED.values()), ids=list(PLANTED))
 async def test_a_worker_process_never_imports_a_module_from_the_folder_it_was_started_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: str

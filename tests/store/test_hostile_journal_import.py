@@ -128,11 +128,6 @@ async def test_a_copied_run_whose_agent_id_another_run_holds_changes_nothing() -
     assert await dest.get_run("run-intruder") is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="orchestrator/cli/_journal.py prints the skipped run ids as they are; it should pass "
-    "them through orchestrator.cli._approval.shown (another engineer's file this round)",
-)
 async def test_copy_never_prints_a_run_id_s_escape_sequences_to_the_terminal(
     tmp_path: Path,
 ) -> None:
