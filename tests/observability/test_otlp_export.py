@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +79,9 @@ async def test_a_fanout_subprocess_exports_one_trace_with_the_agent_tree(tmp_pat
     assert PLANTED_KEY.encode() not in b"".join(s.span.SerializeToString() for s in spans)
 
 
+# Left to its defaults, an OTLP exporter retries an unreachable endpoint with backoff for about
+# a minute per export at shutdown; with corral's bounded export the run ends long before this.
+@pytest.mark.timeout(60)
 async def test_an_unreachable_endpoint_is_warned_about_once_and_the_run_succeeds(
     tmp_path: Path,
 ) -> None:
@@ -94,12 +96,9 @@ async def test_an_unreachable_endpoint_is_warned_about_once_and_the_run_succeeds
             OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{port}",
             OTEL_EXPORTER_OTLP_TIMEOUT="2",
         )
-        started = time.monotonic()
         result = await run_corral([*FANOUT, *TEMPLATE], env=env, cwd=root_dir)
-        took = time.monotonic() - started
     assert result.code == 0, result.stderr
     assert "2 done, 0 failed of 2 items" in result.stderr
     assert result.stderr.count("could not export") == 1, result.stderr
     assert f"127.0.0.1:{port}/v1/" in result.stderr
     assert "Traceback" not in result.stderr
-    assert took < 2 * 2 + 15, "no longer than the exporters' timeouts beyond the run itself"
