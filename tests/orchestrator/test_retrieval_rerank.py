@@ -79,3 +79,17 @@ def test_without_a_second_stage_the_score_is_the_rank_fusion() -> None:
 
     assert why.rerank == {}
     assert sum(why.fused.parts.values()) == pytest.approx(why.fused.score)
+
+
+def test_a_servers_mean_vector_moves_only_with_its_own_tools() -> None:
+    weights = {"cosine:server": 1.0}
+    index = HybridIndex(DOCS, TEXTS, HashingEmbedder(), profile(weights))
+    stuffed = [*DOCS, *({**DOCS[1], "name": f"tool {i}"} for i in range(20))]
+    texts = [*TEXTS, *(f"github tool {i}: anything and everything" for i in range(20))]
+    crowded = HybridIndex(stuffed, texts, HashingEmbedder(), profile(weights))
+
+    alone = index.explain(index.query("create an issue in jira"), 3)
+    beside = crowded.explain(crowded.query("create an issue in jira"), 30)
+
+    jira = next(w.rerank["cosine:server"] for w in alone if w.fused.doc == 0)
+    assert next(w.rerank["cosine:server"] for w in beside if w.fused.doc == 0) == jira
