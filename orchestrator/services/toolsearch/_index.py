@@ -33,8 +33,8 @@ TOOL_PROFILE = Profile(
     depth=50,
     expansion_weight=1.0,
     # The fused head is rescored by a linear model of the evidence, fitted listwise on the
-    # tuning part alone (L2 1.0; docs/retrieval.md): recall@5 0.868 -> 0.893 in 5-fold
-    # cross-validation over it. Cosines carry most of it; a tool's name alone, its parameters
+    # tuning part alone (L2 1.0; `benchmarks.retrieval_fit`): recall@5 0.868 -> 0.890 in
+    # 5-fold cross-validation over it. Cosines carry most of it; a tool's name alone, its parameters
     # and its server's mean vector each add what the main text blurs.
     rerank=Rerank(
         {
