@@ -1,6 +1,7 @@
 """How `corral tools search --explain` and `corral skills match --explain` show why a result
 ranked where it did: the query as the rankers read it, each ranker's rank and share of the fused
-score, and the BM25 score of each field (query words and their synonyms)."""
+score, each feature's part of the second stage's score where there is one (tool search), and the
+BM25 score of each field (query words and their synonyms)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def query_lines(query: Query) -> list[str]:
 
 
 def explanation_lines(why: Explanation) -> list[str]:
-    """Two lines for one result: the fusion, then the BM25 fields and the cosine similarity."""
+    """Two or three lines for one result: the fusion, the second stage's features (when it
+    ranked), then the BM25 fields and the cosine similarity."""
     fused = why.fused
     parts = " + ".join(
         f"{ranker} #{fused.ranks[ranker]} ({share:.4f})" for ranker, share in fused.parts.items()
@@ -31,8 +33,18 @@ def explanation_lines(why: Explanation) -> list[str]:
     fields = ", ".join(
         f"{name} {score:.2f}" for name, score in sorted(why.fields.items(), key=lambda kv: -kv[1])
     )
+    if why.rerank:
+        features = " + ".join(
+            f"{name} {part:.2f}" for name, part in sorted(why.rerank.items(), key=lambda kv: -kv[1])
+        )
+        head = [
+            f"first stage: {parts or 'nothing'}{absent}",
+            f"score {fused.score:.4f} = {features}",
+        ]
+    else:
+        head = [f"fused {fused.score:.4f} = {parts or 'nothing'}{absent}"]
     return [
-        f"fused {fused.score:.4f} = {parts or 'nothing'}{absent}",
+        *head,
         f"bm25 by field: {fields or 'no word matched'}; embedding cosine {why.similarity:.3f}",
     ]
 
@@ -46,6 +58,7 @@ def explanation_json(query: Query, why: Explanation) -> dict[str, Any]:
         },
         "bm25_fields": {name: round(score, 4) for name, score in why.fields.items()},
         "embedding_cosine": round(why.similarity, 4),
+        "rerank": {name: round(part, 6) for name, part in why.rerank.items()},
         "query_words": query.words.strip(),
         "corrections": dict(query.corrections),
         "synonyms": list(query.expansion),

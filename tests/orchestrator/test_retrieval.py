@@ -89,13 +89,14 @@ def test_a_misspelled_query_finds_the_tool_it_means() -> None:
     assert hits[0].name == "mcp__gh__create_pull_request"
 
 
-def test_an_explanation_splits_the_fused_score_into_rankers_and_fields() -> None:
+def test_an_explanation_splits_the_tool_score_into_features_rankers_and_fields() -> None:
     index = ToolIndex(TOOLS, HashingEmbedder())
 
     top = index.explain("merge the pull request", 2)[0]
 
     assert top.hit.name == "mcp__gh__merge_pull_request"
-    assert sum(top.why.fused.parts.values()) == pytest.approx(top.hit.score, abs=1e-6)
+    assert sum(top.why.rerank.values()) == pytest.approx(top.hit.score, abs=1e-5)
+    assert {"cosine", "cosine:name", "cosine:parameters", "bm25"} <= top.why.rerank.keys()
     assert top.why.fused.ranks["bm25"] == 1
     assert {"name", "description"} <= top.why.fields.keys()
     assert top.why.fields["name"] > 0
@@ -194,12 +195,14 @@ def test_a_tool_index_reuses_cached_vectors_until_a_tool_changes(tmp_path: Path)
     embedder = WordLlamaEmbedder(cache=VectorCache(tmp_path))
     ToolIndex(TOOLS, embedder)
     ToolIndex(TOOLS, embedder)
-    assert len(list(tmp_path.glob("*.npy"))) == 1
+    # One file per embedded text of a tool: the main text, its name, its parameters.
+    assert len(list(tmp_path.glob("*.npy"))) == 3
 
     reworded = IndexedTool("mcp__jira__transition", "jira", "transition", "Set an issue's status.")
     ToolIndex([*TOOLS[:3], reworded], embedder)
 
-    assert len(list(tmp_path.glob("*.npy"))) == 2
+    # Only the main text holds the description: one new file.
+    assert len(list(tmp_path.glob("*.npy"))) == 4
 
 
 def test_explaining_a_query_embeds_it_once() -> None:

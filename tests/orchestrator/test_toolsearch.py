@@ -68,7 +68,7 @@ TOOLS = [
 ]
 
 
-def test_fused_scores_are_weighted_reciprocal_rank_sums_of_bm25_and_embedding_ranks() -> None:
+def test_the_first_stage_is_a_weighted_reciprocal_rank_sum_of_bm25_and_embedding_ranks() -> None:
     index = ToolIndex(TOOLS, HashingEmbedder())
     query = "post a reaction message"
     weights = TOOL_PROFILE.ranker_weights
@@ -77,14 +77,16 @@ def test_fused_scores_are_weighted_reciprocal_rank_sums_of_bm25_and_embedding_ra
         ranker: {h.name: rank for rank, h in enumerate(index.search(query, 50, ranker=ranker), 1)}
         for ranker in ("bm25", "embedding")
     }
-    fused = index.search(query, 50)
+    fused = index.explain(query, 50)
 
     expected = {
         name: sum(weights[k] / (60 + r[name]) for k, r in ranks.items() if name in r)
         for name in ranks["bm25"].keys() | ranks["embedding"].keys()
     }
-    assert {h.name: h.score for h in fused} == pytest.approx(expected, abs=1e-6)
-    assert fused[0].name in {"mcp__chat__post", "mcp__chat__react"}
+    # The second stage rescores exactly the first stage's documents; each keeps its shares.
+    first = {why.hit.name: sum(why.why.fused.parts.values()) for why in fused}
+    assert first == pytest.approx(expected, abs=1e-6)
+    assert fused[0].hit.name in {"mcp__chat__post", "mcp__chat__react"}
 
 
 def test_tools_with_the_same_text_rank_in_index_order_for_every_ranker() -> None:

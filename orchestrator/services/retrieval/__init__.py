@@ -1,5 +1,6 @@
 """Retrieval shared by tool search and skill matching: typo-tolerant fielded BM25 fused with
-embedding similarity, with the parts of each score kept for `--explain`."""
+embedding similarity, optionally rescored by a weighted sum of features (`Rerank`), with the
+parts of each score kept for `--explain`."""
 
 from ._analyzer import STOPWORDS as STOPWORDS
 from ._analyzer import Speller as Speller
@@ -14,6 +15,7 @@ from ._hybrid import HybridIndex as HybridIndex
 from ._hybrid import Profile as Profile
 from ._hybrid import Query as Query
 from ._hybrid import Ranker as Ranker
+from ._rerank import Rerank as Rerank
 
 __all__ = [
     "RANKERS",
@@ -25,6 +27,7 @@ __all__ = [
     "Profile",
     "Query",
     "Ranker",
+    "Rerank",
     "Speller",
     "analyze",
     "fuse",

@@ -9,7 +9,7 @@ costs one short embedding, a few sparse BM25 lookups and a sort.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -19,6 +19,7 @@ from .._embedding import DocumentEmbedder, Embedder, Vectors, VocabularySource
 from ._analyzer import Speller, analyze
 from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
+from ._rerank import Rerank, Scores, contributions, group_centroids, normalized, rescore
 from ._synonyms import expansion_table, expansions
 
 Ranker = Literal["fused", "bm25", "embedding"]
@@ -35,6 +36,10 @@ class Profile:
     depth: int
     # How much a synonym added by query expansion counts against a word the user typed.
     expansion_weight: float = 0.0
+    # The second stage over the fused head (`_rerank`); None ranks by the fusion alone.
+    rerank: Rerank | None = None
+    # The field whose value groups documents (a tool's server), for `cosine:<field>`.
+    group_field: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,11 +55,13 @@ class Query:
 
 @dataclass(frozen=True)
 class Explanation:
-    """Why a document ranked: fused parts per ranker and BM25 parts per field."""
+    """Why a document ranked: fused parts per ranker, BM25 parts per field, and each
+    feature's part of the second stage's score (empty where the profile has none)."""
 
     fused: Fused
     fields: Mapping[str, float]
     similarity: float
+    rerank: Mapping[str, float] = field(default_factory=dict)
 
 
 class HybridIndex:
@@ -66,7 +73,10 @@ class HybridIndex:
         embedding_texts: Sequence[str],
         embedder: Embedder,
         profile: Profile,
+        views: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
+        """`views` are other texts of each document (name: one text per document), embedded
+        only where the profile's second stage weighs their `cosine:<name>`."""
         self.profile = profile
         self._size = len(documents)
         self._embedder = embedder
@@ -75,6 +85,16 @@ class HybridIndex:
         dictionary = embedder.vocabulary() if isinstance(embedder, VocabularySource) else ()
         self._speller = Speller((text for doc in documents for text in doc.values()), dictionary)
         self.vectors: Vectors = _document_vectors(embedder, embedding_texts)
+        rerank = profile.rerank
+        self._views: dict[str, Vectors] = {
+            name: _document_vectors(embedder, texts)
+            for name, texts in (views or {}).items()
+            if rerank is not None and rerank.wants(f"cosine:{name}")
+        }
+        group = profile.group_field
+        if group and rerank is not None and rerank.wants(f"cosine:{group}") and self._size:
+            groups = [doc.get(group, "") for doc in documents]
+            self._views[group] = group_centroids(self.vectors, groups).astype(np.float32)
         self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
 
     def __len__(self) -> int:
@@ -94,48 +114,79 @@ class HybridIndex:
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
         if ranker == "bm25":
-            return self._bm25_ranking(query)
+            return _positive(self._lexical(query).total)
         if ranker == "embedding":
             return _ranked(self._similarity(query))
         return [(f.doc, f.score) for f in self._fused(query)]
 
     def explain(self, query: Query, limit: int) -> list[Explanation]:
         """The fused top `limit`, each with its per-ranker and per-field parts (a synonym
-        added by expansion counts under `synonyms`)."""
-        fused = self._fused(query)[:limit]
-        fields = self._bm25.field_scores(query.tokens)
+        added by expansion counts under `synonyms`) and its second-stage features' parts."""
+        lexical, similarity = self._lexical(query), self._similarity(query)
+        fused = self._fused(query, lexical, similarity)[:limit]
+        fields = dict(lexical.fields)
         if query.expansion:
-            weight = self.profile.expansion_weight
-            fields["synonyms"] = weight * self._bm25.scores(query.expansion)
-        similarity = self._similarity(query)
+            fields["synonyms"] = self.profile.expansion_weight * lexical.expansion
+        rerank = self.profile.rerank
+        features = self._features(query, lexical, similarity) if rerank else {}
         return [
             Explanation(
                 f,
                 {name: float(part[f.doc]) for name, part in fields.items() if part[f.doc] > 0},
                 float(similarity[f.doc]) if similarity.size else 0.0,
+                contributions(features, rerank, f.doc) if rerank else {},
             )
             for f in fused
         ]
 
-    def _fused(self, query: Query) -> list[Fused]:
+    def _fused(
+        self, query: Query, lexical: _Lexical | None = None, similarity: Scores | None = None
+    ) -> list[Fused]:
         # Fusion reads only each ranking's first `depth`: ranking every document costs more
         # than the rest of a query over 1,000 tools.
+        lexical = lexical or self._lexical(query)
+        similarity = self._similarity(query) if similarity is None else similarity
         depth = self.profile.depth
         rankings = {
-            "bm25": [doc for doc, _ in self._bm25_ranking(query, depth)],
-            "embedding": [doc for doc, _ in _ranked(self._similarity(query), depth)],
+            "bm25": [doc for doc, _ in _positive(lexical.total, depth)],
+            "embedding": [doc for doc, _ in _ranked(similarity, depth)],
         }
-        return fuse(rankings, self.profile.ranker_weights, depth=depth)
+        head = fuse(rankings, self.profile.ranker_weights, depth=depth)
+        rerank = self.profile.rerank
+        if rerank is None or not head:
+            return head
+        return rescore(head, self._features(query, lexical, similarity), rerank)
 
-    def _bm25_ranking(self, query: Query, limit: int | None = None) -> list[tuple[int, float]]:
+    def _lexical(self, query: Query) -> _Lexical:
+        zeros = np.zeros(self._size, dtype=np.float64)
         if not (query.tokens or query.expansion) or not self._size:
-            return []
-        scores = self._bm25.scores(query.tokens)
-        if query.expansion:
-            scores = scores + self.profile.expansion_weight * self._bm25.scores(query.expansion)
-        return [(doc, score) for doc, score in _ranked(scores, limit) if score > 0.0]
+            return _Lexical({}, zeros, zeros)
+        fields = self._bm25.field_scores(query.tokens)
+        total = zeros.copy()
+        for part in fields.values():
+            total += part
+        expansion = self._bm25.scores(query.expansion) if query.expansion else zeros
+        return _Lexical(fields, expansion, total + self.profile.expansion_weight * expansion)
 
-    def _similarity(self, query: Query) -> npt.NDArray[np.float64]:
+    def _features(self, query: Query, lexical: _Lexical, similarity: Scores) -> dict[str, Scores]:
+        """The second stage's features that the profile weighs (`_rerank` names them)."""
+        rerank = self.profile.rerank
+        zeros = np.zeros(self._size, dtype=np.float64)
+        found = {
+            "cosine": similarity if similarity.size else zeros,
+            "bm25": normalized(lexical.total),
+            "synonyms": normalized(lexical.expansion),
+        }
+        for name, part in lexical.fields.items():
+            found[f"bm25:{name}"] = normalized(part)
+            found[f"matched:{name}"] = (part > 0).astype(np.float64)
+        if similarity.size:
+            vector = self._query_vector(query.words)
+            for name, vectors in self._views.items():
+                found[f"cosine:{name}"] = np.asarray(vectors @ vector, dtype=np.float64)
+        return {name: v for name, v in found.items() if rerank is not None and rerank.wants(name)}
+
+    def _similarity(self, query: Query) -> Scores:
         if not self._size or not query.words:
             return np.zeros(0, dtype=np.float64)
         vector = self._query_vector(query.words)
@@ -152,6 +203,20 @@ class HybridIndex:
         vector = np.asarray(self._embedder.embed([words])[0], dtype=np.float32)
         self._last_query = (words, vector)
         return vector
+
+
+@dataclass(frozen=True)
+class _Lexical:
+    """One query's BM25 evidence: each field's weighted scores, the synonyms' scores (before
+    their weight), and the total that ranks."""
+
+    fields: dict[str, Scores]
+    expansion: Scores
+    total: Scores
+
+
+def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:
+    return [(doc, score) for doc, score in _ranked(scores, limit) if score > 0.0]
 
 
 def _document_vectors(embedder: Embedder, texts: Sequence[str]) -> Vectors:

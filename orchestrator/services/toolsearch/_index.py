@@ -17,9 +17,9 @@ import anyio.to_thread
 from corral.tools import InvalidInput
 
 from .._embedding import Embedder
-from ..retrieval import Explanation, HybridIndex, Profile, Query, Ranker
+from ..retrieval import Explanation, HybridIndex, Profile, Query, Ranker, Rerank
 from ._errors import EmptyQuery
-from ._text import embedding_text, tool_document
+from ._text import embedding_text, name_text, parameters_text, tool_document
 
 DEFAULT_LIMIT = 8
 TOOL_PROFILE = Profile(
@@ -32,6 +32,24 @@ TOOL_PROFILE = Profile(
     # little, and a long tail would let the embedding order break every BM25 tie.
     depth=50,
     expansion_weight=1.0,
+    # The fused head is rescored by a linear model of the evidence, fitted listwise on the
+    # tuning part alone (L2 1.0; `benchmarks.retrieval_fit`): recall@5 0.868 -> 0.890 in
+    # 5-fold cross-validation over it. Cosines carry most of it; a tool's name alone, its parameters
+    # and its server's mean vector each add what the main text blurs.
+    rerank=Rerank(
+        {
+            "cosine": 12.6,
+            "cosine:name": 5.4,
+            "cosine:parameters": 5.8,
+            "cosine:server": 3.3,
+            "bm25": 2.8,
+            "bm25:name": -0.9,
+            "bm25:description": 0.94,
+            "matched:server": 1.26,
+            "synonyms": 1.2,
+        }
+    ),
+    group_field="server",
 )
 
 
@@ -78,6 +96,10 @@ class ToolIndex:
             [embedding_text(t.tool, t.server, t.description) for t in self._tools],
             embedder,
             TOOL_PROFILE,
+            {
+                "name": [name_text(t.tool, t.server) for t in self._tools],
+                "parameters": [parameters_text(t.tool, t.parameters) for t in self._tools],
+            },
         )
 
     @classmethod

@@ -37,6 +37,19 @@ def embedding_text(name: str, server: str, description: str) -> str:
     return f"{server} {' '.join(split_identifier(name))}: {first[:MAX_FIELD_CHARS]}"
 
 
+def name_text(name: str, server: str) -> str:
+    """A tool's second embedded text: its server and name alone, which a terse request
+    ("merge the PR") matches better than the name diluted by a long description."""
+    return f"{server} {' '.join(split_identifier(name))}"
+
+
+def parameters_text(name: str, parameters: Mapping[str, str]) -> str:
+    """A tool's third embedded text: its name, then each parameter with its description,
+    for requests phrased by what they pass ("log 3h on DEV-12": a duration and an issue)."""
+    described = "; ".join(f"{key}: {text}" for key, text in parameters.items())
+    return f"{' '.join(split_identifier(name))}: {described[:MAX_FIELD_CHARS]}"
+
+
 def one_line(text: str, limit: int = _LINE_CHARS) -> str:
     """The first sentence of `text` on one line, cut to `limit` characters."""
     first = " ".join(text.strip().split("\n", 1)[0].split())

@@ -1,0 +1,100 @@
+"""Fits the weights of tool search's second stage on the tune part of the retrieval dev set, and
+reports 5-fold cross-validation within tune: how `TOOL_PROFILE.rerank` was chosen.
+
+The model is linear and listwise: for each tune query, a softmax over the fused head's
+documents, trained to put its mass on the expected tools; L2 on standardised features. The
+test part is never read. Run from the repo root:
+
+    .venv/bin/python -m benchmarks.retrieval_fit [--l2 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from corral.orchestrator.services import MiniLMEmbedder
+from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
+from corral.orchestrator.services.toolsearch._index import TOOL_PROFILE
+
+from ._retrieval_data import SHARED, TOOL_QUERIES, read_queries
+
+Matrix = npt.NDArray[np.float64]
+FEATURES = tuple(TOOL_PROFILE.rerank.weights) if TOOL_PROFILE.rerank else ()
+Sample = tuple[Matrix, Matrix]  # one query's head: features per document, 1 where expected
+
+
+def samples(
+    index: ToolIndex, texts: Sequence[str], expected: Sequence[frozenset[str]]
+) -> list[Sample]:
+    """Each query's fused head as a feature matrix, with its relevance labels."""
+    hybrid = index._index
+    found = []
+    for text, wanted in zip(texts, expected, strict=True):
+        query = hybrid.query(text)
+        lexical, similarity = hybrid._lexical(query), hybrid._similarity(query)
+        head = hybrid._fused(query, lexical, similarity)
+        features = hybrid._features(query, lexical, similarity)
+        zeros = np.zeros(len(index), dtype=np.float64)
+        docs = [f.doc for f in head]
+        x = np.stack([features.get(name, zeros)[docs] for name in FEATURES], axis=1)
+        y = np.array([index.tools[d].name in wanted for d in docs], dtype=np.float64)
+        if y.any():
+            found.append((x, y))
+    return found
+
+
+def fit(train: Sequence[Sample], l2: float, steps: int = 3000, rate: float = 0.5) -> Matrix:
+    """Weights per raw feature (standardisation folded in), by gradient descent."""
+    stacked = np.concatenate([x for x, _ in train])
+    mean, scale = stacked.mean(axis=0), stacked.std(axis=0) + 1e-9
+    scaled = [((x - mean) / scale, y / y.sum()) for x, y in train]
+    w = np.zeros(len(FEATURES), dtype=np.float64)
+    for _ in range(steps):
+        grad = l2 * w
+        for x, target in scaled:
+            s = x @ w
+            p = np.exp(s - s.max())
+            grad += x.T @ (p / p.sum() - target)
+        w -= rate * grad / len(scaled)
+    weights: Matrix = w / scale
+    return weights
+
+
+def recall(weights: Matrix, part: Sequence[Sample], k: int) -> float:
+    return sum(bool(y[np.argsort(-(x @ weights), kind="stable")[:k]].any()) for x, y in part) / len(
+        part
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--l2", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    tools = load_catalog(SHARED / "tools")
+    tune = [q for q in read_queries(TOOL_QUERIES, {t.name for t in tools}) if q.part == "tune"]
+    index = ToolIndex(tools, MiniLMEmbedder())
+    data = samples(index, [q.text for q in tune], [q.expected for q in tune])
+    folds = np.array_split(np.random.default_rng(0).permutation(len(data)), 5)
+    at1 = at5 = 0.0
+    for k, fold in enumerate(folds):
+        rest = [data[i] for j, f in enumerate(folds) if j != k for i in f]
+        weights = fit(rest, args.l2)
+        held = [data[i] for i in fold]
+        at1 += recall(weights, held, 1) * len(held)
+        at5 += recall(weights, held, 5) * len(held)
+    # Queries whose expected tool is outside the head count as misses.
+    print(
+        f"5-fold cross-validation on tune: recall@1 {at1 / len(tune):.3f}, "
+        f"recall@5 {at5 / len(tune):.3f}"
+    )
+    weights = fit(data, args.l2)
+    for name, weight in zip(FEATURES, weights, strict=True):
+        print(f"{name:20} {weight:8.3f}")
+
+
+if __name__ == "__main__":
+    main()
