@@ -166,11 +166,14 @@ class SQLiteStore:
         *,
         at: float,
         agent_update: Mapping[str, Any] | None = None,
+        ledger_starts: Sequence[LedgerEntry] = (),
     ) -> list[JournalEvent]:
         def write(conn: Sql) -> list[JournalEvent]:
             added = self._append(conn, agent_id, events, at)
             if agent_update:
                 self._update_agent(conn, agent_id, agent_update)
+            for entry in ledger_starts:
+                self._start_call(conn, entry)
             return added
 
         return await self._call(write)
@@ -282,15 +285,15 @@ class SQLiteStore:
         return await self._read(read)
 
     async def ledger_start(self, entry: LedgerEntry) -> None:
-        def write(conn: Sql) -> None:
-            check_started(entry)
-            row = to_row(entry)
-            self._need_agent(conn, entry.agent_id)
-            if _exists(conn, "ledger", entry.agent_id, entry.call_id):
-                raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
-            _insert(conn, "ledger", row)
+        await self._call(lambda conn: self._start_call(conn, entry))
 
-        await self._call(write)
+    def _start_call(self, conn: Sql, entry: LedgerEntry) -> None:
+        check_started(entry)
+        row = to_row(entry)
+        self._need_agent(conn, entry.agent_id)
+        if _exists(conn, "ledger", entry.agent_id, entry.call_id):
+            raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
+        _insert(conn, "ledger", row)
 
     async def ledger_finish(
         self,

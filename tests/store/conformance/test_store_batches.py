@@ -7,6 +7,7 @@ import pytest
 
 from corral.agents._store import (
     AgentRecord,
+    DuplicateRecord,
     InvalidRecord,
     LedgerEntry,
     RunRecord,
@@ -146,3 +147,22 @@ async def test_an_agent_update_changes_the_named_fields_and_keeps_the_rest(store
         await store.update_agent("nobody", cost_usd=1.0)
     with pytest.raises(UnknownAgent):
         await store.update_agent("nobody")
+
+
+@pytest.mark.anyio
+async def test_a_batch_can_start_tool_calls_in_the_same_write(store: Store) -> None:
+    await seed(store, "a")
+    await store.ledger_start(started("c0"))
+
+    await store.append_events("a", [("model_item", {})], at=2.0, ledger_starts=[started("c1")])
+
+    assert [(e.call_id, e.state) for e in await store.ledger("a")] == [
+        ("c0", "started"),
+        ("c1", "started"),
+    ]
+    with pytest.raises(DuplicateRecord):
+        await store.append_events(
+            "a", [("x", {})], at=3.0, ledger_starts=[started("c2"), started("c0")]
+        )
+    assert [e.kind for e in await store.events("a")] == ["model_item"], "all or nothing"
+    assert [e.call_id for e in await store.ledger("a")] == ["c0", "c1"]
