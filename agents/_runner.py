@@ -102,7 +102,9 @@ class AgentRunner:
 
     def __post_init__(self) -> None:
         self._hooks = SafeHooks(self.hooks)
-        self._lock = anyio.Lock()
+        # Taken around every journal write; nobody else holds it most of the time, and a fast
+        # acquire then skips the yield to the event loop that a plain anyio lock makes.
+        self._lock = anyio.Lock(fast_acquire=True)
         self._preparations: Preparations | None = None
         self._tools_version = self.registry.version
         self._repeats: dict[str, str] = {}
