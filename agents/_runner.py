@@ -123,6 +123,15 @@ class AgentRunner:
         """
         self._repeats[call_id] = ledger_state
 
+    def retire(self) -> None:
+        """The agent will not run again in this process: let go of what only its turns use
+        (its conversation and its tools), so that a run of many agents does not keep every
+        finished one whole. Its totals, status and final message stay; the journal keeps the
+        rest, for resume and status."""
+        self.core.history = []
+        self.core.tools = ()
+        self.registry = ToolRegistry()
+
     @property
     def cost_usd(self) -> float:
         return self.core.spent_usd
