@@ -40,9 +40,6 @@ async def run_tool_calls(
             await on_result(call, output)
 
     for batch in _batches(registry, calls):
-        if len(batch) == 1:  # most turns call one tool: no task group to run it in
-            await run_one(batch[0])
-            continue
         async with anyio.create_task_group() as tg:
             for index in batch:
                 tg.start_soon(run_one, index)
