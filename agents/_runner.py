@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from corral.tools import ToolCall, ToolContext, ToolOutput, ToolRegistry, run_tool_calls
+from corral.tools import (
+    ToolCall,
+    ToolContext,
+    ToolOutput,
+    ToolRegistry,
+    first_batch,
+    run_tool_calls,
+)
 
 from ._compaction import DroppedItems
 from ._core import AgentCore
@@ -95,10 +102,14 @@ class AgentRunner:
 
     def __post_init__(self) -> None:
         self._hooks = SafeHooks(self.hooks)
-        self._lock = anyio.Lock()
+        # Taken around every journal write; nobody else holds it most of the time, and a fast
+        # acquire then skips the yield to the event loop that a plain anyio lock makes.
+        self._lock = anyio.Lock(fast_acquire=True)
         self._preparations: Preparations | None = None
         self._tools_version = self.registry.version
         self._repeats: dict[str, str] = {}
+        self._started: set[str] = set()
+        """Calls whose ledger entry went to the journal with the response that asked for them."""
 
     @property
     def agent_id(self) -> str:
@@ -111,6 +122,15 @@ class AgentRunner:
         entry reused (and finished, unless it is already).
         """
         self._repeats[call_id] = ledger_state
+
+    def retire(self) -> None:
+        """The agent will not run again in this process: let go of what only its turns use
+        (its conversation and its tools), so that a run of many agents does not keep every
+        finished one whole. Its totals, status and final message stay; the journal keeps the
+        rest, for resume and status."""
+        self.core.history = []
+        self.core.tools = ()
+        self.registry = ToolRegistry()
 
     @property
     def cost_usd(self) -> float:
@@ -148,25 +168,47 @@ class AgentRunner:
                 actions.extend(self.core.handle(event))
             return actions
 
-    async def _feed_response(self, events: Sequence[Event]) -> list[Action]:
+    async def _feed_response(
+        self, events: Sequence[Event], usage: Usage, tool_calls: int
+    ) -> list[Action]:
         """A model response's events: the core folds them first (nothing is acted on before
-        they are journaled), so that the agent's new usage and cost go to the journal in the
-        same write as the events: one round trip per response, not two."""
+        they are journaled), so that the agent's new usage and cost, and the ledger entries of
+        the tool calls that start at once, go to the journal in the same write as the events:
+        one round trip per response, not three. The shared budget is charged first, so no call
+        it refuses is entered in the ledger."""
         async with self._lock:
             payloads = [event_to_payload(event) for event in events]
             actions = [action for event in events for action in self.core.handle(event)]
-            usage = {
+            refused = self._charge_shared(usage, tool_calls, actions)
+            starts = self._ledger_starts(actions) if refused is None else []
+            update = {
                 "usage": self.core.total_usage.model_dump(),
                 "cost_usd": self.core.spent_usd,
                 "updated_at": self.clock(),
             }
             batch = [(event.kind, payload) for event, payload in zip(events, payloads, strict=True)]
             records = await self.store.append_events(
-                self.agent_id, batch, at=self.clock(), agent_update=usage
+                self.agent_id, batch, at=self.clock(), agent_update=update, ledger_starts=starts
             )
+            self._started.update(entry.call_id for entry in starts)
             for event, payload, record in zip(events, payloads, records, strict=True):
                 self._hooks.event(self.agent_id, record.seq, event.kind, payload)
-            return actions
+        if refused is not None:
+            return await self.feed(BudgetExceeded(reason=refused))
+        return actions
+
+    def _ledger_starts(self, actions: Sequence[Action]) -> list[LedgerEntry]:
+        """The ledger entries of the calls that `run_tools` will start at once."""
+        run = next((a for a in actions if isinstance(a, RunTools)), None)
+        if run is None:
+            return []
+        calls = [ToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments) for c in run.calls]
+        now = self.clock()
+        return [
+            LedgerEntry.of_call(call, self.agent_id, started_at=now)
+            for call in first_batch(self.registry, calls)
+            if call.call_id not in self._repeats
+        ]
 
     async def notify_if_busy(self, text: str) -> bool:
         """Queue `text` for the model's next request if a turn is under way; else do nothing.
@@ -249,9 +291,8 @@ class AgentRunner:
         items = self.core.unique_call_ids(response.items)
         events: list[Event] = [ModelItem(item=item) for item in items]
         events.append(ModelCompleted(usage=response.usage, model=response.model))
-        actions = await self._feed_response(events)
         calls = sum(1 for item in response.items if isinstance(item, FunctionCall))
-        return await self._check_budgets(response.usage, calls, actions)
+        return await self._feed_response(events, response.usage, calls)
 
     async def _refresh_tools(self, action: CallModel) -> CallModel:
         """The registry changed since the last request: tell the core, rebuild the request."""
@@ -262,15 +303,16 @@ class AgentRunner:
         await self.feed(ToolsChanged(tools=tools))
         return CallModel(self.core.build_request())
 
-    async def _check_budgets(
-        self, usage: Usage, tool_calls: int, actions: list[Action]
-    ) -> list[Action]:
-        """Charge the shared budget; the core's own verdict, if any, comes first."""
+    def _charge_shared(
+        self, usage: Usage, tool_calls: int, actions: Sequence[Action]
+    ) -> str | None:
+        """Charge the shared budget; why it stops the agent, or None. The core's own verdict,
+        if any, comes first."""
         shared = self.limits.shared
         reason = shared(usage, self.core.last_cost, tool_calls) if shared is not None else None
         if reason is None or any(isinstance(a, Finish | OverBudget) for a in actions):
-            return actions
-        return await self.feed(BudgetExceeded(reason=reason))
+            return None
+        return reason
 
     async def run_tools(self, action: RunTools) -> list[Action]:
         calls = [
@@ -280,7 +322,8 @@ class AgentRunner:
         follow_up: list[Action] = []
 
         async def started(call: ToolCall) -> None:
-            if call.call_id in self._repeats:
+            if call.call_id in self._repeats or call.call_id in self._started:
+                self._started.discard(call.call_id)  # entered with the response that asked
                 self._hooks.tool_call_started(self.agent_id, by_id[call.call_id])
                 return
             await self.store.ledger_start(

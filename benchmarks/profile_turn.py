@@ -2,8 +2,9 @@
 
 The scripted server runs in its own process; the driver runs here under the profiler (the
 event-loop thread only: the journal's writer thread and the tools' worker threads are not seen
-by cProfile, so the SQLite work itself does not show; compare `runtime-sqlite` with
-`runtime-memory` in `benchmarks.turns` for the journal's whole cost). Printed: own
+by cProfile, so the SQLite work itself does not show; their CPU time is printed as one figure,
+and `runtime-sqlite` against `runtime-memory` in `benchmarks.turns` is the journal's whole
+cost). Printed: own
 time grouped by package (corral's subpackages apart), then corral's own functions by own time,
 then the top functions overall by cumulative time. Run:
 
@@ -84,16 +85,22 @@ def main() -> None:
     with model_server("benchmarks.turns:policy", "--latency-ms", str(args.latency_ms)) as url:
         # CPU time, not wall: the loop's waits in epoll are not work.
         profiler = cProfile.Profile(time.process_time)
-        cpu = time.process_time()
+        cpu, loop_cpu = time.process_time(), time.thread_time()
         profiler.enable()
         figures = anyio.run(_drive, args.mode, url, args.agents, args.concurrency)
         profiler.disable()
-        cpu = time.process_time() - cpu
+        cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
     stats = pstats.Stats(profiler)
     packages, corral = grouped(stats)
     total = sum(packages.values()) or 1.0
     turns = max(figures["turns"], 1)
     print(f"{args.mode}: {figures}; {1000 * cpu / turns:.2f} ms CPU per turn under the profiler")
+    # The profiler slows the loop's thread only, so this share is a lower bound.
+    others = cpu - loop_cpu
+    print(
+        f"other threads (the journal's writer, sync tools): {1000 * others / turns:.2f} ms "
+        f"per turn, {100 * others / max(cpu, 1e-9):.0f}% of the process's CPU"
+    )
     print("\nown time by package")
     for package, own in sorted(packages.items(), key=lambda kv: -kv[1]):
         if own / total >= 0.005:

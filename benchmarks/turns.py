@@ -9,6 +9,8 @@ per scenario and repetition, interleaved, and the medians are printed. Scenarios
   prefix-cache figures (the share of each follow-up request that repeats the one before it);
 - `scale`: 1,000 agents, 256 at a time, 200 ms per request: wall, efficiency (ideal / wall) and
   peak RSS;
+- `rss`: the agents of `scale` without the latency: peak RSS at 1,000 agents in a minute,
+  not several;
 - `serial`: 20 agents one at a time, 0 ms: CPU per turn when nothing overlaps;
 - `compact`: 20 agents with a context window so small that each is compacted: the prefix-cache
   share of follow-up requests, summaries included;
@@ -83,6 +85,7 @@ class Scenario:
 SCENARIOS = {
     "cpu": Scenario(200, 50, 0),
     "scale": Scenario(1000, 256, 200),
+    "rss": Scenario(1000, 256, 0),
     "serial": Scenario(20, 1, 0),
     "compact": Scenario(20, 10, 0, settings=("model_context_window=2700",)),
     "clean": Scenario(100, 50, 50),
@@ -196,6 +199,7 @@ ROWS = {
         "followup_cache_share",
     ),
     "scale": ("wall_s", "efficiency", "cpu_ms_per_turn", "rss_peak_mb"),
+    "rss": ("rss_peak_mb", "cpu_ms_per_turn", "wall_s"),
     "serial": ("cpu_ms_per_turn", "wall_s"),
     "compact": ("cache_share", "followup_cache_share", "summaries", "cpu_ms_per_turn"),
     "clean": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),

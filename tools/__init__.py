@@ -48,6 +48,7 @@ from ._hook_model import HooksConfig as HooksConfig
 from ._offered import HostAbilities as HostAbilities
 from ._offered import offered_tool_names as offered_tool_names
 from ._offered import withheld_tools as withheld_tools
+from ._parallel import first_batch as first_batch
 from ._parallel import run_tool_calls as run_tool_calls
 from ._patch import PatchConflict as PatchConflict
 from ._patch import PatchError as PatchError
@@ -160,6 +161,7 @@ __all__ = [
     "core_tool_names",
     "exec_command_tool",
     "file_tools",
+    "first_batch",
     "format_command_output",
     "format_truncated_output",
     "function_tool",

@@ -46,6 +46,12 @@ async def run_tool_calls(
     return [r if r is not None else ToolOutput.error("tool produced no output") for r in results]
 
 
+def first_batch(registry: ToolRegistry, calls: Sequence[ToolCall]) -> list[ToolCall]:
+    """The calls `run_tool_calls` starts at once, before any of the others."""
+    batches = _batches(registry, calls)
+    return [calls[index] for index in batches[0]] if batches else []
+
+
 def _batches(registry: ToolRegistry, calls: Sequence[ToolCall]) -> list[list[int]]:
     batches: list[list[int]] = []
     shared: list[int] = []

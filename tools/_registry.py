@@ -21,7 +21,7 @@ from ._approval import APPROVAL_TIMEOUT
 from ._errors import CorralError
 from ._hook_model import HookRun
 from ._permissions import PermissionProfile
-from ._schema import strict_json_schema
+from ._schema import shared_strict_schema
 from ._services import ToolServices
 
 logger = logging.getLogger(__name__)
@@ -116,7 +116,9 @@ class Tool(Generic[ArgsT]):
         return self.schema is None
 
     def parameters_schema(self) -> dict[str, Any]:
-        return strict_json_schema(self.args) if self.schema is None else self.schema
+        """The parameters sent to the model; shared with every agent offering the tool, so
+        read-only."""
+        return shared_strict_schema(self.args) if self.schema is None else self.schema
 
     async def invoke(self, arguments: str, ctx: ToolContext) -> ToolOutput:
         try:

@@ -20,8 +20,19 @@ def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     return strict
 
 
+def shared_strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The same schema as `strict_json_schema`, but one object shared by every caller: read it,
+    never change it. Every agent of a run offers the same tools; a parsed copy per agent cost
+    about 20 KB of memory and a JSON parse per tool at each agent's start."""
+    shared = _parsed.get(model)
+    if shared is None:
+        shared = _parsed[model] = strict_json_schema(model)
+    return shared
+
+
 _made: weakref.WeakKeyDictionary[type[BaseModel], str] = weakref.WeakKeyDictionary()
 """Schemas made so far, as JSON text; weak, so argument models made on the fly can go."""
+_parsed: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def _strict_schema_text(model: type[BaseModel]) -> str:

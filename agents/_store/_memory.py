@@ -120,14 +120,17 @@ class MemoryStore:
         *,
         at: float,
         agent_update: Mapping[str, Any] | None = None,
+        ledger_starts: Sequence[LedgerEntry] = (),
     ) -> list[JournalEvent]:
         await self._enter()
         agent = self._agent_row(agent_id)
         for kind, payload in events:  # all or none: check them all before adding one
             to_row(make_event(agent_id, 1, kind, payload, at, run_seq=1))
         row = to_row(updated(from_row(AgentRecord, agent), agent_update)) if agent_update else None
+        started = self._ledger_rows(ledger_starts)
         if row is not None:
             self._agents[agent_id] = row
+        self._ledger.update(started)
         return [self._add_event(agent_id, kind, payload, at) for kind, payload in events]
 
     async def append_events_at(
@@ -198,13 +201,20 @@ class MemoryStore:
 
     async def ledger_start(self, entry: LedgerEntry) -> None:
         await self._enter()
-        check_started(entry)
-        row = to_row(entry)
-        self._agent_row(entry.agent_id)
-        key = (entry.agent_id, entry.call_id)
-        if key in self._ledger:
-            raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
-        self._ledger[key] = row
+        self._ledger.update(self._ledger_rows([entry]))
+
+    def _ledger_rows(self, entries: Sequence[LedgerEntry]) -> dict[tuple[str, str], Row]:
+        """The rows that start `entries`, each checked as `ledger_start` checks it."""
+        rows: dict[tuple[str, str], Row] = {}
+        for entry in entries:
+            check_started(entry)
+            row = to_row(entry)
+            self._agent_row(entry.agent_id)
+            key = (entry.agent_id, entry.call_id)
+            if key in self._ledger or key in rows:
+                raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
+            rows[key] = row
+        return rows
 
     async def ledger_finish(
         self,

@@ -189,11 +189,14 @@ class PostgresStore:
         *,
         at: float,
         agent_update: Mapping[str, Any] | None = None,
+        ledger_starts: Sequence[LedgerEntry] = (),
     ) -> list[JournalEvent]:
         def write(conn: Conn) -> list[JournalEvent]:
             added = self._append(conn, agent_id, events, at)
             if agent_update:
                 self._update_agent(conn, agent_id, agent_update)
+            for entry in ledger_starts:
+                self._start_call(conn, entry)
             return added
 
         return await self._runner.run(write)
@@ -320,15 +323,15 @@ class PostgresStore:
         return await self._read(read)
 
     async def ledger_start(self, entry: LedgerEntry) -> None:
-        def write(conn: Conn) -> None:
-            check_started(entry)
-            row = to_row(entry)
-            self._need_agent(conn, entry.agent_id)
-            if exists(conn, "ledger", entry.agent_id, entry.call_id):
-                raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
-            insert(conn, "ledger", row)
+        await self._runner.run(lambda conn: self._start_call(conn, entry))
 
-        await self._runner.run(write)
+    def _start_call(self, conn: Conn, entry: LedgerEntry) -> None:
+        check_started(entry)
+        row = to_row(entry)
+        self._need_agent(conn, entry.agent_id)
+        if exists(conn, "ledger", entry.agent_id, entry.call_id):
+            raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
+        insert(conn, "ledger", row)
 
     async def ledger_finish(
         self,

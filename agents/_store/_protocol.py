@@ -75,10 +75,13 @@ class Store(Protocol):
         *,
         at: float,
         agent_update: Mapping[str, Any] | None = None,
+        ledger_starts: Sequence[LedgerEntry] = (),
     ) -> list[JournalEvent]:
         """Durably record consecutive events, all or none, in one transaction; answers them
         with their `seq`s (what `append_event` does for each, for one write instead of many).
-        `agent_update`, when given, is an `update_agent` of the same agent in that transaction."""
+        `agent_update`, when given, is an `update_agent` of the same agent in that transaction;
+        `ledger_starts` are `ledger_start`s in it too (the calls a model response asked for
+        that run at once: one write per response instead of one more per call)."""
         ...
 
     async def append_events_at(

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from corral.tools import ToolCall
 
@@ -180,6 +180,37 @@ def updated(record: R, fields: Mapping[str, Any]) -> R:
         raise InvalidRecord(f"invalid {name} update: {exc}") from exc
 
 
+def changed_columns(cls: type[_Record], fields: Mapping[str, Any]) -> Row:
+    """The columns an update of `fields` writes, each value validated alone and JSON-valued
+    ones as JSON text: what `updated` checks, without reading and rewriting the whole record
+    (an agent's row carries its config; the hot path updates only its usage and cost)."""
+    name = cls.__name__
+    fixed = sorted(set(fields) - cls.mutable_fields)
+    if fixed:
+        allowed = ", ".join(sorted(cls.mutable_fields))
+        raise InvalidRecord(f"cannot change {name} field(s) {', '.join(fixed)}; allowed: {allowed}")
+    row: Row = {}
+    for field, value in fields.items():
+        try:
+            checked = _field_adapter(cls, field).validate_python(value)
+        except ValidationError as exc:
+            raise InvalidRecord(f"invalid {name} update: {exc}") from exc
+        json_valued = field in cls.json_fields
+        row[field] = dump_json(checked, f"{name}.{field}") if json_valued else checked
+    return row
+
+
+_adapters: dict[tuple[type[_Record], str], TypeAdapter[Any]] = {}
+
+
+def _field_adapter(cls: type[_Record], field: str) -> TypeAdapter[Any]:
+    adapter = _adapters.get((cls, field))
+    if adapter is None:
+        annotation: Any = cls.model_fields[field].annotation
+        adapter = _adapters[cls, field] = TypeAdapter(annotation)
+    return adapter
+
+
 def check_items(run_id: str, items: Sequence[ItemRecord]) -> None:
     """Refuse a batch whose items belong to another run or repeat an index."""
     strays = sorted({item.run_id for item in items} - {run_id})
@@ -199,6 +230,17 @@ def check_started(entry: LedgerEntry) -> None:
             f"ledger_start got call {entry.call_id!r} with an outcome; "
             "start it with state='started' and record the outcome with ledger_finish"
         )
+
+
+def event_row(
+    agent_id: str, seq: int, kind: str, payload: dict[str, Any], at: float, *, run_seq: int
+) -> tuple[Row, JournalEvent]:
+    """The row that stores a new event, and the event as reading that row back gives it:
+    `to_row(make_event(...))` and `from_row` without their two copies of the payload."""
+    event = make_event(agent_id, seq, kind, payload, at, run_seq=run_seq)
+    text = dump_json(event.payload, "JournalEvent.payload")
+    row = {**dict(event), "payload": text}
+    return row, event.model_copy(update={"payload": json.loads(text)})
 
 
 def make_event(

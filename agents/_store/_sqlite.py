@@ -32,12 +32,13 @@ from ._records import (
     Row,
     RunRecord,
     _Record,
+    changed_columns,
     check_items,
     check_started,
+    event_row,
     events_to_add,
     finish_entry,
     from_row,
-    make_event,
     to_row,
     updated,
 )
@@ -56,6 +57,10 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "leases": ("run_id", "holder"),
 }
 _LIVE_LEASE = "WHERE run_id = ? AND holder = ? AND released_at IS NULL"
+_TAIL = (
+    "SELECT run_id, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.agent_id = ?1) "
+    "FROM agents WHERE agent_id = ?1"
+)
 
 
 @asynccontextmanager
@@ -136,17 +141,21 @@ class SQLiteStore:
         await self._call(lambda conn: self._update_agent(conn, agent_id, fields))
 
     def _update_agent(self, conn: Sql, agent_id: str, fields: Mapping[str, Any]) -> None:
-        agent = _get(conn, AgentRecord, "agents", agent_id)
-        if agent is None:
+        # Only the changed columns: every model response updates its agent's usage and cost.
+        row = changed_columns(AgentRecord, fields)
+        if not row:
+            self._need_agent(conn, agent_id)
+            return
+        changes = ", ".join(f'"{name}" = :{name}' for name in row)
+        sql = f"UPDATE agents SET {changes} WHERE agent_id = :agent_id"
+        if conn.execute(sql, {**row, "agent_id": agent_id}).rowcount == 0:
             raise UnknownAgent(agent_id, self.journal)
-        _update(conn, "agents", to_row(updated(agent, fields)))
 
     async def append_event(
         self, agent_id: str, kind: str, payload: dict[str, Any], *, at: float
     ) -> JournalEvent:
         def write(conn: Sql) -> JournalEvent:
-            run_id, last = self._tail(conn, agent_id)
-            return self._insert_event(conn, run_id, agent_id, last + 1, kind, payload, at)
+            return self._append(conn, agent_id, [(kind, payload)], at)[0]
 
         return await self._call(write)
 
@@ -157,11 +166,14 @@ class SQLiteStore:
         *,
         at: float,
         agent_update: Mapping[str, Any] | None = None,
+        ledger_starts: Sequence[LedgerEntry] = (),
     ) -> list[JournalEvent]:
         def write(conn: Sql) -> list[JournalEvent]:
             added = self._append(conn, agent_id, events, at)
             if agent_update:
                 self._update_agent(conn, agent_id, agent_update)
+            for entry in ledger_starts:
+                self._start_call(conn, entry)
             return added
 
         return await self._call(write)
@@ -170,10 +182,8 @@ class SQLiteStore:
         self, conn: Sql, agent_id: str, events: Sequence[NewEvent], at: float
     ) -> list[JournalEvent]:
         run_id, last = self._tail(conn, agent_id)
-        return [
-            self._insert_event(conn, run_id, agent_id, last + n, kind, payload, at)
-            for n, (kind, payload) in enumerate(events, 1)
-        ]
+        numbered = [(last + n, kind, payload, at) for n, (kind, payload) in enumerate(events, 1)]
+        return self._insert_events(conn, run_id, agent_id, numbered)
 
     async def append_events_at(
         self, agent_id: str, first_seq: int, events: Sequence[NumberedEvent]
@@ -184,39 +194,40 @@ class SQLiteStore:
             have = [k for (k,) in conn.execute(sql, (agent_id, first_seq))]
             kinds = [kind for kind, _, _ in events]
             skip = events_to_add(agent_id, first_seq, kinds, last, have)
-            return [
-                self._insert_event(conn, run_id, agent_id, first_seq + n, kind, payload, at)
+            numbered = [
+                (first_seq + n, kind, payload, at)
                 for n, (kind, payload, at) in enumerate(events)
                 if n >= skip
             ]
+            return self._insert_events(conn, run_id, agent_id, numbered)
 
         return await self._call(write)
 
     def _tail(self, conn: Sql, agent_id: str) -> tuple[str, int]:
         """The agent's run and its last seq."""
-        owner = conn.execute("SELECT run_id FROM agents WHERE agent_id = ?", (agent_id,))
-        found = owner.fetchone()
+        found = conn.execute(_TAIL, (agent_id,)).fetchone()
         if found is None:
             raise UnknownAgent(agent_id, self.journal)
-        sql = "SELECT COALESCE(MAX(seq), 0) FROM events WHERE agent_id = ?"
-        (last,) = conn.execute(sql, (agent_id,)).fetchone()
-        return str(found[0]), int(last)
+        return str(found[0]), int(found[1])
 
-    def _insert_event(
+    def _insert_events(
         self,
         conn: Sql,
         run_id: str,
         agent_id: str,
-        seq: int,
-        kind: str,
-        payload: dict[str, Any],
-        at: float,
-    ) -> JournalEvent:
+        numbered: Sequence[tuple[int, str, dict[str, Any], float]],
+    ) -> list[JournalEvent]:
+        """Insert events numbered `(seq, kind, payload, at)`, after the run's last event."""
+        if not numbered:
+            return []
         sql = "SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE run_id = ?"
         (last_in_run,) = conn.execute(sql, (run_id,)).fetchone()
-        row = to_row(make_event(agent_id, seq, kind, payload, at, run_seq=last_in_run + 1))
-        _insert(conn, "events", {**row, "run_id": run_id})
-        return from_row(JournalEvent, row)
+        added: list[JournalEvent] = []
+        for n, (seq, kind, payload, at) in enumerate(numbered, 1):
+            row, event = event_row(agent_id, seq, kind, payload, at, run_seq=last_in_run + n)
+            _insert(conn, "events", {**row, "run_id": run_id})
+            added.append(event)
+        return added
 
     async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
         def read(conn: Sql) -> list[JournalEvent]:
@@ -274,15 +285,15 @@ class SQLiteStore:
         return await self._read(read)
 
     async def ledger_start(self, entry: LedgerEntry) -> None:
-        def write(conn: Sql) -> None:
-            check_started(entry)
-            row = to_row(entry)
-            self._need_agent(conn, entry.agent_id)
-            if _exists(conn, "ledger", entry.agent_id, entry.call_id):
-                raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
-            _insert(conn, "ledger", row)
+        await self._call(lambda conn: self._start_call(conn, entry))
 
-        await self._call(write)
+    def _start_call(self, conn: Sql, entry: LedgerEntry) -> None:
+        check_started(entry)
+        row = to_row(entry)
+        self._need_agent(conn, entry.agent_id)
+        if _exists(conn, "ledger", entry.agent_id, entry.call_id):
+            raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
+        _insert(conn, "ledger", row)
 
     async def ledger_finish(
         self,

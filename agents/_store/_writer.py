@@ -1,9 +1,10 @@
 """The SQLite store's writer: one thread that owns the connection and runs queued jobs.
 
-Callers queue jobs without waiting for anything; the thread takes every job waiting at that
-moment, runs them in one transaction (`run_batch`), then wakes all their callers with one call
-into the event loop. A round trip therefore costs a queue put and one loop wake-up per batch,
-not a task switch, a worker-thread hop and an event per job. The thread outlives a cancelled
+Callers queue jobs without waiting for anything; the jobs of one pass of the event loop are
+handed to the thread together, which takes every job waiting at that moment, runs them in one
+transaction (`run_batch`), then wakes all their callers with one call into the event loop. A
+round trip therefore costs a queue put and one loop wake-up per batch, not a task switch, a
+worker-thread hop and an event per job. The thread outlives a cancelled
 caller (a queued job always runs: journaling a cancelled run's interruption must still reach
 the file) and stops, closing the connection, once `stop` is called and the queue is drained.
 """
@@ -23,6 +24,7 @@ import anyio
 from ._batch import MAX_BATCH, Job, run_batch
 
 _STOP = None
+"""Queued after the last jobs by `stop`."""
 
 
 class Writer:
@@ -31,18 +33,31 @@ class Writer:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self._loop = asyncio.get_running_loop()
-        self._queue: queue.SimpleQueue[Job[Any] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[list[Job[Any]] | None] = queue.SimpleQueue()
+        self._gathering: list[Job[Any]] = []
         self.stopped = anyio.Event()
         self._thread = threading.Thread(target=self._serve, name="corral-journal", daemon=True)
         self._thread.start()
 
     def submit(self, job: Job[Any]) -> None:
-        """Queue `job`; its `done` event is set once its batch committed or failed."""
-        self._queue.put(job)
+        """Queue `job`; its `done` event is set once its batch committed or failed.
+
+        Called in the event loop. The jobs submitted during one pass of the loop go to the
+        thread together, at the start of the next: many agents answered in the same pass
+        write in one transaction, and the thread is woken once for them, not once each."""
+        self._gathering.append(job)
+        if len(self._gathering) == 1:
+            self._loop.call_soon(self._hand_over)
 
     def stop(self) -> None:
         """Run what is queued, then close the connection and set `stopped`."""
+        self._hand_over()
         self._queue.put(_STOP)
+
+    def _hand_over(self) -> None:
+        if self._gathering:
+            jobs, self._gathering = self._gathering, []
+            self._queue.put(jobs)
 
     def _serve(self) -> None:
         try:
@@ -63,28 +78,27 @@ class Writer:
     def _next_batch(self) -> tuple[list[Job[Any]], bool]:
         """The jobs waiting now (at least one unless stopping), and whether `stop` came."""
         first = self._queue.get()
-        if first is _STOP:
+        if first is None:
             return [], True
-        batch = [first]
+        batch = list(first)
         while len(batch) < MAX_BATCH:
             try:
-                job = self._queue.get_nowait()
+                jobs = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if job is _STOP:
+            if jobs is None:
                 return batch, True
-            batch.append(job)
+            batch += jobs
         return batch, False
 
     def _leftovers(self) -> list[Job[Any]]:
         jobs: list[Job[Any]] = []
         while True:
             try:
-                job = self._queue.get_nowait()
+                more = self._queue.get_nowait()
             except queue.Empty:
                 return jobs
-            if job is not _STOP:
-                jobs.append(job)
+            jobs += more or ()
 
     def _wake(self, batch: Sequence[Job[Any]] | None) -> None:
         """Set the `done` of each job of `batch` in the loop; None: set `stopped`."""

@@ -130,7 +130,15 @@ class AgentLives:
         finally:
             await stop_sessions(self.options.services, handle.agent_id)
             handle.ended.set()
+            self._let_go(handle)
             self._broadcast()
+
+    def _let_go(self, handle: AgentHandle) -> None:
+        """An agent whose loop has ended never runs again here: free what only its turns
+        used. Its history stays while memory is on, which reads every agent's at the end."""
+        handle.agent_scope = None
+        if self.options.memory is None:
+            handle.runner.retire()
 
     async def _begin_admitted(self, handle: AgentHandle) -> bool:
         """Journal that a queued worker starts now; False if the run's budget forbids it."""

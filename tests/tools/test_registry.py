@@ -11,7 +11,13 @@ from jsonschema import Draft202012Validator
 from openai.types.chat import ChatCompletionFunctionTool
 from openai.types.responses import FunctionTool
 
-from corral.tools import PermissionProfile, ToolCall, ToolContext, ToolRegistry
+from corral.tools import (
+    PermissionProfile,
+    ToolCall,
+    ToolContext,
+    ToolRegistry,
+    strict_json_schema,
+)
 from corral.tools._file_tools import file_tools
 
 NAMES = ["read_file", "list_dir", "grep", "apply_patch", "update_plan"]
@@ -108,3 +114,15 @@ async def test_nulls_for_optional_arguments_mean_their_defaults(tmp_path: Path) 
         tmp_path, "read_file", '{"path": "a.txt", "offset": null, "limit": null}'
     )
     assert answer == (True, "L1: hello")
+
+
+def test_registries_share_one_parameters_schema_and_callers_still_get_their_own_copy() -> None:
+    # Every agent of a run offers the same tools: their schemas are parsed once, not per agent.
+    first, second = _registry(), _registry()
+    pairs = zip(first.responses_tools(), second.responses_tools(), strict=True)
+    assert all(a["parameters"] is b["parameters"] for a, b in pairs)
+    tool = first.get("read_file")
+    assert tool is not None
+    copy = strict_json_schema(tool.args)
+    copy["properties"].clear()
+    assert tool.parameters_schema()["properties"], "a caller's copy is its own"

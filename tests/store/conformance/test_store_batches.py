@@ -7,6 +7,7 @@ import pytest
 
 from corral.agents._store import (
     AgentRecord,
+    DuplicateRecord,
     InvalidRecord,
     LedgerEntry,
     RunRecord,
@@ -123,3 +124,45 @@ async def test_a_result_event_that_cannot_be_stored_leaves_the_call_started(stor
     [entry] = await store.ledger("a")
     assert entry.state == "started"
     assert await store.events("a") == []
+
+
+@pytest.mark.anyio
+async def test_an_agent_update_changes_the_named_fields_and_keeps_the_rest(store: Store) -> None:
+    await seed(store, "a")
+    before = await store.get_agent("a")
+    assert before is not None
+
+    await store.append_events(
+        "a", [("x", {})], at=2.0, agent_update={"usage": {"input_tokens": 4}, "updated_at": 2}
+    )
+    await store.update_agent("a", cost_usd=1, status="completed")
+
+    after = await store.get_agent("a")
+    expected = before.model_copy(
+        update={"usage": {"input_tokens": 4}, "updated_at": 2.0, "cost_usd": 1.0}
+    )
+    assert after == expected.model_copy(update={"status": "completed"})
+    assert isinstance(after.cost_usd, float), "values are stored as their field's type"
+    with pytest.raises(UnknownAgent):
+        await store.update_agent("nobody", cost_usd=1.0)
+    with pytest.raises(UnknownAgent):
+        await store.update_agent("nobody")
+
+
+@pytest.mark.anyio
+async def test_a_batch_can_start_tool_calls_in_the_same_write(store: Store) -> None:
+    await seed(store, "a")
+    await store.ledger_start(started("c0"))
+
+    await store.append_events("a", [("model_item", {})], at=2.0, ledger_starts=[started("c1")])
+
+    assert [(e.call_id, e.state) for e in await store.ledger("a")] == [
+        ("c0", "started"),
+        ("c1", "started"),
+    ]
+    with pytest.raises(DuplicateRecord):
+        await store.append_events(
+            "a", [("x", {})], at=3.0, ledger_starts=[started("c2"), started("c0")]
+        )
+    assert [e.kind for e in await store.events("a")] == ["model_item"], "all or nothing"
+    assert [e.call_id for e in await store.ledger("a")] == ["c0", "c1"]
