@@ -20,6 +20,7 @@ from ._retry import RetryPolicy as RetryPolicy
 from ._retry import Sleep as Sleep
 from ._scripted import ScriptedModelClient as ScriptedModelClient
 from ._settings import ModelSettings as ModelSettings
+from ._settings import is_loopback_url as is_loopback_url
 from ._types import AttemptGate as AttemptGate
 from ._types import AttemptSlot as AttemptSlot
 from ._types import EventCallback as EventCallback
@@ -60,6 +61,7 @@ __all__ = [
     "StreamEvent",
     "TextDelta",
     "estimate_tokens",
+    "is_loopback_url",
     "open_model_client",
     "rate_limit_hint",
 ]

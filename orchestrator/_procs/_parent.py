@@ -14,7 +14,6 @@ ran). However the run ends, every worker process has exited, or has been killed,
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import math
 import os
@@ -25,7 +24,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import anyio
 from anyio.abc import Process, TaskGroup
@@ -41,6 +39,7 @@ from corral.agents import (
     SafeHooks,
     Usage,
 )
+from corral.agents.model import is_loopback_url
 from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
@@ -406,10 +405,4 @@ def default_processes(
 
 def is_loopback(base_url: str | None) -> bool:
     """Whether `base_url` names this machine (localhost or a loopback address)."""
-    host = urlsplit(base_url or "").hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback_url(base_url or "")
