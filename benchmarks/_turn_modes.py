@@ -175,7 +175,12 @@ async def _run_agents(base_url: str, agents: int, concurrency: int, home: Path) 
 
     config = _config(base_url, home)
     outcomes = await corral.run_agents(
-        _tasks(agents), tools=[step], cwd=home, config=config, concurrency=concurrency, env={}
+        _tasks(agents),
+        tools=[corral_tool()],
+        cwd=home,
+        config=config,
+        concurrency=concurrency,
+        env={},
     )
     lost = sum(1 for o in outcomes if str(o.finish.status) != "completed")
     return {"turns": (agents - lost) * TURNS_PER_AGENT, "lost_agents": lost}
@@ -241,7 +246,9 @@ async def _runtime(
 def corral_tool() -> Any:
     from corral import function_tool
 
-    return function_tool(step)
+    # `step` is quick pure computation: the docs (`docs/python.md`) tell users to declare such a
+    # tool `blocking=False`, so the benchmark does what a user is told to do.
+    return function_tool(step, blocking=False)
 
 
 Driver = Callable[[str, int, int, Path], Awaitable[dict[str, Any]]]

@@ -78,6 +78,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--latency-ms", type=int, default=0)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--dump", help="also write the raw stats here (for pstats' callers)")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     importlib.import_module("corral.orchestrator.runs")  # start-up is not profiled
@@ -90,6 +91,8 @@ def main() -> None:
         figures = anyio.run(_drive, args.mode, url, args.agents, args.concurrency)
         profiler.disable()
         cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
+    if args.dump:
+        profiler.dump_stats(args.dump)
     stats = pstats.Stats(profiler)
     packages, corral = grouped(stats)
     total = sum(packages.values()) or 1.0
