@@ -6,7 +6,8 @@ so the `openai` SDK's request pipeline (option merging, the httpx request and po
 decoder) is work a turn need not pay for: this module posts the bytes and splits the event
 stream itself, and decodes an event's JSON only when its reader wants that kind. Failures come
 out as `_failures` sorts them (`TransientFailure` or a `ModelError`); the session is made on first
-use, inside the event loop, and honours `HTTP(S)_PROXY`/`NO_PROXY` like the SDK's client did.
+use, inside the event loop, and honours `HTTP(S)_PROXY`/`NO_PROXY` like the SDK's client did,
+read once when the session is made (as httpx reads them when its client is made).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
 import aiohttp
+import anyio.to_thread
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
 
 from ._errors import ModelError
 from ._failures import connection_failure, failure_from_status
@@ -51,6 +55,8 @@ class HttpEndpoint:
         self._stream_headers = {**self._headers, "Accept": "text/event-stream"}
         self._timeout = aiohttp.ClientTimeout(sock_connect=connect_timeout, sock_read=read_timeout)
         self._session: aiohttp.ClientSession | None = None
+        self._proxy: URL | None = None
+        self._proxy_auth: aiohttp.BasicAuth | None = None
 
     async def post_json(self, path: str, body: bytes) -> object:
         """The decoded JSON answer to `body`; raises a sorted failure for anything else."""
@@ -88,30 +94,52 @@ class HttpEndpoint:
     async def _post(
         self, path: str, body: bytes, headers: dict[str, str]
     ) -> AsyncIterator[aiohttp.ClientResponse]:
-        session = self._session or self._open_session()
+        session = self._session or await self._open_session()
         try:
             data = body if len(body) <= LARGE_BODY else io.BytesIO(body)
-            async with session.post(self.base_url + path, data=data, headers=headers) as response:
+            async with session.post(
+                self.base_url + path,
+                data=data,
+                headers=headers,
+                proxy=self._proxy,
+                proxy_auth=self._proxy_auth,
+            ) as response:
                 if response.status >= 300:
                     raise await _refusal(response, self.base_url)
                 yield response
         except aiohttp.ClientError as exc:
             raise connection_failure(exc) from exc
 
-    def _open_session(self) -> aiohttp.ClientSession:
+    async def _open_session(self) -> aiohttp.ClientSession:
         # Made here, not in __init__: an aiohttp session belongs to the running event loop.
+        # The proxy is looked up once, not by aiohttp's `trust_env` on every request: that cost
+        # two worker-thread hops per request (the proxy variables and ~/.netrc, whose entry for
+        # the model's host would even clash with the bearer key and fail every request).
+        proxy = await anyio.to_thread.run_sync(_env_proxy, self.base_url)
+        if self._session is not None:  # another request opened it meanwhile
+            return self._session
+        self._proxy, self._proxy_auth = proxy
         # A plain-HTTP endpoint (a local server) never needs the CA bundle, nor its loading.
         verify = tls_context() if self.base_url.startswith("https:") else True
         connector = aiohttp.TCPConnector(ssl=verify, limit=0)
         self._session = aiohttp.ClientSession(
             connector=connector,
             timeout=self._timeout,
-            trust_env=True,
+            trust_env=False,
             auto_decompress=True,
             skip_auto_headers=("User-Agent",),
             headers={"User-Agent": "corral"},
         )
         return self._session
+
+
+def _env_proxy(base_url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+    """The proxy `HTTP(S)_PROXY` names for `base_url` (None where `NO_PROXY` exempts it or no
+    proxy is set), with the credentials in its URL or ~/.netrc."""
+    try:
+        return get_env_proxy_for_url(URL(base_url))
+    except LookupError:
+        return None, None
 
 
 async def _refusal(
