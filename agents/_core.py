@@ -58,7 +58,7 @@ from ._fragments import turn_aborted_fragment
 from ._images import retire_old_images
 from ._items import FunctionCall, FunctionCallOutput, Item, Message, Usage
 from ._spend import AgentSpend, SpendBreaker
-from ._tokens import ByteEstimator, TokenCounter
+from ._tokens import ByteEstimator, TailCount, TokenCounter
 from .model._types import ModelRequest
 
 ABORTED_OUTPUT = "aborted: the turn ended before this tool call finished"
@@ -80,6 +80,7 @@ class AgentCore:
     def __init__(self, config: CoreConfig, *, counter: TokenCounter | None = None) -> None:
         self.config = config
         self._counter = counter or ByteEstimator()
+        self._tail = TailCount(self._counter)
         self.history: list[Item] = []
         self.tools: tuple[dict[str, Any], ...] = config.tools
         self.status = AgentStatus.PENDING
@@ -124,11 +125,10 @@ class AgentCore:
 
     def context_tokens(self) -> int:
         """The reported usage of the last response plus an estimate for what came after."""
-        since = self.history[self._usage_index :]
+        since = self._tail.count(self.history[self._usage_index :])
         if self._last_usage is None:
-            base = self._counter.count_text(self.config.instructions)
-            return base + self._counter.count_items(since)
-        return self._last_usage.total_tokens + self._counter.count_items(since)
+            return self._counter.count_text(self.config.instructions) + since
+        return self._last_usage.total_tokens + since
 
     def pending_actions(self) -> list[Action]:
         """The actions a driver must (re)issue to make progress, e.g. after a replay."""

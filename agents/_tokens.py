@@ -8,7 +8,7 @@ since. The estimate sits behind `TokenCounter` so an exact tokenizer can replace
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ._items import Item, Message
@@ -41,6 +41,30 @@ class ByteEstimator:
             text_only = item.model_copy(update={"images": ()})
             return self.count_text(_wire_json(text_only)) + IMAGE_TOKENS * len(item.images)
         return self.count_text(_wire_json(item))
+
+
+class TailCount:
+    """The tokens of the items after the last reported usage, each item counted once.
+
+    The context size is asked for several times a turn (the compaction check, the spend
+    estimate, the budget), and each time the tail was serialised again. Items are frozen, so an
+    item that is the same object as last time has the same count; one replaced (an image
+    retired, a history rebuilt) is not the same object and is counted afresh. (A counter's
+    count of several items is the sum of its counts of each, as `ByteEstimator`'s is.)
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._counter = counter
+        self._counted: list[tuple[Item, int]] = []
+
+    def count(self, tail: Sequence[Item]) -> int:
+        kept = 0
+        limit = min(len(tail), len(self._counted))
+        while kept < limit and self._counted[kept][0] is tail[kept]:
+            kept += 1
+        del self._counted[kept:]
+        self._counted.extend((item, self._counter.count_items((item,))) for item in tail[kept:])
+        return sum(tokens for _, tokens in self._counted)
 
 
 def _wire_json(item: Item) -> str:
