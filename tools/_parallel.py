@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
+import anyio.lowlevel
 
 from ._registry import ToolCall, ToolContext, ToolOutput, ToolRegistry
 from ._user_hooks import dispatch_with_hooks
@@ -40,10 +41,27 @@ async def run_tool_calls(
             await on_result(call, output)
 
     for batch in _batches(registry, calls):
+        if len(batch) == 1:
+            await _run_alone(run_one, batch[0])
+            continue
         async with anyio.create_task_group() as tg:
             for index in batch:
                 tg.start_soon(run_one, index)
     return [r if r is not None else ToolOutput.error("tool produced no output") for r in results]
+
+
+async def _run_alone(run_one: Callable[[int], Awaitable[None]], index: int) -> None:
+    """A batch of one call, without a task group and its task: most turns make one call.
+
+    What a task group did is kept: the call starts only after the loop has run whatever was
+    ready (a task's first step waits for the loop), so a background summary that finished
+    meanwhile still reaches the agent before the call's result, and what the call raises comes
+    out as the group's one-member `ExceptionGroup`."""
+    await anyio.lowlevel.checkpoint()
+    try:
+        await run_one(index)
+    except Exception as exc:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [exc]) from None
 
 
 def first_batch(registry: ToolRegistry, calls: Sequence[ToolCall]) -> list[ToolCall]:
