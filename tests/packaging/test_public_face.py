@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import corral
@@ -90,3 +92,25 @@ async def test_two_tools_of_one_name_are_refused(tmp_path: Path) -> None:
         await corral.run_agent(
             "x", tools=[add, add], cwd=tmp_path, env={"CORRAL_HOME": str(tmp_path)}
         )
+
+
+@pytest.mark.anyio
+async def test_run_agents_calls_a_tool_declared_quick_on_the_loops_own_thread(
+    tmp_path: Path,
+) -> None:
+    threads: list[int] = []
+
+    @corral.function_tool(name="add", blocking=False)
+    def quick_add(a: int, b: int) -> int:
+        threads.append(threading.get_ident())
+        return a + b
+
+    env = {"CORRAL_HOME": str(tmp_path / "home")}
+    with anyio.fail_after(30):
+        async with corral.serve_model_server(policy) as server:
+            env["CORRAL_BASE_URL"] = server.base_url
+            outcomes = await corral.run_agents(
+                ["add 2 and 3", "again"], tools=[quick_add], cwd=tmp_path, env=env
+            )
+    assert [outcome.finish.message for outcome in outcomes] == ["the sum is 5"] * 2
+    assert threads == [threading.get_ident()] * 2
