@@ -86,19 +86,29 @@ async def test_a_fanout_out_of_money_stops_its_running_items_and_never_starts_th
     assert [(r.status, r.error) for r in journaled[2:]] == [("failed", reason)] * 2
 
 
-def supervise(request: dict[str, Any]) -> Any:
+class Supervise:
     """The supervisor (free) spawns two workers and waits; each worker's first answer costs
-    the run's whole token budget."""
-    if is_worker(request):
-        return spent(1000, [call("sh", "shell", {"command": "echo working"})])
-    done = outputs(request)
-    if not done:
-        spawns = [call(f"spawn-{n}", "spawn_agent", {"message": f"task {n}"}) for n in "ab"]
-        return spent(0, spawns)
-    ids = [json.loads(done[f"spawn-{n}"])["agent_id"] for n in "ab"]
-    if len(done) == 2:
-        return spent(0, [call("wait", "wait_agent", {"targets": ids, "timeout_ms": 20_000})])
-    return spent(0, "all done")
+    the run's whole token budget. A worker's answer is held until the supervisor has asked
+    again with both spawns answered, so that both spawns come before the budget runs out
+    (otherwise the second spawn may, rightly, be refused: which comes first is a race)."""
+
+    def __init__(self) -> None:
+        self.both_spawned = anyio.Event()
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        if is_worker(request):
+            with anyio.fail_after(WAIT):
+                await self.both_spawned.wait()
+            return spent(1000, [call("sh", "shell", {"command": "echo working"})])
+        done = outputs(request)
+        if not done:
+            spawns = [call(f"spawn-{n}", "spawn_agent", {"message": f"task {n}"}) for n in "ab"]
+            return spent(0, spawns)
+        ids = [json.loads(done[f"spawn-{n}"])["agent_id"] for n in "ab"]
+        if len(done) == 2:
+            self.both_spawned.set()
+            return spent(0, [call("wait", "wait_agent", {"targets": ids, "timeout_ms": 20_000})])
+        return spent(0, "all done")
 
 
 @dataclass(frozen=True)
@@ -114,7 +124,7 @@ async def run_out_of_tokens(executor: Seam, tmp_path: Path) -> OutOfTokens:
     home, cwd, run_id = tmp_path / "home", tmp_path / "repo", executor.run_id("run-tokens")
     (cwd / ".git").mkdir(parents=True)
     job = ExecJob(task="split it", cwd=cwd, run_id=run_id, role="supervisor")
-    async with serve_model_server(supervise) as model:
+    async with serve_model_server(Supervise()) as model:
         config = config_for(home, model.base_url, run_max_tokens=1000)
         async with executor.serving(config):
             setup = executor.setup(run_id, tool_providers=collab_tool_providers())
@@ -163,7 +173,7 @@ async def test_a_worker_queued_when_the_run_runs_out_of_tokens_never_starts(
     home, cwd, run_id = tmp_path / "home", tmp_path / "repo", executor.run_id("run-queued-out")
     (cwd / ".git").mkdir(parents=True)
     job = ExecJob(task="split it", cwd=cwd, run_id=run_id, role="supervisor")
-    async with serve_model_server(supervise) as model:
+    async with serve_model_server(Supervise()) as model:
         config = config_for(home, model.base_url, run_max_tokens=1000)
         config = config.model_copy(
             update={"agents": config.agents.model_copy(update={"max_threads": 1})}
