@@ -98,17 +98,25 @@ def execute(d: Dialect, conn: Conn, sql: str, args: Iterable[Any]) -> int:
     return int(conn.execute(d.sql(sql), d.params(args)).rowcount)
 
 
-def insert(d: Dialect, conn: Conn, table: str, rows: Sequence[Row]) -> None:
-    """Insert `rows` (all with the same columns), several to a statement."""
+def insert(
+    d: Dialect, conn: Conn, table: str, rows: Sequence[Row], *, skip_taken: bool = False
+) -> int:
+    """Insert `rows` (all with the same columns), several to a statement; how many went in.
+
+    `skip_taken` leaves out, instead of failing on, a row whose key is already taken, so the
+    caller learns that from the count without first reading for it."""
     if not rows:
-        return
+        return 0
     names = list(rows[0])
     head = f"INSERT INTO {table} ({', '.join(quoted(names))}) VALUES "
     one = "(" + ", ".join(["?"] * len(names)) + ")"
+    tail = f" ON CONFLICT ({', '.join(quoted(KEYS[table]))}) DO NOTHING" if skip_taken else ""
+    added = 0
     for start in range(0, len(rows), MAX_ROWS_PER_INSERT):
         chunk = rows[start : start + MAX_ROWS_PER_INSERT]
-        sql = head + ", ".join([one] * len(chunk))
-        execute(d, conn, sql, [row[name] for row in chunk for name in names])
+        sql = head + ", ".join([one] * len(chunk)) + tail
+        added += execute(d, conn, sql, [row[name] for row in chunk for name in names])
+    return added
 
 
 def update(d: Dialect, conn: Conn, table: str, row: Row, *, keys: Row | None = None) -> int:
@@ -117,6 +125,12 @@ def update(d: Dialect, conn: Conn, table: str, row: Row, *, keys: Row | None = N
     if keys is None:
         keys = {name: row[name] for name in key_names}
     changing = [name for name in row if name not in key_names]
-    changes = ", ".join(f'"{name}" = ?' for name in changing)
     args = [row[name] for name in changing] + [keys[name] for name in key_names]
-    return execute(d, conn, f"UPDATE {table} SET {changes} WHERE {where(table)}", args)
+    return execute(
+        d, conn, f"UPDATE {table} SET {assignments(changing)} WHERE {where(table)}", args
+    )
+
+
+def assignments(names: Iterable[str]) -> str:
+    """`"a" = ?, "b" = ?`: the SET list of an UPDATE."""
+    return ", ".join(f'"{name}" = ?' for name in names)

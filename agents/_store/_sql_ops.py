@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ._delete import DELETES, REFERRERS, DeletedRun, check_deletable, check_unreferenced, deleted
-from ._errors import UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
+from ._errors import InvalidRecord, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
 from ._lease import LeaseRecord, check_take
 from ._records import (
     AgentRecord,
@@ -31,7 +31,20 @@ from ._records import (
     to_row,
     updated,
 )
-from ._sql import SQLITE, Conn, Dialect, execute, exists, fetch, get, insert, select, update
+from ._sql import (
+    SQLITE,
+    Conn,
+    Dialect,
+    assignments,
+    execute,
+    exists,
+    fetch,
+    get,
+    insert,
+    select,
+    update,
+    where,
+)
 
 T = TypeVar("T")
 
@@ -89,8 +102,8 @@ class SqlStore:
         return await self._read(lambda conn: get(self.dialect, conn, RunRecord, "runs", run_id))
 
     async def list_runs(self, *, status: str | None = None) -> list[RunRecord]:
-        where, args = ("", ()) if status is None else ("WHERE status = ?", (status,))
-        sql = f"{select(RunRecord, 'runs')} {where} ORDER BY created_at, {self.dialect.order}"
+        clause, args = ("", ()) if status is None else ("WHERE status = ?", (status,))
+        sql = f"{select(RunRecord, 'runs')} {clause} ORDER BY created_at, {self.dialect.order}"
         return await self._read(lambda conn: fetch(self.dialect, conn, RunRecord, sql, args))
 
     async def update_run(self, run_id: str, **fields: Any) -> None:
@@ -163,7 +176,8 @@ class SqlStore:
             if agent_update:
                 self._update_agent(conn, agent_id, agent_update)
             for entry in ledger_starts:
-                self._start_call(conn, entry)
+                # The append just found the agent; a start for another agent is still checked.
+                self._start_call(conn, entry, agent_known=entry.agent_id == agent_id)
             return added
 
         return await self._write(write)
@@ -268,13 +282,13 @@ class SqlStore:
     async def ledger_start(self, entry: LedgerEntry) -> None:
         await self._write(lambda conn: self._start_call(conn, entry))
 
-    def _start_call(self, conn: Conn, entry: LedgerEntry) -> None:
+    def _start_call(self, conn: Conn, entry: LedgerEntry, *, agent_known: bool = False) -> None:
         check_started(entry)
         row = to_row(entry)
-        self._need_agent(conn, entry.agent_id)
-        if exists(self.dialect, conn, "ledger", entry.agent_id, entry.call_id):
+        if not agent_known:
+            self._need_agent(conn, entry.agent_id)
+        if not insert(self.dialect, conn, "ledger", [row], skip_taken=True):
             raise taken(f"agent {entry.agent_id!r} tool call", entry.call_id, self.journal)
-        insert(self.dialect, conn, "ledger", [row])
 
     async def ledger_finish(
         self,
@@ -287,14 +301,34 @@ class SqlStore:
         event: NewEvent | None = None,
     ) -> JournalEvent | None:
         def write(conn: Conn) -> JournalEvent | None:
-            entry = get(self.dialect, conn, LedgerEntry, "ledger", agent_id, call_id, lock=True)
-            if entry is None:
-                raise UnknownCall(call_id, self.journal)
-            entry = finish_entry(entry, output=output, success=success, at=at)
-            update(self.dialect, conn, "ledger", to_row(entry))
+            self._finish_call(conn, agent_id, call_id, output=output, success=success, at=at)
             return None if event is None else self._append(conn, agent_id, [event], at)[0]
 
         return await self._write(write)
+
+    def _finish_call(
+        self, conn: Conn, agent_id: str, call_id: str, *, output: str, success: bool, at: float
+    ) -> None:
+        """Record a call's outcome in one statement; read the entry only to say what was wrong."""
+        changes = {"state": "finished", "output": output, "success": success, "finished_at": at}
+        try:
+            row = changed_columns(LedgerEntry, changes)
+        except InvalidRecord:
+            self._started_call(conn, agent_id, call_id, output=output, success=success, at=at)
+            raise
+        sql = f"UPDATE ledger SET {assignments(row)} WHERE {where('ledger')} AND state = 'started'"
+        if execute(self.dialect, conn, sql, [*row.values(), agent_id, call_id]) == 0:
+            self._started_call(conn, agent_id, call_id, output=output, success=success, at=at)
+            raise AssertionError("a started call's outcome was not recorded")  # pragma: no cover
+
+    def _started_call(
+        self, conn: Conn, agent_id: str, call_id: str, *, output: str, success: bool, at: float
+    ) -> None:
+        """Raise what `finish_entry` says of the entry: unknown, or finished already."""
+        entry = get(self.dialect, conn, LedgerEntry, "ledger", agent_id, call_id)
+        if entry is None:
+            raise UnknownCall(call_id, self.journal)
+        finish_entry(entry, output=output, success=success, at=at)
 
     async def ledger(self, agent_id: str) -> list[LedgerEntry]:
         order = self.dialect.order
