@@ -1,4 +1,4 @@
-"""Rows in PostgreSQL: the SQL helpers of `PostgresStore`, text that PostgreSQL cannot hold, and
+"""Rows in PostgreSQL: the `Dialect` of `PostgresStore`, text that PostgreSQL cannot hold, and
 the saved results of committed writes.
 
 PostgreSQL's TEXT refuses NUL characters and text that is not UTF-8 (a lone surrogate from a
@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from functools import cache
-from typing import Any, TypeVar
+from functools import lru_cache
+from typing import Any
 
 from ._delete import DeletedRun
 from ._lease import LeaseRecord
-from ._records import JournalEvent, Row, _Record, from_row
+from ._records import JournalEvent
+from ._sql import Dialect
 from ._text import decode_text, encode_text
-
-R = TypeVar("R", bound=_Record)
-
-KEYS: dict[str, tuple[str, ...]] = {
-    "runs": ("run_id",),
-    "agents": ("agent_id",),
-    "items": ("run_id", "index"),
-    "ledger": ("agent_id", "call_id"),
-    "leases": ("run_id", "holder"),
-}
 
 to_pg = encode_text
 """A parameter PostgreSQL accepts, for any value a record holds."""
@@ -37,51 +28,32 @@ def params(values: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(to_pg(value) for value in values)
 
 
-@cache
-def select(cls: type[_Record], table: str) -> str:
-    return f"SELECT {', '.join(quoted(cls.model_fields))} FROM {table}"
+@lru_cache(maxsize=1024)
+def _pg_sql(text: str) -> str:
+    # The shared statements hold no literal `?` or `%`, so this is the whole translation.
+    return text.replace("?", "%s")
 
 
-@cache
-def where(table: str) -> str:
-    return " AND ".join(f'"{name}" = %s' for name in KEYS[table])
+class PgDialect(Dialect):
+    """PostgreSQL's differences: psycopg's `%s`, a `pos` column for insertion order, row locks,
+    and `to_pg`/`from_pg` on every parameter and column (PostgreSQL's TEXT refuses NUL)."""
+
+    order = "pos"
+    lock = " FOR UPDATE"
+    no_limit = None
+
+    def sql(self, text: str) -> str:
+        return _pg_sql(text)
+
+    def params(self, values: Iterable[Any]) -> tuple[Any, ...]:
+        return params(values)
+
+    def rows(self, conn: Any, sql: str, args: Iterable[Any]) -> list[tuple[Any, ...]]:
+        found = conn.execute(self.sql(sql), self.params(args)).fetchall()
+        return [tuple(from_pg(value) for value in row) for row in found]
 
 
-def quoted(names: Iterable[str]) -> list[str]:
-    return [f'"{name}"' for name in names]
-
-
-def fetch(conn: Any, cls: type[R], sql: str, args: Iterable[Any]) -> list[R]:
-    names = list(cls.model_fields)
-    rows = conn.execute(sql, params(args)).fetchall()
-    return [
-        from_row(cls, {n: from_pg(v) for n, v in zip(names, values, strict=True)})
-        for values in rows
-    ]
-
-
-def get(conn: Any, cls: type[R], table: str, *key: Any) -> R | None:
-    found = fetch(conn, cls, f"{select(cls, table)} WHERE {where(table)}", key)
-    return found[0] if found else None
-
-
-def exists(conn: Any, table: str, *key: Any) -> bool:
-    sql = f"SELECT 1 FROM {table} WHERE {where(table)}"
-    return conn.execute(sql, params(key)).fetchone() is not None
-
-
-def insert(conn: Any, table: str, row: Row) -> None:
-    names = ", ".join(quoted(row))
-    values = ", ".join(["%s"] * len(row))
-    conn.execute(f"INSERT INTO {table} ({names}) VALUES ({values})", params(row.values()))
-
-
-def update(conn: Any, table: str, row: Row) -> None:
-    keys = KEYS[table]
-    changing = [name for name in row if name not in keys]
-    changes = ", ".join(f'"{name}" = %s' for name in changing)
-    args = [row[name] for name in changing] + [row[name] for name in keys]
-    conn.execute(f"UPDATE {table} SET {changes} WHERE {where(table)}", params(args))
+POSTGRES = PgDialect()
 
 
 def encode_result(value: Any) -> str:
