@@ -161,6 +161,7 @@ async def test_a_queued_worker_is_listed_as_queued_and_once_closed_never_runs(
         with anyio.fail_after(WAIT):
             await root.ended.wait()
         queued_requests = requests_of(server, second["nickname"])
+        first_requests = requests_of(server, first["nickname"])
     assert second["status"] == "queued"
     assert second["capacity"] == {"running": 1, "queued": 1, "limit": 1}
     assert [a["status"] for a in listed["agents"]] == ["running", "queued"]
@@ -168,7 +169,9 @@ async def test_a_queued_worker_is_listed_as_queued_and_once_closed_never_runs(
     assert closed == {"previous_status": "queued"}
     assert queued_requests == []
     assert root.children[0].agent_id == first["agent_id"]
-    assert root.children[0].status is AgentStatus.COMPLETED
+    # The root answers at once and may end before its released worker has: the worker ran.
+    assert first_requests != []
+    assert root.children[0].status in (AgentStatus.RUNNING, AgentStatus.COMPLETED)
     record = await runtime.store.get_agent(second["agent_id"])
     assert record is not None and record.status == "closed"
 
