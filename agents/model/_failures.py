@@ -83,12 +83,22 @@ def failure_from_status(
             status=status,
             code=code,
         )
-    advice = _STATUS_ADVICE.get(status)
+    advice = _STATUS_ADVICE.get(status) or _redirect_advice(status, headers)
     return ModelRequestRejected(
         f"model endpoint {endpoint} rejected the request (HTTP {status}): {message}"
         + (f"; {advice}" if advice else ""),
         status=status,
         code=code,
+    )
+
+
+def _redirect_advice(status: int, headers: Mapping[str, str]) -> str | None:
+    if not 300 <= status < 400:
+        return None
+    where = _clip(headers.get("location") or "nowhere")
+    return (
+        f"it redirects to {where}, and corral follows no redirect (the conversation would go "
+        "with it): set the base URL to the address the endpoint really answers at"
     )
 
 

@@ -97,12 +97,15 @@ class HttpEndpoint:
         session = self._session or await self._open_session()
         try:
             data = body if len(body) <= LARGE_BODY else io.BytesIO(body)
+            # Redirects are not followed: a 307 or 308 would carry the conversation (and, to the
+            # same origin by another path, the key) wherever the endpoint points.
             async with session.post(
                 self.base_url + path,
                 data=data,
                 headers=headers,
                 proxy=self._proxy,
                 proxy_auth=self._proxy_auth,
+                allow_redirects=False,
             ) as response:
                 if response.status >= 300:
                     raise await _refusal(response, self.base_url)
