@@ -37,6 +37,10 @@ hold up the event loop."""
 
 _MAX_ERROR_BODY = 64 * 1024
 """What is read of a refused request's body: enough for any error object."""
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+"""The most one attempt reads of an answer, after decompression (a body, or a stream's events
+taken together): an endpoint that never stops sending (endless deltas, keep-alive lines, a gzip
+bomb) fails the attempt instead of growing the process without bound."""
 _CHUNK = 64 * 1024
 
 
@@ -44,9 +48,16 @@ class HttpEndpoint:
     """POSTs JSON bodies to one base URL with a bearer key; closed with `aclose()`."""
 
     def __init__(
-        self, base_url: str, api_key: str, *, connect_timeout: float, read_timeout: float
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        connect_timeout: float,
+        read_timeout: float,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.max_response_bytes = max_response_bytes
         self._headers = {
             "Authorization": f"Bearer {api_key}",
             "Content-Type": "application/json",
@@ -61,10 +72,9 @@ class HttpEndpoint:
     async def post_json(self, path: str, body: bytes) -> object:
         """The decoded JSON answer to `body`; raises a sorted failure for anything else."""
         async with self._post(path, body, self._headers) as response:
-            try:
-                data = await response.read()
-            except aiohttp.ClientError as exc:
-                raise connection_failure(exc) from exc
+            data = bytearray()
+            async for chunk in _chunks(response.content, self.max_response_bytes):
+                data += chunk
         try:
             decoded: object = json.loads(data)
         except ValueError:
@@ -81,9 +91,23 @@ class HttpEndpoint:
         event's name (None: every event); the connection is released when the block exits."""
         async with (
             self._post(path, body, self._stream_headers) as response,
-            aclosing(_events(response.content, wanted, self.base_url)) as events,
+            aclosing(self._events(response.content, wanted)) as events,
         ):
             yield events
+
+    async def _events(
+        self, content: aiohttp.StreamReader, wanted: Collection[str] | None
+    ) -> AsyncGenerator[dict[str, Any]]:
+        """The stream's decoded events, in order, until the body ends or sends `[DONE]`."""
+        splitter = EventSplitter(wanted, self.base_url)
+        async with aclosing(_chunks(content, self.max_response_bytes)) as chunks:
+            async for chunk in chunks:
+                for event in splitter.feed(chunk):
+                    yield event
+                if splitter.ended:
+                    return
+        for event in splitter.close():
+            yield event
 
     async def aclose(self) -> None:
         if self._session is not None:
@@ -165,23 +189,25 @@ async def _refusal(
     )
 
 
-async def _events(
-    content: aiohttp.StreamReader, wanted: Collection[str] | None, endpoint: str
-) -> AsyncGenerator[dict[str, Any]]:
-    """The stream's decoded events, in order, until the body ends or sends `[DONE]`."""
-    splitter = EventSplitter(wanted, endpoint)
+async def _chunks(content: aiohttp.StreamReader, limit: int) -> AsyncGenerator[bytes]:
+    """The body's chunks as they arrive, until it ends; past `limit` bytes in all, the attempt
+    fails."""
+    seen = 0
     chunks = content.iter_chunked(_CHUNK)
-    while not splitter.ended:
+    while True:
         try:
             chunk = await anext(chunks)
         except StopAsyncIteration:
-            chunk = None
+            return
         except aiohttp.ClientError as exc:
             raise connection_failure(exc) from exc
-        for event in splitter.feed(chunk) if chunk is not None else splitter.close():
-            yield event
-        if chunk is None:
-            return
+        seen += len(chunk)
+        if seen > limit:
+            raise TransientFailure(
+                f"the endpoint's answer passed {limit // 2**20} MiB without ending; "
+                "nothing more of it was read"
+            )
+        yield chunk
 
 
 @functools.cache
