@@ -38,6 +38,10 @@ DEFAULT_RETRY_DEADLINE = 600.0
 """How long one model call keeps retrying transient failures, in seconds."""
 REFUSED_ATTEMPTS = 5
 """Refused connections in a row that end a call: nothing listens at the endpoint."""
+MAX_RETRY_AFTER = 86_400.0
+"""The longest wait an endpoint's `Retry-After` (or "try again in") is taken at, in seconds: a
+day. Past the retry deadline a call gives up anyway; the cap keeps absurd answers (a year, `1e400`,
+a date in the year 9999) a finite number that a rate limiter can add to its clock."""
 
 
 class TransientFailure(Exception):
@@ -57,7 +61,7 @@ class TransientFailure(Exception):
         super().__init__(reason)
         self.reason = reason
         self.status = status
-        self.retry_after = retry_after
+        self.retry_after = None if retry_after is None else min(retry_after, MAX_RETRY_AFTER)
         self.refused = refused
 
 
@@ -193,18 +197,18 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
     """The server's requested wait: `retry-after-ms`, else `Retry-After` (seconds or a date)."""
     millis = _non_negative(headers.get("retry-after-ms"))
     if millis is not None:
-        return millis / 1000
+        return min(millis / 1000, MAX_RETRY_AFTER)
     value = headers.get("retry-after")
     if value is None:
         return None
     seconds = _non_negative(value)
     if seconds is not None:
-        return seconds
+        return min(seconds, MAX_RETRY_AFTER)
     try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, OverflowError):  # a year past what a date can hold
         return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return min(max(0.0, when - (time.time() if now is None else now)), MAX_RETRY_AFTER)
 
 
 def _non_negative(value: str | None) -> float | None:
