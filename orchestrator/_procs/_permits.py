@@ -71,10 +71,10 @@ class _RemoteSlot:
 
 @dataclass
 class _Waiter:
+    gate: RemoteGate
     granted: anyio.Event = field(default_factory=anyio.Event)
     refusal: str | None = None
     limit: str = ""
-    keep: int = 0
 
 
 class RemoteGate:
@@ -139,7 +139,7 @@ class PermitClient:
 
     async def acquire(self, gate: RemoteGate, tokens: int) -> int:
         number = next(self._numbers)
-        waiter = self._waiting[number] = _Waiter()
+        waiter = self._waiting[number] = _Waiter(gate)
         self.post({"op": "attempt", "id": number, "endpoint": gate.endpoint, "tokens": tokens})
         try:
             with anyio.fail_after(PERMIT_TIMEOUT):
@@ -154,7 +154,6 @@ class PermitClient:
             raise RateLimitWaitTimeout(
                 endpoint=gate.endpoint, limit=waiter.limit, detail=waiter.refusal, waited=0.0
             )
-        gate.keep = waiter.keep
         return number
 
     def answer(self, message: Message) -> None:
@@ -169,7 +168,9 @@ class PermitClient:
             return
         if message["op"] == "refuse":
             waiter.refusal, waiter.limit = str(message["detail"]), str(message["limit"])
-        waiter.keep = int(message.get("keep", 0))
+        # The lease is taken up now, in the order the parent's words came: applied when the
+        # waiting attempt resumes, it would undo a `revoke` read in the same batch.
+        waiter.gate.keep = int(message.get("keep", 0))
         waiter.granted.set()
 
 
