@@ -50,6 +50,10 @@ async def list_servers(args: argparse.Namespace) -> int:
 
 
 def format_statuses(statuses: list[McpServerStatus]) -> str:
+    """One block per server; a server's error text (its own words) is spelled out where a
+    terminal would act on it."""
+    from ._approval import shown_lines
+
     if not statuses:
         return "no MCP servers are configured (add an [mcp_servers.NAME] table to config.toml)"
     width = max(len(s.name) for s in statuses)
@@ -62,4 +66,4 @@ def format_statuses(statuses: list[McpServerStatus]) -> str:
         if status.error:
             lines.append(f"  error: {status.error}")
         lines.extend(f"  {tool}" for tool in status.tools)
-    return "\n".join(lines)
+    return shown_lines("\n".join(lines))

@@ -81,11 +81,13 @@ def _unavailable_json(unavailable: UnavailableSkill) -> dict[str, Any]:
 
 
 def _unavailable_lines(unavailable: Sequence[UnavailableSkill]) -> str:
+    from ._approval import shown_lines
+
     lines = ["", "not offered to agents (missing where their commands run):"]
     for entry in unavailable:
         missing = ", ".join(entry.missing)
         lines.append(f"  {entry.skill.name}  missing: {missing}  {entry.skill.path}")
-    return "\n".join(lines)
+    return shown_lines("\n".join(lines))
 
 
 def match_skills(args: argparse.Namespace) -> int:
@@ -112,6 +114,7 @@ def match_skills(args: argparse.Namespace) -> int:
 
 
 def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
+    from ._approval import shown_lines
     from ._retrieval_explain import explanation_json, explanation_lines, query_lines
 
     if as_json:
@@ -126,7 +129,7 @@ def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
         lines.append(f"{rank:>2}. {e.match.skill.name}  {e.match.score:.4f}  {e.match.skill.path}")
         lines.append(f"    {_shorten(e.match.skill.description, _DESCRIPTION_WIDTH * 2)}")
         lines.extend(f"    {line}" for line in explanation_lines(e.why))
-    return "\n".join(lines)
+    return shown_lines("\n".join(lines))
 
 
 def _discover(dirs: Sequence[Path]) -> SkillCatalog:
@@ -150,8 +153,10 @@ def _discover(dirs: Sequence[Path]) -> SkillCatalog:
         root_markers=config.project_root_markers,
         environment=commands_environment(config.shell_environment_policy.set),
     )
+    from ._approval import shown_lines
+
     for warning in catalog.warnings:
-        print(f"corral skills: warning: {warning}", file=sys.stderr)
+        print(f"corral skills: warning: {shown_lines(str(warning))}", file=sys.stderr)
     return catalog
 
 
@@ -169,6 +174,10 @@ def _match_json(match: Match) -> dict[str, Any]:
 
 
 def _table(rows: Sequence[tuple[float | None, Skill]]) -> str:
+    """One line per skill; what a SKILL.md or its folder's name holds that a terminal would act
+    on (escape sequences, bidi overrides) is spelled out."""
+    from ._approval import shown_lines
+
     width = min(max(len(skill.name) for _, skill in rows), _NAME_WIDTH)
     scored = rows[0][0] is not None
     lines = [("SCORE   " if scored else "") + _row("NAME", width, "DESCRIPTION", "PATH")]
@@ -176,7 +185,7 @@ def _table(rows: Sequence[tuple[float | None, Skill]]) -> str:
         prefix = f"{score:.4f}  " if score is not None else ""
         description = _shorten(skill.description, _DESCRIPTION_WIDTH)
         lines.append(prefix + _row(skill.name, width, description, str(skill.path)))
-    return "\n".join(lines)
+    return shown_lines("\n".join(lines))
 
 
 def _row(name: str, width: int, description: str, path: str) -> str:

@@ -96,7 +96,10 @@ async def live_tools(config: CorralConfig) -> list[IndexedTool]:
 
 
 def format_hits(hits: list[Hit], index: ToolIndex, reasons: Sequence[Explanation] = ()) -> str:
+    """The ranked tools, two lines or more each; what an MCP server wrote (its tools'
+    descriptions, its name) is spelled out where a terminal would act on it."""
     from ..services.toolsearch import one_line
+    from ._approval import shown_lines
     from ._retrieval_explain import explanation_lines
 
     if not hits:
@@ -109,7 +112,7 @@ def format_hits(hits: list[Hit], index: ToolIndex, reasons: Sequence[Explanation
         lines.append(f"    {one_line(entry.description if entry else '')}")
         if rank <= len(reasons):
             lines.extend(f"    {line}" for line in explanation_lines(reasons[rank - 1]))
-    return "\n".join(lines)
+    return shown_lines("\n".join(lines))
 
 
 def format_explained(explained: list[ToolExplanation], index: ToolIndex) -> str:
@@ -117,7 +120,9 @@ def format_explained(explained: list[ToolExplanation], index: ToolIndex) -> str:
 
     if not explained:
         return "no tools to search"
-    lines = query_lines(explained[0].query)
+    from ._approval import shown_lines
+
+    lines = [shown_lines(line) for line in query_lines(explained[0].query)]
     lines.append("")
     lines.append(format_hits([e.hit for e in explained], index, [e.why for e in explained]))
     return "\n".join(lines)

@@ -1,0 +1,97 @@
+"""What `corral tools search`, `corral skills list|match` and `corral mcp list` print, against
+text a hostile MCP server or a hostile SKILL.md (or its folder's name) controls: escape
+sequences that clear the screen, retitle the window or write the clipboard, carriage returns
+and backspaces that overwrite a line, bidi overrides that reorder it. Every one is spelled out,
+with or without `--explain`, as errors and approval questions already spell them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corral.orchestrator.cli._mcp import format_statuses
+from corral.orchestrator.cli._skills import _explained, _table, _unavailable_lines
+from corral.orchestrator.cli._tools import format_explained, format_hits
+from corral.orchestrator.services import HashingEmbedder
+from corral.orchestrator.services.mcp import McpServerStatus, ServerState
+from corral.orchestrator.services.skills import Skill, SkillCatalog, SkillMatcher
+from corral.orchestrator.services.skills._model import UnavailableSkill
+from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
+
+pytestmark = pytest.mark.hostile
+
+HOSTILE = {
+    "clear screen": "\x1b[2J\x1b[H",
+    "window title": "\x1b]0;owned\x07",
+    "clipboard": "\x1b]52;c;cm0gLXJmIH4=\x07",
+    "overwrite the line": "safe\rrm -rf ~",
+    "backspaces": "rm -rf ~\b\b\b\b\b\b\b\bls",
+    "bidi override": "good\u202edab\u202c",
+    "isolate": "\u2066hidden\u2069",
+    "c1 csi": "\x9b2J",
+    "delete": "a\x7fb",
+}
+# What a terminal acts on instead of printing; a line break of our own is the one allowed.
+_ACTS = {*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+_ACTS.discard(ord("\n"))
+
+
+def assert_spelled(output: str) -> None:
+    acting = sorted({f"U+{ord(c):04X}" for c in output if ord(c) in _ACTS})
+    assert not acting, f"printed raw: {acting}"
+
+
+def hostile_tools(text: str) -> list[IndexedTool]:
+    return [
+        IndexedTool(
+            name="mcp__evil__read_file",
+            server=f"evil{text}",
+            tool="read_file",
+            description=f"Read a file from disk {text} and more.",
+            parameters={"path": f"the path {text}"},
+        ),
+        IndexedTool(name="mcp__good__list", server="good", tool="list", description="List files."),
+    ]
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_tool_search_spells_out_what_a_server_wrote(text: str) -> None:
+    index = ToolIndex(hostile_tools(text), HashingEmbedder())
+
+    assert_spelled(format_hits(index.search("read a file from disk", 5), index))
+    assert_spelled(format_explained(index.explain(f"read a file {text}", 5), index))
+
+
+def hostile_skill(text: str, tmp_path: Path) -> Skill:
+    folder = tmp_path / f"skill{text.replace('/', '_')}"
+    return Skill(
+        name=f"evil{text}",
+        description=f"Deploy the site {text} to production",
+        path=folder / "SKILL.md",
+        scope="project",
+        content="body",
+    )
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_skill_listings_spell_out_what_a_skill_wrote(text: str, tmp_path: Path) -> None:
+    skill = hostile_skill(text, tmp_path)
+    matcher = SkillMatcher(SkillCatalog((skill,)), HashingEmbedder())
+
+    assert_spelled(_table([(None, skill)]))
+    assert_spelled(_table([(0.5, skill)]))
+    assert_spelled(_unavailable_lines([UnavailableSkill(skill, (f"env X{text}",))]))
+    assert_spelled(_explained(matcher.explain("deploy the site", 3), as_json=False))
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_mcp_list_spells_out_a_servers_error(text: str) -> None:
+    status = McpServerStatus(
+        name="evil",
+        state=ServerState.FAILED,
+        transport="stdio",
+        tools=(),
+        error=f"the server said {text}",
+    )
+    assert_spelled(format_statuses([status]))
