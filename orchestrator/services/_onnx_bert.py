@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ._bert import Array, BertEncoder, pool
+from ._private_files import open_private
 
 # Bumped when the graph below changes, so a cached graph of the old one is not loaded.
 GRAPH_REVISION = 2
@@ -65,15 +66,29 @@ def load_onnx_encoder(encoder: BertEncoder, weights_file: Path, folder: Path) ->
     import onnxruntime as ort
 
     path = folder / f"minilm-{weights_digest(weights_file)}-g{GRAPH_REVISION}-int8.onnx"
-    if not path.is_file():
+    # Loaded from the bytes of a file only this user could have written: in a shared cache
+    # folder another account's graph (its name is predictable) would answer every embedding.
+    graph = _read_own_graph(path)
+    if graph is None:
         _write_quantized(encoder, path)
+        graph = _read_own_graph(path)
+    if graph is None:
+        raise OSError(f"{path} was replaced by a file of another user while corral wrote it")
     options = ort.SessionOptions()
     # One thread, as the NumPy path: a query is too small to share, and the machine is shared.
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
     return OnnxBertEncoder(session)
+
+
+def _read_own_graph(path: Path) -> bytes | None:
+    file = open_private(path)
+    if file is None:
+        return None
+    with file:
+        return file.read()
 
 
 def weights_digest(path: Path) -> str:
@@ -113,6 +128,7 @@ def _write_quantized(encoder: BertEncoder, path: Path) -> None:
             # onnxruntime's own operators, which are all float32 here.
             extra_options={"MatMulConstBOnly": True, "DefaultTensorType": onnx.TensorProto.FLOAT},
         )
+        os.chmod(quantized, 0o600)  # whatever the umask: a group-writable graph is not read
         os.replace(quantized, path)
 
 

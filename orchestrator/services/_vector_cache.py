@@ -7,7 +7,8 @@ changes, and the next build writes a new file. Beside each `<key>.npy` a `<key>.
 one SHA-256 per row (of the model and that row's text), so the new build takes every unchanged
 text's vector from the files already there and embeds only the texts that are new. The least
 recently used files beyond `KEEP_FILES` are deleted. The cache is best effort: any failure to
-read or write it only costs the embedding it would have saved.
+read or write it only costs the embedding it would have saved. A file another account could have
+written (`_private_files`) counts as missing: the folder may be shared.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from ._private_files import open_private
 
 logger = logging.getLogger(__name__)
 
@@ -85,10 +88,9 @@ class VectorCache:
         for keys_path in self._newest_first("*.keys"):
             if len(found) == len(wanted):
                 break
-            try:
-                keys = np.load(keys_path, allow_pickle=False)
-                rows = np.load(keys_path.with_suffix(".npy"), allow_pickle=False, mmap_mode="r")
-            except (OSError, ValueError):
+            keys = _load(keys_path)
+            rows = _load(keys_path.with_suffix(".npy"))
+            if keys is None or rows is None:
                 continue
             if keys.dtype != np.uint8 or keys.shape[1:] != (_DIGEST_BYTES,):
                 continue
@@ -102,10 +104,8 @@ class VectorCache:
         return found if len(widths) <= 1 else {}
 
     def _read(self, path: Path, rows: int) -> Vectors | None:
-        try:
-            loaded = np.load(path, allow_pickle=False)
-            os.utime(path)
-        except (OSError, ValueError):
+        loaded = _load(path, touch=True)
+        if loaded is None:
             return None
         if loaded.ndim != 2 or loaded.shape[0] != rows or loaded.dtype != np.float32:
             return None
@@ -129,12 +129,34 @@ class VectorCache:
         os.replace(f.name, path)
 
     def _newest_first(self, pattern: str) -> list[Path]:
-        return sorted(self.folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+        dated: list[tuple[float, Path]] = []
+        for path in self.folder.glob(pattern):
+            try:
+                dated.append((path.lstat().st_mtime, path))
+            except OSError:
+                continue  # gone since it was listed
+        return [path for _, path in sorted(dated, reverse=True)]
 
     def _prune(self) -> None:
         for stale in self._newest_first("*.npy")[self.keep :]:
             stale.unlink(missing_ok=True)
             stale.with_suffix(".keys").unlink(missing_ok=True)
+
+
+def _load(path: Path, *, touch: bool = False) -> npt.NDArray[np.generic] | None:
+    """The array in `path` if it is this user's own file (see `open_private`), else None;
+    `touch` marks it used, for the pruning."""
+    file = open_private(path)
+    if file is None:
+        return None
+    with file:
+        try:
+            loaded: npt.NDArray[np.generic] = np.load(file, allow_pickle=False)
+            if touch:
+                os.utime(file.fileno())
+        except (OSError, ValueError, EOFError):
+            return None
+    return loaded
 
 
 # A row's key: the SHA-256 of the model and the row's text, as 32 raw bytes.
