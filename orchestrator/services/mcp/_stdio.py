@@ -21,7 +21,6 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 from anyio.streams.memory import MemoryObjectSendStream
-from anyio.streams.text import TextReceiveStream
 from mcp.client._transport import TransportStreams
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
@@ -38,6 +37,11 @@ TERMINATE_GRACE_SEC = 2.0
 EXIT_CODE_WAIT_SEC = 2.0
 """How long to wait for the exit code once the server's stdout has closed."""
 STDERR_TAIL_LINES = 20
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""The longest line a server may write on stdout (one JSON-RPC message); a longer one is dropped
+as it arrives, so a server that never ends its line cannot grow corral without bound."""
+MAX_STDERR_LINE_BYTES = 64 * 1024
+"""The longest stderr line kept for the error messages; a longer one is noted, not kept."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,8 @@ async def open_stdio_transport(
     async def pump_stderr() -> None:
         assert process.stderr is not None
         with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            async for line in _lines(process.stderr):
+            async for line in read_lines(process.stderr, MAX_STDERR_LINE_BYTES):
+                line = _overlong(MAX_STDERR_LINE_BYTES) if line is None else line
                 handle.record_stderr(line)
                 logger.debug("mcp server %s: %s", label, line)
 
@@ -155,15 +160,42 @@ async def _spawn(launch: StdioLaunch) -> Process:
     )
 
 
-async def _lines(stream: ByteReceiveStream) -> AsyncIterator[str]:
-    buffer = ""
-    async for chunk in TextReceiveStream(stream, errors="replace"):
-        lines = (buffer + chunk).split("\n")
-        buffer = lines.pop()
-        for line in lines:
-            yield line.rstrip("\r")
-    if buffer:
-        yield buffer
+async def read_lines(stream: ByteReceiveStream, limit: int) -> AsyncIterator[str | None]:
+    """Each line of `stream` as text, without its line end; None in place of a line longer
+    than `limit` bytes, whose bytes are dropped as they come. Each byte is looked at once."""
+    pending = bytearray()
+    overlong = False
+    async for chunk in stream:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            piece = chunk[start:end]
+            start = end + 1
+            if overlong or len(pending) + len(piece) > limit:
+                yield None
+            else:
+                pending += piece
+                yield _text(pending)
+            pending.clear()
+            overlong = False
+        rest = chunk[start:]
+        if overlong or len(pending) + len(rest) > limit:
+            overlong = True
+            pending.clear()
+        else:
+            pending += rest
+    if overlong:
+        yield None
+    elif pending:
+        yield _text(pending)
+
+
+def _text(line: bytearray) -> str:
+    # Split at the byte: a newline byte is never part of a longer UTF-8 sequence.
+    return line.decode("utf-8", "replace").removesuffix("\r")
+
+
+def _overlong(limit: int) -> str:
+    return f"(a line longer than {limit:,} bytes, not kept)"
 
 
 async def _forward_lines(
@@ -172,7 +204,15 @@ async def _forward_lines(
     label: str,
 ) -> None:
     try:
-        async for line in _lines(stdout):
+        async for line in read_lines(stdout, MAX_MESSAGE_BYTES):
+            if line is None:
+                logger.warning(
+                    "mcp server %s wrote a line longer than %d MiB; it was dropped",
+                    label,
+                    MAX_MESSAGE_BYTES // 2**20,
+                )
+                await send.send(ValueError(_overlong(MAX_MESSAGE_BYTES)))
+                continue
             if not line.strip():
                 continue
             try:
