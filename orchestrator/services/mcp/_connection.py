@@ -46,6 +46,9 @@ TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 """The `_meta` keys the MCP spec reserves for W3C trace context (SEP-414)."""
 LIST_PAGE_CAP = 100
 """At most this many `tools/list` pages: a server whose cursor never ends cannot hang us."""
+MAX_TOOLS = 1000
+"""The most tools one server's listing offers (the largest real servers list about 120): a
+server that lists 100,000 would cost every index build and every request that carries them."""
 
 
 class McpConnection:
@@ -91,15 +94,25 @@ class McpConnection:
         elif isinstance(message, Exception):
             logger.debug("mcp transport error: %r", message)
 
-    async def list_tools(self) -> list[types.Tool]:
+    async def list_tools(self, label: str = "") -> list[types.Tool]:
+        """The server's tools, in its order, at most `MAX_TOOLS` of them (`label` names the
+        server in the warning when it lists more)."""
         tools: list[types.Tool] = []
         cursor: str | None = None
         for _ in range(LIST_PAGE_CAP):
             page = await self.client.list_tools(cursor=cursor, cache_mode="bypass")
             tools.extend(page.tools)
             cursor = page.next_cursor
-            if cursor is None:
+            if cursor is None or len(tools) > MAX_TOOLS:
                 break
+        if len(tools) > MAX_TOOLS:
+            logger.warning(
+                "mcp server %s lists more than %d tools; only its first %d are offered",
+                label,
+                MAX_TOOLS,
+                MAX_TOOLS,
+            )
+            del tools[MAX_TOOLS:]
         return tools
 
     async def call_tool(

@@ -149,7 +149,7 @@ class ServerSupervisor:
                 async with open_connection(
                     self.name, self.config, mode=self._mode, on_process=started.append
                 ) as conn:
-                    tools = await conn.list_tools()
+                    tools = await conn.list_tools(self.name)
                     startup.deadline = math.inf
                     was_up = True
                     return await self._serve(conn, tools, on_ready)
@@ -192,7 +192,7 @@ class ServerSupervisor:
             target = conn.list_changes
             try:
                 with anyio.fail_after(timeout):
-                    tools = await conn.list_tools()
+                    tools = await conn.list_tools(self.name)
             except (MCPError, ValidationError, TimeoutError) as exc:
                 logger.warning("mcp server %s: refetching tools failed: %s", self.name, exc)
             else:
