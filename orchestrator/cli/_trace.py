@@ -38,8 +38,11 @@ async def show_trace(args: argparse.Namespace) -> int:
         data = {"run_id": status.run.run_id, "totals": status.totals()}
         print(json.dumps({**data, "agents": [r.to_json() for r in roots]}, ensure_ascii=False))
         return 0
+    from ._approval import shown_lines
+
     header = format_status(status).splitlines()[:2]
-    print("\n".join([*header, *format_trace_tree(roots)]))
+    # Names, roles and errors are a model's, a tool's or a copied journal's text.
+    print(shown_lines("\n".join([*header, *format_trace_tree(roots)])))
     return 0
 
 
