@@ -10,6 +10,8 @@ from typing import Any, TextIO
 from corral.agents import FunctionCall, RunnerHooks
 from corral.tools import ToolOutput
 
+from ._approval import shown
+
 
 class JsonLinesHooks(RunnerHooks):
     """Prints every journaled event as one JSON line."""
@@ -25,7 +27,9 @@ class JsonLinesHooks(RunnerHooks):
 
 class ProgressHooks(RunnerHooks):
     """Tells a person on stderr what the agents are doing, one line per tool call; once a second
-    agent starts (a supervisor's worker), each line names the agent it is about."""
+    agent starts (a supervisor's worker), each line names the agent it is about. Names,
+    arguments and outputs are the model's and the files' text: what a terminal would act on is
+    spelled out."""
 
     def __init__(self, out: TextIO = sys.stderr) -> None:
         self._out = out
@@ -36,14 +40,16 @@ class ProgressHooks(RunnerHooks):
 
     def tool_call_started(self, agent_id: str, call: FunctionCall) -> None:
         args = call.arguments if len(call.arguments) <= 160 else call.arguments[:157] + "..."
-        self._out.write(f"  {self._who(agent_id)}-> {call.name} {args}\n")
-        self._out.flush()
+        self._line(f"{self._who(agent_id)}-> {call.name} {args}")
 
     def tool_call_ended(self, agent_id: str, call: FunctionCall, output: ToolOutput) -> None:
         first = output.text.strip().splitlines()[:1]
         status = "ok" if output.success else "error"
         summary = first[0][:160] if first else ""
-        self._out.write(f"  {self._who(agent_id)}<- {call.name} {status}: {summary}\n")
+        self._line(f"{self._who(agent_id)}<- {call.name} {status}: {summary}")
+
+    def _line(self, text: str) -> None:
+        self._out.write(f"  {shown(text)}\n")
         self._out.flush()
 
     def _who(self, agent_id: str) -> str:
