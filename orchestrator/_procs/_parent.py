@@ -45,7 +45,7 @@ from corral.tools import OperationFailed
 from .._ratelimit import RateLimiterRegistry
 from ._budget import BudgetDesk, SharedBudget, has_run_limits
 from ._permits import PermitDesk
-from ._wire import Channel, Message
+from ._wire import Channel, Message, MessageTooLarge
 
 STOP_TIMEOUT = 10.0
 """How long a worker process may take to stop its agents and exit before it is killed."""
@@ -333,7 +333,22 @@ class _WorkerProcess:
             record, owner = queue.popleft()
             self.in_flight += 1
             self.dealt[record.index] = (record, owner)
-            self.post({"op": "item", "record": record.model_dump(mode="json"), "owner": owner})
+            self._post_item(record, owner)
+
+    def _post_item(self, record: ItemRecord, owner: str | None) -> None:
+        if self.channel is None:
+            return
+        try:
+            message = {"op": "item", "record": record.model_dump(mode="json"), "owner": owner}
+            self.channel.post_checked(message)
+        except MessageTooLarge as exc:
+            # Sent anyway, it would end every worker process it was dealt to, one after another.
+            run_id = self.run_spec.run_id
+            raise MessageTooLarge(
+                f"item {record.index} of run {run_id} is too large to hand to a worker process "
+                f"({exc}); carry the run on in one process: "
+                f"`corral resume {run_id} --processes 1`"
+            ) from exc
 
     def _relay(self, message: Message) -> None:
         name, args = message.get("name"), message.get("args", [])

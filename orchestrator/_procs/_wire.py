@@ -19,6 +19,8 @@ import anyio
 from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from corral.tools import OperationFailed
+
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """One line's limit: an item's input travels in one message."""
 Message = dict[str, Any]
@@ -28,11 +30,16 @@ class ChannelClosed(Exception):
     """The other end of the channel went away (its process ended or closed it)."""
 
 
+class MessageTooLarge(OperationFailed):
+    """A message past what the other end reads in one line (`post_checked`)."""
+
+
 class Channel:
     """One end of a parent-worker channel. Use `run` in a task group; `post` from anywhere."""
 
-    def __init__(self, stream: SocketStream) -> None:
+    def __init__(self, stream: SocketStream, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
         self._stream = stream
+        self.max_message_bytes = max_message_bytes
         self._reader = BufferedByteReceiveStream(stream)
         # Unbounded on purpose: posting must never block a turn, and what is queued is bounded
         # by the turns in flight (each posts a few messages before it waits for an answer).
@@ -51,6 +58,19 @@ class Channel:
         self._outbox.append(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         self._ready.set()
 
+    def post_checked(self, message: Message) -> None:
+        """`post`, but raise `MessageTooLarge` (nothing queued) for a message the other end
+        could not read: an item of any size can be in a fan-out's file."""
+        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        if len(line) > self.max_message_bytes:
+            raise MessageTooLarge(
+                f"a message of {len(line):,} bytes is past the {self.max_message_bytes:,} that "
+                "a worker process reads"
+            )
+        if not self._closed:
+            self._outbox.append(line)
+            self._ready.set()
+
     async def run(self) -> None:
         """Send what is posted until the channel is closed; returns when it is."""
         while not self._closed:
@@ -67,10 +87,11 @@ class Channel:
         """Each message received, until the other end closes the channel."""
         while True:
             try:
-                line = await self._reader.receive_until(b"\n", MAX_MESSAGE_BYTES)
+                line = await self._reader.receive_until(b"\n", self.max_message_bytes)
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 return
-            except anyio.IncompleteRead:
+            except (anyio.IncompleteRead, anyio.DelimiterNotFound):
+                # A line past the limit cannot be skipped reliably: the channel is done.
                 return
             decoded = json.loads(line)
             if isinstance(decoded, dict):
