@@ -3,8 +3,9 @@
 A Codex config placed as `$CORRAL_HOME/config.toml` or `.corral/config.toml` must not stop a
 run: every key Codex documents that corral has no use for (its TUI, login, feature flags,
 plugins, role tables...) is taken out of the layer before validation and named in one warning
-line per file. Two Codex spellings are translated onto corral's keys here. Anything else that
-is not in the schema is still an error, so a mistyped corral key is caught.
+line per file. Codex spellings of keys corral has (its `[otel]` exporter tables, `network_access
+= "enabled"`, ...) are translated onto corral's keys here. Anything else that is not in the
+schema is still an error, so a mistyped corral key is caught.
 """
 
 from __future__ import annotations
@@ -31,7 +32,19 @@ _IGNORED_TOP = """
     show_raw_agent_reasoning sqlite_home suppress_unstable_features_warning tools
     tools_view_image tools_web_search tui windows windows_wsl_setup_acknowledged
     zsh_path allow_login_shell
+    apps_mcp_product_sku audio auto_review debug desktop experimental_realtime_start_instructions
+    experimental_realtime_ws_backend_prompt experimental_realtime_ws_base_url
+    experimental_realtime_ws_model experimental_realtime_ws_startup_context
+    experimental_thread_config_endpoint experimental_thread_store include_apps_instructions
+    include_collaboration_mode_instructions mcp_oauth_callback_url
+    model_auto_compact_token_limit_scope tool_suggest
+    disable_response_storage experimental_sandbox_command_assessment
+    experimental_use_exec_command_tool include_plan_tool include_view_image_tool
+    responses_originator_header_internal_override use_experimental_reasoning_summary
+    use_experimental_streamable_shell_tool use_experimental_unified_exec_tool
 """
+# The second block: keys of newer Codex releases; the third: keys older releases documented,
+# still found in configs people copy (`disable_response_storage = true` above all).
 IGNORED_TOP = frozenset(_IGNORED_TOP.split())
 # Keys Codex documents inside tables corral also reads; "*" is any one name.
 IGNORED_IN: Mapping[Key, frozenset[str]] = {
@@ -69,6 +82,9 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
             "oauth_resource",
             "supports_parallel_tool_calls",
             "experimental_environment",
+            # Claude Code's `.mcp.json` field, copied into TOML: the keys present pick the
+            # transport, as in Codex, which ignores it too.
+            "type",
         }
     ),
 }
@@ -83,7 +99,8 @@ _AGENT_KEYS = frozenset(
 def strip_codex(values: dict[str, Any]) -> list[str]:
     """Take Codex-only keys out of `values` (in place) and translate Codex spellings;
     returns the dotted names of the keys taken out."""
-    ignored = _strip_table(values, ())
+    ignored = _translate_otel(values)
+    ignored += _strip_table(values, ())
     _translate(values)
     for name, profile in _tables(values.get("profiles")):
         ignored += [f"profiles.{name}.{key}" for key in strip_codex(profile)]
@@ -122,6 +139,11 @@ def _is_ignored(key: Key, value: Any) -> bool:
 def _translate(values: dict[str, Any]) -> None:
     if "openai_base_url" in values:  # Codex's endpoint for its built-in provider
         values.setdefault("base_url", values.pop("openai_base_url"))
+    # Codex's network setting is spelled as a word in its permission profiles, and configs
+    # written for it carry the word to the top-level key.
+    network = values.get("network_access")
+    if isinstance(network, str) and network.strip().lower() in _NETWORK_WORDS:
+        values["network_access"] = _NETWORK_WORDS[network.strip().lower()]
     agents = values.get("agents")
     if isinstance(agents, dict) and "max_concurrent_threads_per_session" in agents:
         # Codex's newer name for the cap on agents running at once.
@@ -131,6 +153,59 @@ def _translate(values: dict[str, Any]) -> None:
         millis = server.pop("startup_timeout_ms", None)
         if isinstance(millis, int | float) and not isinstance(millis, bool):
             server.setdefault("startup_timeout_sec", millis / 1000)
+
+
+_NETWORK_WORDS = {"enabled": True, "disabled": False, "restricted": False}
+# Codex's OTLP exporter tables, and the `protocol` corral speaks for each.
+_OTLP_KINDS = {"otlp-http": "http/protobuf", "otlp-grpc": "grpc"}
+_SIGNAL_PATHS = ("/v1/logs", "/v1/traces", "/v1/metrics")
+
+
+def _translate_otel(values: dict[str, Any]) -> list[str]:
+    """Codex's `exporter = { otlp-http = { endpoint, protocol, headers } }` (or `otlp-grpc`,
+    or the same under `trace_exporter`, which corral prefers since it exports traces) becomes
+    corral's `exporter = "otlp"`, `endpoint` and `protocol`; returns what it could not keep."""
+    otel = values.get("otel")
+    if not isinstance(otel, dict):
+        return []
+    ignored: list[str] = []
+    if otel.get("exporter") == "statsig":  # Codex's own analytics backend
+        otel["exporter"] = "none"
+        ignored.append("otel.exporter")
+    tables = {
+        name: table
+        for name in ("trace_exporter", "exporter")
+        if (table := _otlp_table(otel.get(name))) is not None
+    }
+    for name in tables:
+        del otel[name]
+    for index, (name, (kind, settings)) in enumerate(tables.items()):
+        if index > 0:
+            ignored.append(f"otel.{name}")
+            continue
+        otel["exporter"], otel["protocol"] = "otlp", _OTLP_KINDS[kind]
+        if isinstance(settings.get("endpoint"), str):
+            otel.setdefault("endpoint", _collector_base(settings.pop("endpoint"), kind))
+        if settings.pop("protocol", "binary") != "binary":  # corral sends protobuf only
+            ignored.append(f"otel.{name}.{kind}.protocol")
+        ignored += [f"otel.{name}.{kind}.{key}" for key in settings]
+    return ignored
+
+
+def _otlp_table(value: Any) -> tuple[str, dict[str, Any]] | None:
+    if isinstance(value, dict) and len(value) == 1:
+        ((kind, settings),) = value.items()
+        if kind in _OTLP_KINDS and isinstance(settings, dict):
+            return kind, dict(settings)
+    return None
+
+
+def _collector_base(endpoint: str, kind: str) -> str:
+    # Codex names the signal's own URL (`.../v1/logs`); corral appends the signal's path itself.
+    trimmed = endpoint.strip().rstrip("/")
+    if kind == "otlp-http" and trimmed.endswith(_SIGNAL_PATHS):
+        return trimmed.rsplit("/v1/", 1)[0]
+    return trimmed
 
 
 def _tables(value: Any) -> list[tuple[str, dict[str, Any]]]:
