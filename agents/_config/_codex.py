@@ -141,9 +141,11 @@ def _translate(values: dict[str, Any]) -> None:
         values.setdefault("base_url", values.pop("openai_base_url"))
     # Codex's network setting is spelled as a word in its permission profiles, and configs
     # written for it carry the word to the top-level key.
-    network = values.get("network_access")
-    if isinstance(network, str) and network.strip().lower() in _NETWORK_WORDS:
-        values["network_access"] = _NETWORK_WORDS[network.strip().lower()]
+    sandbox = values.get("sandbox_workspace_write")
+    for table in (values, sandbox if isinstance(sandbox, dict) else {}):
+        network = table.get("network_access")
+        if isinstance(network, str) and network.strip().lower() in _NETWORK_WORDS:
+            table["network_access"] = _NETWORK_WORDS[network.strip().lower()]
     agents = values.get("agents")
     if isinstance(agents, dict) and "max_concurrent_threads_per_session" in agents:
         # Codex's newer name for the cap on agents running at once.
@@ -184,8 +186,10 @@ def _translate_otel(values: dict[str, Any]) -> list[str]:
             ignored.append(f"otel.{name}")
             continue
         otel["exporter"], otel["protocol"] = "otlp", _OTLP_KINDS[kind]
-        if isinstance(settings.get("endpoint"), str):
-            otel.setdefault("endpoint", _collector_base(settings.pop("endpoint"), kind))
+        if "endpoint" in settings:  # a value that is no text is left for validation to report
+            endpoint = settings.pop("endpoint")
+            is_text = isinstance(endpoint, str)
+            otel.setdefault("endpoint", _collector_base(endpoint, kind) if is_text else endpoint)
         if settings.pop("protocol", "binary") != "binary":  # corral sends protobuf only
             ignored.append(f"otel.{name}.{kind}.protocol")
         ignored += [f"otel.{name}.{kind}.{key}" for key in settings]

@@ -253,6 +253,11 @@ def _describe(
     if kind == "value_error":
         return f"{where}: {key}: {ctx['error']}"
     given = f"{key} = {_show(error['input'])} is not allowed"
+    if kind in ("tuple_type", "list_type"):
+        example = _show(error["input"] if isinstance(error["input"], str) else "...")
+        return f"{where}: {given}: use an array, e.g. {key} = [{example}]"
+    if kind in ("dict_type", "model_type"):
+        return f"{where}: {given}: use a table, e.g. [{key}] followed by its keys"
     if kind in ("enum", "literal_error"):
         allowed = ", ".join(re.findall(r"'([^']*)'", ctx["expected"]))
         return f"{where}: {given}; use one of {allowed}"

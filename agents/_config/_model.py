@@ -96,6 +96,11 @@ class RoleConfig(_Section):
     model: str | None = None
     sandbox_mode: SandboxMode | None = None
 
+    @field_validator("sandbox_mode", mode="before")
+    @classmethod
+    def _codex_sandbox_spelling(cls, value: Any) -> Any:
+        return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
+
     @model_validator(mode="after")
     def _one_source_of_instructions(self) -> RoleConfig:
         if self.instructions is not None and self.instructions_file is not None:

@@ -1,0 +1,67 @@
+"""Values as people write them in corral's own keys and Codex's: a Codex spelling inside a
+table corral reads, and a single value where an array or a table belongs.
+
+A spelling Codex accepts means what it means there; a value of the wrong shape is one line
+naming the file and the key, showing the shape to write instead, and exits 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corral.tools import SandboxMode
+from tests.agents._config_files import load, load_error, write
+
+
+def test_a_roles_sandbox_mode_takes_codexs_danger_full_access_spelling(
+    home: Path, project: Path
+) -> None:
+    write(home / "config.toml", '[agents.roles.ops]\nsandbox_mode = "danger-full-access"\n')
+    role = load(project, home).config.agents.roles["ops"]
+    assert role.sandbox_mode is SandboxMode.FULL_ACCESS
+
+
+@pytest.mark.parametrize(("word", "meant"), [("enabled", True), ("restricted", False)])
+def test_network_access_as_a_word_in_the_sandbox_table_means_what_it_says(
+    word: str, meant: bool, home: Path, project: Path
+) -> None:
+    write(home / "config.toml", f'[sandbox_workspace_write]\nnetwork_access = "{word}"\n')
+    assert load(project, home).config.network_access is meant
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('writable_roots = "/srv/data"\n', 'use an array, e.g. writable_roots = ["/srv/data"]'),
+        (
+            'project_doc_fallback_filenames = "CLAUDE.md"\n',
+            'use an array, e.g. project_doc_fallback_filenames = ["CLAUDE.md"]',
+        ),
+        (
+            '[mcp_servers.docs]\ncommand = "docs-server"\nargs = "--stdio"\n',
+            'use an array, e.g. mcp_servers.docs.args = ["--stdio"]',
+        ),
+        (
+            '[mcp_servers.docs]\ncommand = "docs-server"\nenabled_tools = 3\n',
+            'use an array, e.g. mcp_servers.docs.enabled_tools = ["..."]',
+        ),
+        (
+            '[mcp_servers]\ndocs = "npx docs-server"\n',
+            "use a table, e.g. [mcp_servers.docs] followed by its keys",
+        ),
+        ("mcp_servers = []\n", "use a table, e.g. [mcp_servers] followed by its keys"),
+        (
+            '[shell_environment_policy]\nset = "CI=1"\n',
+            "use a table, e.g. [shell_environment_policy.set] followed by its keys",
+        ),
+    ],
+)
+def test_a_single_value_where_an_array_or_table_belongs_says_what_to_write(
+    text: str, line: str, home: Path, project: Path
+) -> None:
+    write(home / "config.toml", text)
+    message = load_error(project, home)
+    assert message.startswith(f"{home / 'config.toml'}: ")
+    assert message.endswith(line) and "\n" not in message
