@@ -10,15 +10,18 @@ schema is still an error, so a mistyped corral key is caught.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
+
+from ._errors import ConfigError
 
 Key = tuple[str, ...]
 # Top-level keys Codex documents and corral does not read.
 _IGNORED_TOP = """
     analytics apps approvals_reviewer background_terminal_max_timeout chatgpt_base_url
     check_for_update_on_startup cli_auth_credentials_store commit_attribution compact_prompt
-    default_permissions disable_paste_burst experimental_compact_prompt_file
+    disable_paste_burst experimental_compact_prompt_file
     experimental_instructions_file experimental_resume experimental_use_freeform_apply_patch
     experimental_use_rmcp_client experimental_use_unified_exec_tool features feedback
     file_opener forced_chatgpt_workspace_id forced_login_method ghost_snapshot hide_agent_reasoning
@@ -137,6 +140,7 @@ def _is_ignored(key: Key, value: Any) -> bool:
 
 
 def _translate(values: dict[str, Any]) -> None:
+    _translate_permissions(values)
     if "openai_base_url" in values:  # Codex's endpoint for its built-in provider
         values.setdefault("base_url", values.pop("openai_base_url"))
     # Codex's network setting is spelled as a word in its permission profiles, and configs
@@ -155,6 +159,33 @@ def _translate(values: dict[str, Any]) -> None:
         millis = server.pop("startup_timeout_ms", None)
         if isinstance(millis, int | float) and not isinstance(millis, bool):
             server.setdefault("startup_timeout_sec", millis / 1000)
+
+
+# Codex's built-in permission profiles, as the `sandbox_mode` each stands for.
+_BUILTIN_PERMISSIONS = {
+    ":read-only": "read-only",
+    ":workspace": "workspace-write",
+    ":danger-full-access": "danger-full-access",
+}
+
+
+def _translate_permissions(values: dict[str, Any]) -> None:
+    """`default_permissions` picks the sandbox in Codex, over `sandbox_mode`. Skipping it would
+    run agents wider than a `:read-only` the user chose, so a built-in profile becomes
+    `sandbox_mode` and one of the user's own `[permissions]` profiles, whose rules corral cannot
+    follow, is refused."""
+    if "default_permissions" not in values:
+        return
+    chosen = values.pop("default_permissions")
+    mode = _BUILTIN_PERMISSIONS.get(chosen) if isinstance(chosen, str) else None
+    if mode is None:
+        raise ConfigError(
+            f"default_permissions = {json.dumps(chosen)}: corral cannot follow the rules of "
+            "Codex's [permissions] profiles; use :read-only, :workspace or "
+            ":danger-full-access, or remove it and set sandbox_mode, writable_roots and "
+            "network_access"
+        )
+    values["sandbox_mode"] = mode
 
 
 _NETWORK_WORDS = {"enabled": True, "disabled": False, "restricted": False}

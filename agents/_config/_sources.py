@@ -211,7 +211,10 @@ _warned: set[str] = set()
 
 
 def _without_codex_keys(values: dict[str, Any], source: str) -> tuple[str, ...]:
-    ignored = strip_codex(values)
+    try:
+        ignored = strip_codex(values)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     message = ignored_warning(source, ignored)
     # Once per process: a command that loads its config twice still warns once.
     if ignored and message not in _warned:
