@@ -54,7 +54,6 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
     ("agents",): frozenset({"enabled", "job_max_runtime_seconds", "default_subagent_model"}),
     ("otel",): frozenset({"log_user_prompt", "environment", "trace_exporter", "metrics_exporter"}),
     ("sandbox_workspace_write",): frozenset({"exclude_tmpdir_env_var", "exclude_slash_tmp"}),
-    ("skills",): frozenset({"config"}),
     # corral's own `[memories]` keeps `enabled`; Codex's tuning of its memory pipeline is not ours.
     ("memories",): frozenset(
         {

@@ -257,11 +257,28 @@ class CompactionConfig(_Section):
     slot_wait_timeout_sec: float = Field(default=600.0, gt=0)
 
 
+class SkillToggle(_Section):
+    """`[[skills.config]]`, Codex's entry that turns one skill off (or back on) by the path of
+    its SKILL.md; a later entry for the same file wins."""
+
+    path: Path
+    enabled: bool
+
+
 class SkillsConfig(_Section):
-    """`[skills]`: whether agents get a listing of matching skills, and extra skill folders."""
+    """`[skills]`: whether agents get a listing of matching skills, extra skill folders, and
+    Codex's `[[skills.config]]` entries that turn single skills off."""
 
     enabled: bool = True
     dirs: tuple[Path, ...] = ()
+    config: tuple[SkillToggle, ...] = ()
+    """A skill whose SKILL.md a `enabled = false` entry names is never loaded."""
+
+    @property
+    def disabled(self) -> frozenset[Path]:
+        """The SKILL.md files turned off, as the last entry for each says."""
+        last = {entry.path: entry.enabled for entry in self.config}
+        return frozenset(path for path, enabled in last.items() if not enabled)
 
 
 class MemoriesConfig(_Section):

@@ -200,6 +200,10 @@ def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]
     skills = values.get("skills")
     if isinstance(skills, dict) and isinstance(skills.get("dirs"), list):
         skills["dirs"] = [_absolute(d, base) for d in skills["dirs"]]
+    toggles = skills.get("config") if isinstance(skills, dict) else None
+    for toggle in toggles if isinstance(toggles, list) else ():
+        if isinstance(toggle, dict) and "path" in toggle:
+            toggle["path"] = _absolute(toggle["path"], base)
     agents = values.get("agents")
     roles = agents.get("roles") if isinstance(agents, dict) else None
     for role in roles.values() if isinstance(roles, dict) else ():

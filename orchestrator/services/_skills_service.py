@@ -71,6 +71,7 @@ class SkillsService:
                 skills_dirs=config.skills.dirs,
                 root_markers=config.project_root_markers,
                 environment=commands_environment(config.shell_environment_policy.set),
+                disabled=config.skills.disabled,
             )
             for warning in catalog.warnings:
                 _warn_once(warning.message)
