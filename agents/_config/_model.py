@@ -272,7 +272,8 @@ class SkillsConfig(_Section):
     enabled: bool = True
     dirs: tuple[Path, ...] = ()
     config: tuple[SkillToggle, ...] = ()
-    """A skill whose SKILL.md a `enabled = false` entry names is never loaded."""
+    """Tables of `path` (a SKILL.md) and `enabled`: a skill an `enabled = false` entry names
+    is never loaded; the last entry for a file wins."""
 
     @property
     def disabled(self) -> frozenset[Path]:
