@@ -157,8 +157,12 @@ def test_an_unquoted_colon_loads_with_one_note_saying_to_quote_it(project: Path)
         ("name: x\ndescription: fine\nnot a key line\n", "invalid YAML in the frontmatter"),
         ("name: x\ndescription:\n", "`description` is empty"),
         ("name: x\n", "`description` is missing from the frontmatter"),
+        (
+            "name: x\ndescription: Use when: ever\nrequires:\n  env: [TOKEN]\n",
+            "invalid YAML in the frontmatter at line 3",
+        ),
     ],
-    ids=["prose-in-header", "empty-description", "no-description"],
+    ids=["prose-in-header", "empty-description", "no-description", "unquoted-with-requires"],
 )
 def test_a_header_that_cannot_be_read_is_still_skipped_with_one_line(
     header: str, fault: str, project: Path

@@ -133,7 +133,8 @@ def _plain_fields(header: str) -> dict[str, str] | None:
         last = match["key"]
         value = (match["value"] or "").strip()
         fields[last] = "" if value in _BLOCK_INDICATORS else _unquoted(value)
-    return fields or None
+    # `requires` is a table that decides whether the skill may be offered: never guessed.
+    return fields if fields and "requires" not in fields else None
 
 
 def _unquoted(value: str) -> str:
