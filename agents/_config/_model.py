@@ -206,6 +206,15 @@ class McpServerConfig(_Section):
     default_tools_approval_mode: McpApprovalMode = "auto"
     tools: dict[str, McpToolConfig] = {}
 
+    @field_validator("env_vars", mode="before")
+    @classmethod
+    def _codex_env_var_tables(cls, value: Any) -> Any:
+        # Newer Codex also writes `{ name = "X", source = "local" }`; corral starts every
+        # server on this machine, so only a local source can be honoured.
+        if not isinstance(value, list | tuple):
+            return value
+        return [_env_var_name(entry) if isinstance(entry, dict) else entry for entry in value]
+
     def approval_mode(self, tool: str) -> McpApprovalMode:
         """The approval mode of `tool` (the server's own name for it)."""
         own = self.tools.get(tool)
@@ -227,6 +236,16 @@ class McpServerConfig(_Section):
     @property
     def transport(self) -> Literal["stdio", "streamable_http"]:
         return "stdio" if self.command is not None else "streamable_http"
+
+
+def _env_var_name(entry: dict[str, Any]) -> Any:
+    source = entry.get("source", "local")
+    if source != "local":
+        raise ValueError(
+            f"the env_vars entry {entry.get('name')!r} has source = {source!r}; corral starts "
+            'servers on this machine, so use source = "local" or leave it out'
+        )
+    return entry.get("name")
 
 
 class NetworkConfig(_Section):

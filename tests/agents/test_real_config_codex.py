@@ -220,3 +220,21 @@ def test_an_untrusted_project_gains_nothing_from_these_shapes(
     assert config.otel.exporter == "none" and config.otel.endpoint is None
     assert config.network_access is False and config.base_url is None
     assert config.mcp_servers == {} and config.sandbox_mode is SandboxMode.WORKSPACE_WRITE
+
+
+def test_mcp_env_vars_may_be_codexs_tables_with_a_local_source(home: Path, project: Path) -> None:
+    text = (
+        '[mcp_servers.docs]\ncommand = "docs-server"\n'
+        'env_vars = ["DOCS_TOKEN", { name = "DOCS_ORG" },\n'
+        ' { name = "DOCS_ENV", source = "local" }]\n'
+    )
+    server = _load_user(text, home, project).config.mcp_servers["docs"]
+    assert server.env_vars == ("DOCS_TOKEN", "DOCS_ORG", "DOCS_ENV")
+
+
+def test_an_mcp_env_var_from_a_remote_source_is_a_clear_error(home: Path, project: Path) -> None:
+    text = '[mcp_servers.docs]\ncommand = "d"\nenv_vars = [{ name = "T", source = "remote" }]\n'
+    write(home / "config.toml", text)
+    message = load_error(project, home)
+    assert message.startswith(f"{home / 'config.toml'}: mcp_servers.docs.env_vars: ")
+    assert 'use source = "local"' in message and "\n" not in message
