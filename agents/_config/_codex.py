@@ -51,9 +51,12 @@ _IGNORED_TOP = """
 IGNORED_TOP = frozenset(_IGNORED_TOP.split())
 # Keys Codex documents inside tables corral also reads; "*" is any one name.
 IGNORED_IN: Mapping[Key, frozenset[str]] = {
-    ("agents",): frozenset({"enabled", "job_max_runtime_seconds", "default_subagent_model"}),
+    ("agents",): frozenset(
+        {"enabled", "job_max_runtime_seconds", "default_subagent_model", "interrupt_message"}
+    ),
     ("otel",): frozenset({"log_user_prompt", "environment", "trace_exporter", "metrics_exporter"}),
     ("sandbox_workspace_write",): frozenset({"exclude_tmpdir_env_var", "exclude_slash_tmp"}),
+    ("skills",): frozenset({"bundled"}),
     # corral's own `[memories]` keeps `enabled`; Codex's tuning of its memory pipeline is not ours.
     ("memories",): frozenset(
         {
@@ -84,6 +87,9 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
             "oauth_resource",
             "supports_parallel_tool_calls",
             "experimental_environment",
+            "environment_id",
+            "oauth",
+            "name",  # Codex's legacy display name
             # Claude Code's `.mcp.json` field, copied into TOML: the keys present pick the
             # transport, as in Codex, which ignores it too.
             "type",
@@ -154,6 +160,10 @@ def _translate(values: dict[str, Any]) -> None:
         # Codex's newer name for the cap on agents running at once.
         threads = agents.pop("max_concurrent_threads_per_session")
         agents.setdefault("max_threads", threads)
+    skills = values.get("skills")
+    if isinstance(skills, dict) and "include_instructions" in skills:
+        # Codex's switch for the skills listing in each turn, which is what `enabled` is.
+        skills.setdefault("enabled", skills.pop("include_instructions"))
     for _, server in _tables(values.get("mcp_servers")):
         millis = server.pop("startup_timeout_ms", None)
         if isinstance(millis, int | float) and not isinstance(millis, bool):

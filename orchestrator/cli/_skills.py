@@ -151,6 +151,7 @@ def _discover(dirs: Sequence[Path]) -> SkillCatalog:
         root_markers=config.project_root_markers,
         environment=commands_environment(config.shell_environment_policy.set),
         disabled=config.skills.disabled,
+        disabled_names=config.skills.disabled_names,
     )
     for warning in catalog.warnings:
         print(f"corral skills: warning: {warning}", file=sys.stderr)

@@ -72,6 +72,7 @@ class SkillsService:
                 root_markers=config.project_root_markers,
                 environment=commands_environment(config.shell_environment_policy.set),
                 disabled=config.skills.disabled,
+                disabled_names=config.skills.disabled_names,
             )
             for warning in catalog.warnings:
                 _warn_once(warning.message)

@@ -238,3 +238,36 @@ def test_an_mcp_env_var_from_a_remote_source_is_a_clear_error(home: Path, projec
     message = load_error(project, home)
     assert message.startswith(f"{home / 'config.toml'}: mcp_servers.docs.env_vars: ")
     assert 'use source = "local"' in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("table", "skipped"),
+    [
+        ("[agents]\nmax_threads = 3\ninterrupt_message = false\n", "agents.interrupt_message"),
+        ('[mcp_servers.docs]\ncommand = "d"\nname = "Docs"\n', "mcp_servers.docs.name"),
+        (
+            '[mcp_servers.docs]\nurl = "https://d.test/mcp"\n[mcp_servers.docs.oauth]\n'
+            'client_id = "corral"\n',
+            "mcp_servers.docs.oauth",
+        ),
+        (
+            '[mcp_servers.docs]\ncommand = "d"\nenvironment_id = "dev"\n',
+            "mcp_servers.docs.environment_id",
+        ),
+        ("[skills]\nenabled = true\n[skills.bundled]\nenabled = false\n", "skills.bundled"),
+    ],
+)
+def test_codex_keys_inside_tables_corral_reads_are_skipped_by_name(
+    table: str, skipped: str, home: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="corral.config")
+    _load_user(table, home, project)
+    (line,) = _skipped(caplog)
+    assert line.endswith(f"ignored Codex settings corral does not use: {skipped}")
+
+
+def test_codexs_skills_include_instructions_is_corrals_skills_enabled(
+    home: Path, project: Path
+) -> None:
+    config = _load_user("[skills]\ninclude_instructions = false\n", home, project).config
+    assert config.skills.enabled is False

@@ -15,7 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from corral.agents._config import load_config
+import pytest
+
+from corral.agents._config import ConfigError, load_config
 from corral.orchestrator.services.skills import discover_skills
 
 CLI_TIMEOUT = 60
@@ -46,6 +48,7 @@ def _discover(project: Path, home: Path, corral_home: Path) -> list[tuple[str, P
         skills_dirs=config.skills.dirs,
         environment={},
         disabled=config.skills.disabled,
+        disabled_names=config.skills.disabled_names,
     )
     return [(skill.name, skill.path) for skill in catalog]
 
@@ -98,3 +101,22 @@ def test_skills_list_shows_the_configs_folders_and_leaves_out_turned_off_skills(
     )
     assert done.returncode == 0, done.stderr
     assert [(s["name"], s["path"]) for s in json.loads(done.stdout)] == [("deploy", str(extra))]
+
+
+def test_a_skill_turned_off_by_name_is_dropped_wherever_it_is_found(tmp_path: Path) -> None:
+    project, home, corral_home = _places(tmp_path)
+    _skill(project / ".claude/skills/lint", "lint", "The project's linter steps.")
+    _skill(home / ".codex/skills/lint", "lint", "The user's linter steps.")
+    kept = _skill(project / ".agents/skills/docs", "docs", "Writes docs.")
+    (corral_home / "config.toml").write_text('[[skills.config]]\nname = "lint"\nenabled = false\n')
+
+    assert _discover(project, home, corral_home) == [("docs", kept)]
+
+
+def test_an_entry_naming_neither_path_nor_name_is_a_clear_error(tmp_path: Path) -> None:
+    project, home, corral_home = _places(tmp_path)
+    (corral_home / "config.toml").write_text("[[skills.config]]\nenabled = false\n")
+    env = {"HOME": str(home), "CORRAL_HOME": str(corral_home)}
+    with pytest.raises(ConfigError) as caught:
+        load_config(cwd=project, env=env)
+    assert "name the skill by `path` (its SKILL.md) or by `name`" in str(caught.value)
