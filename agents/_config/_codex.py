@@ -107,7 +107,7 @@ _AGENT_KEYS = frozenset(
 def strip_codex(values: dict[str, Any]) -> list[str]:
     """Take Codex-only keys out of `values` (in place) and translate Codex spellings;
     returns the dotted names of the keys taken out."""
-    ignored = _translate_otel(values)
+    ignored = _translate_otel(values) + _strip_hooks(values)
     ignored += _strip_table(values, ())
     _translate(values)
     for name, profile in _tables(values.get("profiles")):
@@ -233,6 +233,44 @@ def _translate_otel(values: dict[str, Any]) -> list[str]:
         if settings.pop("protocol", "binary") != "binary":  # corral sends protobuf only
             ignored.append(f"otel.{name}.{kind}.protocol")
         ignored += [f"otel.{name}.{kind}.{key}" for key in settings]
+    return ignored
+
+
+# Keys of a Codex hook handler that only shape how Codex shows or schedules it: skipping them
+# never lets a command run that Codex would not run (an `async` hook runs, and waits, here).
+_HOOK_HANDLER_KEYS = ("async", "statusMessage", "commandWindows")
+
+
+def _strip_hooks(values: dict[str, Any]) -> list[str]:
+    """Codex's `[hooks.state."ID"]` entries and its handlers' display keys come out; an entry
+    that turns a hook off is refused, since corral cannot tell which hook it means and running
+    it anyway would run a command the user switched off."""
+    hooks = values.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    ignored: list[str] = []
+    state = hooks.pop("state", None)
+    if state is not None:
+        entries = state.items() if isinstance(state, dict) else ()
+        off = [
+            name
+            for name, entry in entries
+            if isinstance(entry, dict) and not entry.get("enabled", True)
+        ]
+        if off:
+            raise ConfigError(
+                f"hooks.state.{off[0]}: enabled = false turns off a Codex hook that corral "
+                "cannot identify; delete that hook from [hooks] instead, then this entry"
+            )
+        ignored.append("hooks.state")
+    for event, groups in hooks.items():
+        for group in groups if isinstance(groups, list) else ():
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else ():
+                for key in _HOOK_HANDLER_KEYS:
+                    if isinstance(handler, dict) and key in handler:
+                        del handler[key]
+                        ignored.append(f"hooks.{event}.hooks.{key}")
     return ignored
 
 

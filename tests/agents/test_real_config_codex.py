@@ -271,3 +271,37 @@ def test_codexs_skills_include_instructions_is_corrals_skills_enabled(
 ) -> None:
     config = _load_user("[skills]\ninclude_instructions = false\n", home, project).config
     assert config.skills.enabled is False
+
+
+HOOK = '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "notify-done"\n'
+
+
+def test_codex_hook_handlers_display_keys_are_skipped_and_the_hook_kept(
+    home: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="corral.config")
+    text = HOOK + 'statusMessage = "Telling you"\ncommandWindows = "notify.exe"\nasync = true\n'
+    hooks = _load_user(text, home, project).config.hooks
+    assert [hook.command for group in hooks.Stop for hook in group.hooks] == ["notify-done"]
+    (line,) = _skipped(caplog)
+    for key in ("async", "commandWindows", "statusMessage"):
+        assert f"hooks.Stop.hooks.{key}" in line
+
+
+def test_codex_hook_state_that_keeps_hooks_on_is_skipped(
+    home: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="corral.config")
+    text = HOOK + '[hooks.state."stop-0"]\nenabled = true\ntrusted_hash = "abc"\n'
+    assert _load_user(text, home, project).config.hooks.Stop
+    (line,) = _skipped(caplog)
+    assert line.endswith("ignored Codex settings corral does not use: hooks.state")
+
+
+def test_codex_hook_state_that_turns_a_hook_off_is_refused_not_run(
+    home: Path, project: Path
+) -> None:
+    write(home / "config.toml", HOOK + '[hooks.state."stop-0"]\nenabled = false\n')
+    message = load_error(project, home)
+    assert message.startswith(f"{home / 'config.toml'}: hooks.state.stop-0: enabled = false")
+    assert "delete that hook from [hooks]" in message and "\n" not in message
