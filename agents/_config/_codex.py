@@ -107,6 +107,7 @@ _AGENT_KEYS = frozenset(
 def strip_codex(values: dict[str, Any]) -> list[str]:
     """Take Codex-only keys out of `values` (in place) and translate Codex spellings;
     returns the dotted names of the keys taken out."""
+    _translate_features(values)
     ignored = _translate_otel(values) + _strip_hooks(values)
     ignored += _strip_table(values, ())
     _translate(values)
@@ -234,6 +235,36 @@ def _translate_otel(values: dict[str, Any]) -> list[str]:
             ignored.append(f"otel.{name}.{kind}.protocol")
         ignored += [f"otel.{name}.{kind}.{key}" for key in settings]
     return ignored
+
+
+# Codex's feature flags and legacy `[tools]` switches that name a setting corral has.
+_FEATURE_SETTINGS: Mapping[tuple[str, str], tuple[tuple[str, ...], Any]] = {
+    ("features", "unified_exec"): (("shell", "unified_exec"), None),
+    ("features", "web_search_request"): (("web_search",), "live"),
+    ("features", "web_search_cached"): (("web_search",), "cached"),
+    ("tools", "web_search"): (("web_search",), "live"),
+}
+
+
+def _translate_features(values: dict[str, Any]) -> None:
+    """`[features] unified_exec` is corral's `shell.unified_exec`; a web search flag that is on
+    is `web_search` (`live`, or `cached`); a key set itself wins. The rest of `[features]` and
+    `[tools]` is skipped with the warning."""
+    for (table, flag), (key, word) in _FEATURE_SETTINGS.items():
+        flags = values.get(table)
+        if not isinstance(flags, dict) or not isinstance(flags.get(flag), bool):
+            continue
+        if word is not None and not flags[flag]:
+            continue  # a search flag that is off: corral's default already
+        value = flags.pop(flag)
+        node = values
+        for part in key[:-1]:
+            child = node.setdefault(part, {})
+            node = child if isinstance(child, dict) else {}
+        node.setdefault(key[-1], value if word is None else word)
+    for table in ("features", "tools"):
+        if values.get(table) == {}:
+            del values[table]
 
 
 # Keys of a Codex hook handler that only shape how Codex shows or schedules it: skipping them

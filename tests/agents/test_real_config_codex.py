@@ -305,3 +305,31 @@ def test_codex_hook_state_that_turns_a_hook_off_is_refused_not_run(
     message = load_error(project, home)
     assert message.startswith(f"{home / 'config.toml'}: hooks.state.stop-0: enabled = false")
     assert "delete that hook from [hooks]" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("text", "unified_exec", "web_search"),
+    [
+        ("[features]\nunified_exec = true\nrmcp_client = true\n", True, "disabled"),
+        ("[features]\nweb_search_request = true\n", False, "live"),
+        ("[features]\nweb_search_cached = true\n", False, "cached"),
+        ("[tools]\nweb_search = true\nview_image = true\n", False, "live"),
+        ("[features]\nweb_search_request = false\n", False, "disabled"),
+        ('web_search = "disabled"\n[features]\nweb_search_request = true\n', False, "disabled"),
+        ("[shell]\nunified_exec = false\n[features]\nunified_exec = true\n", False, "disabled"),
+    ],
+)
+def test_codex_feature_flags_corral_has_a_setting_for_mean_that_setting(
+    text: str, unified_exec: bool, web_search: str, home: Path, project: Path
+) -> None:
+    config = _load_user(text, home, project).config
+    assert (config.shell.unified_exec, config.web_search) == (unified_exec, web_search)
+
+
+def test_an_untrusted_projects_feature_flags_turn_nothing_on(home: Path, project: Path) -> None:
+    text = (
+        "[features]\nunified_exec = true\nweb_search_request = true\n[tools]\nweb_search = true\n"
+    )
+    write(project / ".corral" / "config.toml", text)
+    config = load(project, home).config
+    assert (config.shell.unified_exec, config.web_search) == (False, "disabled")
