@@ -87,7 +87,8 @@ def read_file_layer(path: Path, kind: LayerKind) -> ConfigLayer | None:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
     try:
-        values = tomllib.loads(text)
+        # Editors on Windows save a byte-order mark, which TOML does not allow but means nothing.
+        values = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     ignored = _without_codex_keys(values, str(path))

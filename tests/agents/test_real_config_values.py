@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from corral.agents._config import write_trust
 from corral.tools import SandboxMode
 from tests.agents._config_files import load, load_error, write
 
@@ -65,3 +66,39 @@ def test_a_single_value_where_an_array_or_table_belongs_says_what_to_write(
     message = load_error(project, home)
     assert message.startswith(f"{home / 'config.toml'}: ")
     assert message.endswith(line) and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'\xef\xbb\xbfmodel = "gpt-5"\r\n[shell]\r\ndefault_timeout_ms = 5000\r\n',
+        b'model = "gpt-5"\r\n[shell]\r\ndefault_timeout_ms = 5000\r\n',
+    ],
+    ids=["bom-crlf", "crlf"],
+)
+def test_a_config_saved_with_a_bom_or_crlf_line_ends_loads(
+    data: bytes, home: Path, project: Path
+) -> None:
+    home.mkdir(parents=True)
+    (home / "config.toml").write_bytes(data)
+    config = load(project, home).config
+    assert (config.model, config.shell.default_timeout_ms) == ("gpt-5", 5000)
+
+
+def test_a_config_that_is_not_utf8_names_the_file_and_the_byte(home: Path, project: Path) -> None:
+    home.mkdir(parents=True)
+    (home / "config.toml").write_bytes(b'model = "caf\xe9"\n')
+    message = load_error(project, home)
+    assert message.startswith(f"{home / 'config.toml'}: not UTF-8 text")
+    assert "\n" not in message
+
+
+def test_trust_is_written_into_a_user_file_saved_with_a_bom(home: Path, project: Path) -> None:
+    home.mkdir(parents=True)
+    user = home / "config.toml"
+    user.write_bytes(b'\xef\xbb\xbfmodel = "gpt-5"\r\n')
+    write(project / ".corral" / "config.toml", 'sandbox_mode = "read-only"\n')
+    write_trust(user, project.resolve(), "sha256:abc")
+    assert user.read_bytes().startswith(b'\xef\xbb\xbfmodel = "gpt-5"')
+    loaded = load(project, home)
+    assert loaded.config.projects[str(project.resolve())].trusted_hash == "sha256:abc"
