@@ -70,6 +70,9 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
             "extract_model",
             "consolidation_model",
             "no_memories_if_mcp_or_web_search",
+            "dedicated_tools",
+            "disable_on_external_context",
+            "min_rate_limit_remaining_percent",
         }
     ),
     ("shell_environment_policy",): frozenset(

@@ -255,6 +255,7 @@ def test_an_mcp_env_var_from_a_remote_source_is_a_clear_error(home: Path, projec
             "mcp_servers.docs.environment_id",
         ),
         ("[skills]\nenabled = true\n[skills.bundled]\nenabled = false\n", "skills.bundled"),
+        ("[memories]\nenabled = false\ndedicated_tools = true\n", "memories.dedicated_tools"),
     ],
 )
 def test_codex_keys_inside_tables_corral_reads_are_skipped_by_name(
