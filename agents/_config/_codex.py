@@ -111,7 +111,7 @@ def strip_codex(values: dict[str, Any]) -> list[str]:
     """Take Codex-only keys out of `values` (in place) and translate Codex spellings;
     returns the dotted names of the keys taken out."""
     _translate_features(values)
-    ignored = _translate_otel(values) + _strip_hooks(values)
+    ignored = _translate_otel(values) + _strip_hooks(values) + _translate_approval(values)
     ignored += _strip_table(values, ())
     _translate(values)
     for name, profile in _tables(values.get("profiles")):
@@ -199,6 +199,20 @@ def _translate_permissions(values: dict[str, Any]) -> None:
             "network_access"
         )
     values["sandbox_mode"] = mode
+
+
+def _translate_approval(values: dict[str, Any]) -> list[str]:
+    """Codex's `approval_policy = { granular = {...} }` as the policy it amounts to for commands:
+    with `sandbox_approval` a command may ask to leave the sandbox (`on-request`); without, the
+    request is refused unasked (`never`). Either way the sandbox holds; the other categories
+    (rules, MCP elicitations, skills) are named as skipped."""
+    policy = values.get("approval_policy")
+    granular = policy.get("granular") if isinstance(policy, dict) and len(policy) == 1 else None
+    if not isinstance(granular, dict):
+        return []
+    values["approval_policy"] = "on-request" if granular.get("sandbox_approval") else "never"
+    prefix = "approval_policy.granular"
+    return [f"{prefix}.{name}" for name in granular if name != "sandbox_approval"]
 
 
 _NETWORK_WORDS = {"enabled": True, "disabled": False, "restricted": False}

@@ -17,7 +17,7 @@ import pytest
 
 from corral.agents import api_key_for
 from corral.agents._config import LoadedConfig
-from corral.tools import SandboxMode
+from corral.tools import ApprovalPolicy, SandboxMode
 from tests.agents._config_files import load, load_error, write
 
 OTEL_CASES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
@@ -334,3 +334,22 @@ def test_an_untrusted_projects_feature_flags_turn_nothing_on(home: Path, project
     write(project / ".corral" / "config.toml", text)
     config = load(project, home).config
     assert (config.shell.unified_exec, config.web_search) == (False, "disabled")
+
+
+@pytest.mark.parametrize(
+    ("asks", "meant"),
+    [("true", ApprovalPolicy.ON_REQUEST), ("false", ApprovalPolicy.NEVER)],
+)
+def test_codexs_granular_approval_policy_is_the_policy_it_amounts_to_for_commands(
+    asks: str, meant: ApprovalPolicy, home: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="corral.config")
+    text = (
+        f"approval_policy = {{ granular = {{ sandbox_approval = {asks}, rules = true, "
+        "mcp_elicitations = false } }\n"
+    )
+    assert _load_user(text, home, project).config.approval_policy is meant
+    (line,) = _skipped(caplog)
+    assert line.endswith(
+        "approval_policy.granular.mcp_elicitations, approval_policy.granular.rules"
+    )
