@@ -27,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 Decide = Callable[[Path, str], str]
 """Decides a file's `@if` blocks: (its path, its text as read) to the text to send."""
+Decode = Callable[[Path, bytes], str]
+"""Turns a file's bytes into its text, warning about bytes that are not UTF-8."""
 
 OVERRIDE_NAME = "AGENTS.override.md"
 DEFAULT_NAME = "AGENTS.md"
@@ -34,7 +36,7 @@ DEFAULT_MAX_BYTES = 32 * 1024
 
 
 class AgentsMdError(InvalidInput):
-    """An AGENTS.md file exists but cannot be used: unreadable, binary or not UTF-8."""
+    """An AGENTS.md file exists but cannot be used: unreadable, or binary (a NUL byte)."""
 
 
 @dataclass(frozen=True)
@@ -90,15 +92,18 @@ def load_agents_md(
         # Before any trimming, so that a warning's line number is the file's own.
         return apply_conditions(text, path=path, facts=facts, warn=warnings.append)
 
+    def decode(path: Path, data: bytes) -> str:
+        return _decode(path, data, warnings.append)
+
     parts: list[AgentsMdPart] = []
-    global_part = _load_global(home, decide)
+    global_part = _load_global(home, decode, decide)
     if global_part is not None:
         parts.append(global_part)
     if max_bytes > 0:
         names = _candidate_names(fallback_names)
         found = [p for d in dirs if (p := _pick(d, names))]
         readable = [p for p in found if _readable(p, home, warnings.append)]
-        parts.extend(_load_budgeted(readable, max_bytes, decide))
+        parts.extend(_load_budgeted(readable, max_bytes, decode, decide))
     unique = tuple(dict.fromkeys(warnings))
     for warning in unique:
         _warn_once(warning)
@@ -115,13 +120,13 @@ def _warn_once(message: str) -> None:
         logger.warning("AGENTS.md: %s", message)
 
 
-def _load_global(home: Path, decide: Decide) -> AgentsMdPart | None:
+def _load_global(home: Path, decode: Decode, decide: Decide) -> AgentsMdPart | None:
     """The first non-empty global file (an empty override falls back to AGENTS.md), its
     blocks decided; None when they leave nothing."""
     for name in (OVERRIDE_NAME, DEFAULT_NAME):
         path = home / name
         if path.is_file():
-            text = _decode(path, _read(path, limit=None))
+            text = decode(path, _read(path, limit=None))
             if text.strip():
                 text = decide(path, text).strip()
                 return AgentsMdPart(path=path, text=text, truncated=False) if text else None
@@ -158,13 +163,15 @@ def _readable(path: Path, home: Path, warn: Callable[[str], None]) -> bool:
     return True
 
 
-def _load_budgeted(paths: list[Path], max_bytes: int, decide: Decide) -> Iterator[AgentsMdPart]:
+def _load_budgeted(
+    paths: list[Path], max_bytes: int, decode: Decode, decide: Decide
+) -> Iterator[AgentsMdPart]:
     remaining = max_bytes
     for path in paths:
         data = _read(path, limit=remaining + 1)
         cut = _utf8_boundary(data, remaining)
         truncated = cut < len(data)
-        text = decide(path, _decode(path, data[:cut])).strip()
+        text = decide(path, decode(path, data[:cut])).strip()
         remaining = 0 if truncated else remaining - cut
         if truncated:
             omitted = max(_size(path) - cut, 1)
@@ -206,15 +213,23 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _decode(path: Path, data: bytes) -> str:
+def _decode(path: Path, data: bytes, warn: Callable[[str], None]) -> str:
+    """The file's text with a byte-order mark dropped and CRLF or CR line ends made LF, so
+    that `@if` lines and the budget's marker read the same whatever editor saved the file."""
     if b"\0" in data:
         raise AgentsMdError(
             f"{path} contains a NUL byte and looks binary; AGENTS.md files must be UTF-8 text, "
             "so replace or remove it"
         )
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AgentsMdError(
-            f"{path} is not valid UTF-8 (byte {exc.start}); save it as UTF-8 or remove it"
-        ) from exc
+        # As Codex does (a lossy read): one stray Latin-1 byte in a repository's file should
+        # not stop every run there; the file is named so it can be fixed.
+        warn(
+            f"{path} is not valid UTF-8 (byte {exc.start}); read with U+FFFD in place of the "
+            "bad bytes: save it as UTF-8"
+        )
+        text = data.decode("utf-8", errors="replace")
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")

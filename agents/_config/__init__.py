@@ -27,6 +27,7 @@ from ._model import ServiceConfig as ServiceConfig
 from ._model import ShellConfig as ShellConfig
 from ._model import ShellEnvironmentPolicy as ShellEnvironmentPolicy
 from ._model import SkillsConfig as SkillsConfig
+from ._model import SkillToggle as SkillToggle
 from ._model import TemporalConfig as TemporalConfig
 from ._sources import ConfigLayer as ConfigLayer
 from ._sources import corral_home as corral_home
@@ -64,6 +65,7 @@ __all__ = [
     "ServiceConfig",
     "ShellConfig",
     "ShellEnvironmentPolicy",
+    "SkillToggle",
     "SkillsConfig",
     "TemporalConfig",
     "TrustListing",

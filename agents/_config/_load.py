@@ -172,11 +172,15 @@ def apply_provider(
     table = providers.get(name) if isinstance(providers, dict) and isinstance(name, str) else None
     if name is None or (table is None and name == "openai"):
         return None
+    if table is None and isinstance(name, str) and name in BUILTIN_PROVIDERS:
+        _fill_builtin_provider(name, merged, key_layers)
+        return None
     if not isinstance(table, dict):
         where = _where(("model_provider",), layers, key_layers)
         raise ConfigError(
             f"{where}: model_provider = {_show(name)}: no [model_providers.{name}] table; "
-            "add one with base_url, env_key and wire_api, or remove the key"
+            "add one with base_url, env_key and wire_api, use a built-in one (openai, "
+            f"{', '.join(BUILTIN_PROVIDERS)}), or remove the key"
         )
     filled = None
     for ours, theirs in _PROVIDER_KEYS:
@@ -185,6 +189,24 @@ def apply_provider(
             key_layers[(ours,)] = key_layers[("model_providers", name, theirs)]
             filled = table[theirs] if ours == "base_url" else filled
     return filled.strip().rstrip("/") if isinstance(filled, str) and filled.strip() else None
+
+
+# Codex's built-in local providers: a `model_provider` naming one needs no table. Their servers
+# take no API key, so none is sent (a loopback server gets corral's placeholder key).
+BUILTIN_PROVIDERS: Mapping[str, str] = {
+    "ollama": "http://localhost:11434/v1",
+    "oss": "http://localhost:11434/v1",
+    "lmstudio": "http://localhost:1234/v1",
+}
+
+
+def _fill_builtin_provider(name: str, merged: dict[str, Any], key_layers: dict[Key, int]) -> None:
+    chosen_by = key_layers[("model_provider",)]
+    # Chat Completions: what every version of these local servers speaks.
+    for key, value in (("base_url", BUILTIN_PROVIDERS[name]), ("model_provider_api", "chat")):
+        if (key,) not in key_layers:
+            merged[key] = value
+            key_layers[(key,)] = chosen_by
 
 
 _PROVIDER_KEYS = (
@@ -231,6 +253,11 @@ def _describe(
     if kind == "value_error":
         return f"{where}: {key}: {ctx['error']}"
     given = f"{key} = {_show(error['input'])} is not allowed"
+    if kind in ("tuple_type", "list_type"):
+        example = _show(error["input"] if isinstance(error["input"], str) else "...")
+        return f"{where}: {given}: use an array, e.g. {key} = [{example}]"
+    if kind in ("dict_type", "model_type"):
+        return f"{where}: {given}: use a table, e.g. [{key}] followed by its keys"
     if kind in ("enum", "literal_error"):
         allowed = ", ".join(re.findall(r"'([^']*)'", ctx["expected"]))
         return f"{where}: {given}; use one of {allowed}"

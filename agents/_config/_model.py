@@ -31,6 +31,8 @@ from corral.tools import (
 )
 
 from ._errors import ConfigError
+from ._skills_model import SkillsConfig as SkillsConfig
+from ._skills_model import SkillToggle as SkillToggle
 
 # Codex compacts at 90% of the window; a configured limit can only lower that.
 AUTO_COMPACT_PERCENT = 90
@@ -95,6 +97,11 @@ class RoleConfig(_Section):
     instructions_file: Path | None = None
     model: str | None = None
     sandbox_mode: SandboxMode | None = None
+
+    @field_validator("sandbox_mode", mode="before")
+    @classmethod
+    def _codex_sandbox_spelling(cls, value: Any) -> Any:
+        return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
 
     @model_validator(mode="after")
     def _one_source_of_instructions(self) -> RoleConfig:
@@ -201,6 +208,15 @@ class McpServerConfig(_Section):
     default_tools_approval_mode: McpApprovalMode = "auto"
     tools: dict[str, McpToolConfig] = {}
 
+    @field_validator("env_vars", mode="before")
+    @classmethod
+    def _codex_env_var_tables(cls, value: Any) -> Any:
+        # Newer Codex also writes `{ name = "X", source = "local" }`; corral starts every
+        # server on this machine, so only a local source can be honoured.
+        if not isinstance(value, list | tuple):
+            return value
+        return [_env_var_name(entry) if isinstance(entry, dict) else entry for entry in value]
+
     def approval_mode(self, tool: str) -> McpApprovalMode:
         """The approval mode of `tool` (the server's own name for it)."""
         own = self.tools.get(tool)
@@ -222,6 +238,16 @@ class McpServerConfig(_Section):
     @property
     def transport(self) -> Literal["stdio", "streamable_http"]:
         return "stdio" if self.command is not None else "streamable_http"
+
+
+def _env_var_name(entry: dict[str, Any]) -> Any:
+    source = entry.get("source", "local")
+    if source != "local":
+        raise ValueError(
+            f"the env_vars entry {entry.get('name')!r} has source = {source!r}; corral starts "
+            'servers on this machine, so use source = "local" or leave it out'
+        )
+    return entry.get("name")
 
 
 class NetworkConfig(_Section):
@@ -250,13 +276,6 @@ class CompactionConfig(_Section):
     """Start a summary in the background from this share of the window (unset: never early)."""
     max_concurrent: int = Field(default=4, ge=1)
     slot_wait_timeout_sec: float = Field(default=600.0, gt=0)
-
-
-class SkillsConfig(_Section):
-    """`[skills]`: whether agents get a listing of matching skills, and extra skill folders."""
-
-    enabled: bool = True
-    dirs: tuple[Path, ...] = ()
 
 
 class MemoriesConfig(_Section):

@@ -87,7 +87,8 @@ def read_file_layer(path: Path, kind: LayerKind) -> ConfigLayer | None:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
     try:
-        values = tomllib.loads(text)
+        # Editors on Windows save a byte-order mark, which TOML does not allow but means nothing.
+        values = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     ignored = _without_codex_keys(values, str(path))
@@ -200,6 +201,10 @@ def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]
     skills = values.get("skills")
     if isinstance(skills, dict) and isinstance(skills.get("dirs"), list):
         skills["dirs"] = [_absolute(d, base) for d in skills["dirs"]]
+    toggles = skills.get("config") if isinstance(skills, dict) else None
+    for toggle in toggles if isinstance(toggles, list) else ():
+        if isinstance(toggle, dict) and "path" in toggle:
+            toggle["path"] = _absolute(toggle["path"], base)
     agents = values.get("agents")
     roles = agents.get("roles") if isinstance(agents, dict) else None
     for role in roles.values() if isinstance(roles, dict) else ():
@@ -211,7 +216,10 @@ _warned: set[str] = set()
 
 
 def _without_codex_keys(values: dict[str, Any], source: str) -> tuple[str, ...]:
-    ignored = strip_codex(values)
+    try:
+        ignored = strip_codex(values)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     message = ignored_warning(source, ignored)
     # Once per process: a command that loads its config twice still warns once.
     if ignored and message not in _warned:

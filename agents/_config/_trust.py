@@ -119,6 +119,8 @@ WIDENING_KEYS = frozenset(
         "memories.excluded_projects",
         # Where every run's journal goes: a project must not send it to a database of its own.
         "journal.url",
+        # Arrays replace: a project's list would switch back on the skills the user turned off.
+        "skills.config",
     }
 )
 Verdict = Literal["trusted", "untrusted", "changed"]

@@ -131,7 +131,7 @@ def _read_text(path: Path) -> str:
 
 def _parse(path: Path, text: str, *, quiet: bool = False) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))  # a BOM, as the loader allows
     except tomllib.TOMLDecodeError as exc:
         if quiet:
             return {"<invalid>": str(exc)}

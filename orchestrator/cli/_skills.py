@@ -149,9 +149,12 @@ def _discover(dirs: Sequence[Path]) -> SkillCatalog:
         cwd,
         home=Path.home(),
         corral_home=config.home,
-        skills_dirs=[folder.resolve() for folder in dirs],
+        # The config's folders too, so the listing is what agents here are offered.
+        skills_dirs=[*config.skills.dirs, *(folder.resolve() for folder in dirs)],
         root_markers=config.project_root_markers,
         environment=commands_environment(config.shell_environment_policy.set),
+        disabled=config.skills.disabled,
+        disabled_names=config.skills.disabled_names,
     )
     from ._approval import shown_lines
 

@@ -64,6 +64,7 @@ NEVER: Final[Mapping[Key, str]] = {
     ("model_instructions_file",): "it reads a file on the server",
     ("agents", "roles", ANY, "instructions_file"): "it reads a file on the server",
     ("skills", "dirs"): "it reads folders on the server",
+    ("skills", "config"): "it turns on skills the server's config turned off",
     ("otel", BELOW): "it sends telemetry to an endpoint of the request's choosing",
     ("service", BELOW): "it is the server's own setting",
     ("temporal", BELOW): "it is the server's own setting",

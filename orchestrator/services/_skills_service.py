@@ -71,6 +71,8 @@ class SkillsService:
                 skills_dirs=config.skills.dirs,
                 root_markers=config.project_root_markers,
                 environment=commands_environment(config.shell_environment_policy.set),
+                disabled=config.skills.disabled,
+                disabled_names=config.skills.disabled_names,
             )
             for warning in catalog.warnings:
                 _warn_once(warning.message)

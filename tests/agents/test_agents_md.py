@@ -159,12 +159,19 @@ def test_binary_file_is_refused_with_its_path(repo: Path, home: Path) -> None:
     assert isinstance(caught.value, InvalidInput)
 
 
-def test_file_that_is_not_utf8_is_refused_with_what_to_do(repo: Path, home: Path) -> None:
+def test_file_that_is_not_utf8_is_read_lossily_with_a_warning_saying_what_to_do(
+    repo: Path, home: Path
+) -> None:
     path = repo / "pkg" / "AGENTS.md"
     path.write_bytes(b"caf\xe9 rules")
 
-    with pytest.raises(AgentsMdError, match=r"is not valid UTF-8 \(byte 3\); save it as UTF-8"):
-        load_agents_md(repo / "pkg", home=home)
+    doc = load_agents_md(repo / "pkg", home=home)
+
+    assert texts(doc) == ["caf\ufffd rules"]
+    assert doc.warnings == (
+        f"{path} is not valid UTF-8 (byte 3); read with U+FFFD in place of the bad bytes: "
+        "save it as UTF-8",
+    )
 
 
 def test_render_tags_each_part_with_its_source() -> None:

@@ -218,7 +218,7 @@ def test_an_untrusted_project_cannot_pick_a_provider_or_profile(
 
 
 def test_codex_flags_are_skipped_too(home: Path, project: Path) -> None:
-    loaded = load(project, home, cli_settings=["features.web_search_request=true", "model=m"])
+    loaded = load(project, home, cli_settings=["features.rmcp_client=true", "model=m"])
     assert loaded.config.model == "m"
     assert loaded.layers[-1].ignored == ("features",)
 

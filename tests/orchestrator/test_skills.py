@@ -161,8 +161,8 @@ def test_name_and_description_limits_are_inclusive(
     ("text", "fault"),
     [
         (
-            "---\nname: broken\ndescription: one: two\n---\nBody.\n",
-            "invalid YAML in the frontmatter at line 3: mapping values are not allowed here",
+            "---\nname: broken\ndescription: fine\nthis line has no colon\n---\nBody.\n",
+            "invalid YAML in the frontmatter at line 4: could not find expected ':'",
         ),
         ("# No frontmatter\n\nJust prose.\n", "no frontmatter: the file must start with"),
         ("---\nname: half\n", "the frontmatter has no closing `---` line"),

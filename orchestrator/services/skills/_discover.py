@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +63,13 @@ def discover_skills(
     skills_dirs: Sequence[Path] = (),
     root_markers: Sequence[str] = DEFAULT_ROOT_MARKERS,
     environment: Mapping[str, str] | None = None,
+    disabled: Collection[Path] = (),
+    disabled_names: Collection[str] = (),
 ) -> SkillCatalog:
     """Every valid skill that applies in `cwd`; invalid and shadowed ones become warnings,
-    and those missing what they require in `environment` are set apart (`load_skills`)."""
+    and those missing what they require in `environment` are set apart (`load_skills`).
+    `disabled` and `disabled_names` are the SKILL.md files and the names turned off (Codex's
+    `[[skills.config]]`)."""
     roots = skill_roots(
         cwd,
         home=home,
@@ -73,7 +77,9 @@ def discover_skills(
         skills_dirs=skills_dirs,
         root_markers=root_markers,
     )
-    return load_skills(roots, environment=environment)
+    return load_skills(
+        roots, environment=environment, disabled=disabled, disabled_names=disabled_names
+    )
 
 
 def commands_environment(set_vars: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -83,23 +89,32 @@ def commands_environment(set_vars: Mapping[str, str] | None = None) -> dict[str,
 
 
 def load_skills(
-    roots: Iterable[SkillRoot], *, environment: Mapping[str, str] | None = None
+    roots: Iterable[SkillRoot],
+    *,
+    environment: Mapping[str, str] | None = None,
+    disabled: Collection[Path] = (),
+    disabled_names: Collection[str] = (),
 ) -> SkillCatalog:
     """The skills under `roots`, earlier roots winning a name; each file is read once.
 
     A skill whose requirements `environment` (default: `commands_environment()`) lacks goes
-    to `unavailable`, after precedence is settled: it still shadows a lower skill's name.
+    to `unavailable`, after precedence is settled: it still shadows a lower skill's name. A
+    file in `disabled` (compared with symlinks resolved) is not read at all, as if absent; a
+    skill named in `disabled_names` is dropped wherever it is found.
     """
     chosen: dict[str, Skill] = {}
     warnings: list[SkillWarning] = []
-    seen: set[Path] = set()
+    # Seen before the scan: a turned-off file is skipped like one already read.
+    seen: set[Path] = {path.resolve() for path in disabled}
     for root in roots:
         for path in _scan_root(root, warnings):
             canonical = path.resolve()
             if canonical in seen:
                 continue
             seen.add(canonical)
-            _admit(parse_skill_file(path, root.scope), chosen, warnings)
+            found = parse_skill_file(path, root.scope)
+            if not (isinstance(found, Skill) and found.name in disabled_names):
+                _admit(found, chosen, warnings)
     skills = sorted(chosen.values(), key=lambda skill: (skill.name, str(skill.path)))
     env = commands_environment() if environment is None else environment
     usable, unavailable = _split_available(skills, env)

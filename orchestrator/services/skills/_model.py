@@ -31,6 +31,14 @@ class SkillFrontmatter(BaseModel):
     description: StrictStr = Field(min_length=1)
     """One line; longer than `MAX_DESCRIPTION_CHARS` it is cut there by `cut_description`."""
 
+    @field_validator("name", "description", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: Any) -> Any:
+        # YAML reads `name: 2048` or `description: 1.5` as a number; the author meant the text.
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        return value
+
     @field_validator("name", mode="after")
     @classmethod
     def _one_line_name(cls, value: str) -> str:

@@ -1,12 +1,17 @@
 """Reads one SKILL.md and turns it into a `Skill`, or into a warning that says what is wrong.
 
 The file must open with YAML frontmatter between `---` lines, as Codex and Claude Code require.
-Nothing here raises for a bad file: unreadable, binary, oversized or invalid skills come back as
-a `SkillWarning` naming the file and the fault, so one broken skill never stops a run.
+Frontmatter as people write it is accepted: `name` defaults to the skill's folder (as in
+Codex), and a header that is not valid YAML only because a value holds `: ` or a tab is read
+as plain `key: value` lines, with a note. Nothing here raises for a bad file: unreadable,
+binary, oversized or invalid skills come back as a `SkillWarning` naming the file and the
+fault, so one broken skill never stops a run.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,9 @@ MAX_SKILL_BYTES = 1024 * 1024
 _FENCE = "---"
 # YAML reports 0-based lines within the header, which starts on the file's second line.
 _YAML_FIRST_LINE = 2
+# A top-level `key: value` line of a header that YAML refused; the value is everything after.
+_PLAIN_LINE = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(?P<value>.*))?")
+_BLOCK_INDICATORS = frozenset({">", "|", ">-", "|-", ">+", "|+"})
 
 
 class _Fault(Exception):
@@ -36,18 +44,19 @@ class _Fault(Exception):
 
 def parse_skill_file(path: Path, scope: Scope) -> Skill | SkillWarning:
     """The skill in `path`, or a warning "skipped PATH: FAULT" when it cannot be used."""
+    notes: list[str] = []
     try:
         content = _read_text(path)
-        fields = _validate(_load_yaml(_frontmatter(content)))
+        header = _load_header(_frontmatter(content), path, notes.append)
+        fields = _validate(_with_folder_name(header, path))
         requires = _requirements(fields, path)
     except _Fault as fault:
         return SkillWarning(path, f"skipped {path}: {fault}")
     description = cut_description(fields.description)
-    notes: tuple[str, ...] = ()
     if description != fields.description:
-        notes = (
+        notes.append(
             f"{path}: `description` is {len(fields.description)} characters long, past the "
-            f"limit of {MAX_DESCRIPTION_CHARS}; listed cut to that length",
+            f"limit of {MAX_DESCRIPTION_CHARS}; listed cut to that length"
         )
     return Skill(
         name=fields.name,
@@ -56,7 +65,7 @@ def parse_skill_file(path: Path, scope: Scope) -> Skill | SkillWarning:
         scope=scope,
         content=content,
         metadata=fields.extras,
-        notes=notes,
+        notes=tuple(notes),
         requires=requires,
     )
 
@@ -95,6 +104,51 @@ def _frontmatter(content: str) -> str:
     raise _Fault("the frontmatter has no closing `---` line")
 
 
+def _load_header(header: str, path: Path, note: Callable[[str], None]) -> Any:
+    """The header's YAML; a header YAML refuses is read as plain `key: value` lines when every
+    line is one (or continues one), since published skills write `description: Use when: ...`
+    unquoted. Anything else stays the YAML error."""
+    try:
+        return _load_yaml(header)
+    except _Fault as fault:
+        plain = _plain_fields(header)
+        if plain is None:
+            raise
+        note(f"{path}: {fault}; read as plain `key: value` lines (quote such values)")
+        return plain
+
+
+def _plain_fields(header: str) -> dict[str, str] | None:
+    fields: dict[str, str] = {}
+    last: str | None = None
+    for line in header.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[:1] in (" ", "\t") and last is not None:
+            fields[last] = f"{fields[last]} {line.strip()}".strip()
+            continue
+        match = _PLAIN_LINE.fullmatch(line.rstrip())
+        if match is None:
+            return None
+        last = match["key"]
+        value = (match["value"] or "").strip()
+        fields[last] = "" if value in _BLOCK_INDICATORS else _unquoted(value)
+    # `requires` is a table that decides whether the skill may be offered: never guessed.
+    return fields if fields and "requires" not in fields else None
+
+
+def _unquoted(value: str) -> str:
+    quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+    return value[1:-1] if quoted else value
+
+
+def _with_folder_name(header: Any, path: Path) -> Any:
+    # Codex names a skill without `name` after its folder; Claude Code does the same.
+    if isinstance(header, dict) and header.get("name") is None:
+        return {**header, "name": path.parent.name}
+    return header
+
+
 def _load_yaml(header: str) -> Any:
     try:
         return yaml.safe_load(header)
@@ -124,6 +178,6 @@ def _describe(error: Any) -> str:
     if kind == "string_too_long":
         limit = error["ctx"]["max_length"]
         return f"`{field}` is {len(error['input'])} characters long; the limit is {limit}"
-    if kind == "string_too_short":
+    if kind == "string_too_short" or (kind == "string_type" and error["input"] is None):
         return f"`{field}` is empty"
     return f"`{field}`: {error['msg']}"
