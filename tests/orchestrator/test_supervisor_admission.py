@@ -130,13 +130,19 @@ async def test_twenty_spawns_under_a_limit_of_six_all_finish_with_never_more_tha
 
 
 class OneSlow:
-    """Root spawns a worker that stalls and a second that has to wait; it closes the second."""
+    """Root spawns a worker that stalls and a second that has to wait; it closes the second.
+
+    The root's first answer waits until its tools have been called (`dispatched`), so it is
+    still at work, and not ended, when its workers are spawned."""
 
     def __init__(self) -> None:
+        self.dispatched = anyio.Event()
         self.release = anyio.Event()
 
     async def __call__(self, request: dict[str, Any]) -> Any:
         if nickname_in(request) is None:
+            with anyio.fail_after(WAIT):
+                await self.dispatched.wait()
             return "ok"
         with anyio.fail_after(WAIT):
             await self.release.wait()
@@ -157,11 +163,12 @@ async def test_a_queued_worker_is_listed_as_queued_and_once_closed_never_runs(
             listed = json.loads((await dispatch("list_agents"))[1])
             closed = json.loads((await dispatch("close_agent", target=second["nickname"]))[1])
         finally:
+            script.dispatched.set()
             script.release.set()
         with anyio.fail_after(WAIT):
             await root.ended.wait()
+        first_ended_with_root = root.children[0].ended.is_set()
         queued_requests = requests_of(server, second["nickname"])
-        first_requests = requests_of(server, first["nickname"])
     assert second["status"] == "queued"
     assert second["capacity"] == {"running": 1, "queued": 1, "limit": 1}
     assert [a["status"] for a in listed["agents"]] == ["running", "queued"]
@@ -169,9 +176,8 @@ async def test_a_queued_worker_is_listed_as_queued_and_once_closed_never_runs(
     assert closed == {"previous_status": "queued"}
     assert queued_requests == []
     assert root.children[0].agent_id == first["agent_id"]
-    # The root answers at once and may end before its released worker has: the worker ran.
-    assert first_requests != []
-    assert root.children[0].status in (AgentStatus.RUNNING, AgentStatus.COMPLETED)
+    assert root.children[0].status is AgentStatus.COMPLETED
+    assert first_ended_with_root
     record = await runtime.store.get_agent(second["agent_id"])
     assert record is not None and record.status == "closed"
 
