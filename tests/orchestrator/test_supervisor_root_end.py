@@ -30,6 +30,7 @@ from corral.orchestrator.supervisor import COLLAB_TOOL_NAMES
 from .test_supervisor import (
     RUN_ID,
     WAIT,
+    announcing,
     call,
     nickname_in,
     open_supervised_run,
@@ -143,28 +144,15 @@ async def test_a_root_that_ends_first_interrupts_its_working_worker_and_ends_its
     assert sent_by_queued == []
 
 
-def waits_for_its_worker(request: dict[str, Any]) -> Any:
-    """The root spawns a worker, waits for it, and answers; the worker answers at once."""
-    if nickname_in(request) is not None:
-        return "worker done"
-    done = outputs(request)
-    if not done:
-        return [call("spawn", "spawn_agent", message="count")]
-    if "wait" not in done:
-        target = json.loads(done["spawn"])["agent_id"]
-        return [call("wait", "wait_agent", targets=[target], timeout_ms=30_000)]
-    return "all done"
-
-
 async def test_a_finished_worker_left_idle_ends_when_its_root_does_and_stays_completed(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(waits_for_its_worker, workspace) as (runtime, _):
-        root = await run_to_end(runtime, workspace, "lead")
+    async with open_supervised_run(announcing, workspace) as (runtime, _):
+        root = await run_to_end(runtime, workspace, "delegate the count")
         (worker,) = root.children
         ended_with_root = worker.ended.is_set()
         record = await runtime.store.get_agent(worker.agent_id)
-    assert root.final_message == "all done"
+    assert root.final_message == "the worker reported"
     assert ended_with_root
-    assert (worker.status, worker.final_message) == (AgentStatus.COMPLETED, "worker done")
+    assert (worker.status, worker.final_message) == (AgentStatus.COMPLETED, "3 apples")
     assert record is not None and record.status == "completed"
