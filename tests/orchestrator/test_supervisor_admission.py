@@ -26,6 +26,7 @@ from corral.agents import (
 from corral.agents.model import EventCallback, ModelResponse, ModelSettings, open_model_client
 from corral.orchestrator._run import AgentHandle, ClientPool, Restoring, RunRuntime
 from corral.orchestrator.runs import journaled_spec
+from tests._scripted import SpawnAllAtOnce
 
 from .test_supervisor import (
     RUN_ID,
@@ -75,42 +76,10 @@ class JournalOrder(RunnerHooks):
         return [agent_id for kind, agent_id in self.notes if kind == "agent_started"]
 
 
-class TwentyWorkers:
-    """Root spawns twenty workers in one answer, then waits until each one is done.
-
-    The workers hold their answers until the root has heard back from all twenty spawns, so
-    the first six are running together while the other fourteen wait in the queue.
-    """
-
-    def __init__(self) -> None:
-        self.spawned = anyio.Event()
-        self.waits = 0
-
-    async def __call__(self, request: dict[str, Any]) -> Any:
-        if nickname_in(request) is not None:
-            with anyio.fail_after(WAIT):
-                await self.spawned.wait()
-            return "worker done"
-        done = outputs(request)
-        if not done:
-            return [call(f"spawn-{i}", "spawn_agent", message=f"task {i}") for i in range(WORKERS)]
-        self.spawned.set()
-        ids = [json.loads(done[f"spawn-{i}"])["agent_id"] for i in range(WORKERS)]
-        finished: set[str] = set()
-        for call_id, output in done.items():
-            if call_id.startswith("wait-"):
-                finished.update(json.loads(output)["status"])
-        pending = [agent for agent in ids if agent not in finished]
-        if not pending:
-            return f"all {WORKERS} done"
-        self.waits += 1
-        return [call(f"wait-{self.waits}", "wait_agent", targets=pending, timeout_ms=30_000)]
-
-
 async def test_twenty_spawns_under_a_limit_of_six_all_finish_with_never_more_than_six_running(
     workspace: Path,
 ) -> None:
-    script, order = TwentyWorkers(), JournalOrder()
+    script, order = SpawnAllAtOnce(WORKERS, WAIT), JournalOrder()
     agents = AgentsConfig(max_threads=LIMIT)
     async with open_supervised_run(script, workspace, agents=agents, hooks=order) as (
         runtime,
