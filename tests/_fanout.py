@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -33,3 +34,12 @@ def report_then_answer(request: dict[str, Any]) -> Any:
     if outputs(request):
         return "reported"
     return report({"n": item_of(request)})
+
+
+def fanout_workspace(root: Path, items: int) -> Path:
+    """A folder holding `items.jsonl` (items 0 to `items` - 1) and `schema.json` (`SCHEMA`), as
+    `corral fanout --items items.jsonl --schema schema.json` reads them."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "items.jsonl").write_text("".join(json.dumps({"n": n}) + "\n" for n in range(items)))
+    (root / "schema.json").write_text(json.dumps(SCHEMA))
+    return root
