@@ -19,6 +19,7 @@ from corral.agents import (
     RUN_CANCELLED,
     AgentsConfig,
     AgentStatus,
+    MemoryStore,
     ModelClient,
     ModelRequest,
 )
@@ -38,6 +39,7 @@ from .test_supervisor import (
     requests_of,
     run_to_end,
 )
+from .test_supervisor_admission import JournalOrder, restore_run
 
 pytestmark = pytest.mark.anyio
 
@@ -156,3 +158,36 @@ async def test_a_finished_worker_left_idle_ends_when_its_root_does_and_stays_com
     assert ended_with_root
     assert (worker.status, worker.final_message) == (AgentStatus.COMPLETED, "3 apples")
     assert record is not None and record.status == "completed"
+
+
+async def test_a_run_resumed_after_its_root_crashed_starts_the_unstarted_worker_in_its_turn(
+    workspace: Path,
+) -> None:
+    script = WorkerStalls(crash_root=True)
+    agents = AgentsConfig(max_threads=1)
+    clients = ClientPool(factory=script.clients)
+    async with open_supervised_run(spawns_two, workspace, agents=agents, clients=clients) as (
+        runtime,
+        _,
+    ):
+        root = await start_root(runtime, workspace, stay_open=True)
+        with anyio.fail_after(WAIT):
+            await root.ended.wait()
+        store = runtime.store
+    assert isinstance(store, MemoryStore)
+    working, unstarted = (w.agent_id for w in root.children)
+
+    order = JournalOrder()
+    async with open_supervised_run(
+        spawns_two, workspace, agents=agents, hooks=order, store=store
+    ) as (again, server):
+        restored = await restore_run(again, store, server.base_url)
+        with anyio.fail_after(WAIT):
+            await restored[root.agent_id].ended.wait()
+    # The resumed worker holds the one slot; the other starts (journaled so) once it is done.
+    assert [note for note in order.notes if note[1] in (working, unstarted)] == [
+        ("agent_finished", working),
+        ("agent_started", unstarted),
+        ("agent_finished", unstarted),
+    ]
+    assert [restored[w].status for w in (working, unstarted)] == [AgentStatus.COMPLETED] * 2
