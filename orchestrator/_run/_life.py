@@ -1,9 +1,10 @@
 """The life of each agent of a run: its loop of turns, and its end.
 
 `AgentLives` drives an agent through its turns until it has nothing more to do, journals how
-each turn ended, tells its fan-out and its parent, and lets a queued sibling take its slot; it
-also recalls memories into each turn and journals the notes every agent writes. How agents are
-started, restored and supervised is `RunRuntime`'s (`_runtime`), which builds on this.
+each turn ended, tells its fan-out and its parent, and lets a queued sibling take its slot; an
+agent that ends takes the workers it left open with it (`_end_workers`). It also recalls
+memories into each turn and journals the notes every agent writes. How agents are started,
+restored and supervised is `RunRuntime`'s (`_runtime`), which builds on this.
 """
 
 from __future__ import annotations
