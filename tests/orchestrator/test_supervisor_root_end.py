@@ -24,12 +24,9 @@ from corral.agents import (
     ModelRequest,
 )
 from corral.agents.model import EventCallback, ModelResponse, ModelSettings, open_model_client
-from corral.orchestrator._run import AgentHandle, ClientPool, RunRuntime
-from corral.orchestrator.runs import build_root_spec
-from corral.orchestrator.supervisor import COLLAB_TOOL_NAMES
+from corral.orchestrator._run import ClientPool
 
 from .test_supervisor import (
-    RUN_ID,
     WAIT,
     announcing,
     call,
@@ -38,6 +35,7 @@ from .test_supervisor import (
     outputs,
     requests_of,
     run_to_end,
+    start_root,
 )
 from .test_supervisor_admission import JournalOrder, restore_run
 
@@ -101,18 +99,6 @@ def spawns_two(request: dict[str, Any]) -> Any:
     return "done, without waiting for them"
 
 
-async def start_root(runtime: RunRuntime, workspace: Path, *, stay_open: bool) -> AgentHandle:
-    spec = build_root_spec(
-        runtime.config,
-        cwd=workspace,
-        env={},
-        run_id=RUN_ID,
-        role="supervisor",
-        extra_tools=COLLAB_TOOL_NAMES,
-    )
-    return await runtime.start(spec, "lead", stay_open=stay_open)
-
-
 @pytest.mark.parametrize("crash_root", [True, False], ids=["root-crashes", "root-not-kept-open"])
 async def test_a_root_that_ends_first_interrupts_its_working_worker_and_ends_its_queued_one(
     workspace: Path, crash_root: bool
@@ -125,7 +111,7 @@ async def test_a_root_that_ends_first_interrupts_its_working_worker_and_ends_its
         server,
     ):
         # Not kept open, the root ends after its turn; kept open, only its crash ends it early.
-        root = await start_root(runtime, workspace, stay_open=crash_root)
+        root = await start_root(runtime, workspace, "lead", stay_open=crash_root)
         with anyio.fail_after(WAIT):
             await root.ended.wait()
         ended_with_root = [worker.ended.is_set() for worker in root.children]
@@ -170,7 +156,7 @@ async def test_a_run_resumed_after_its_root_crashed_starts_the_unstarted_worker_
         runtime,
         _,
     ):
-        root = await start_root(runtime, workspace, stay_open=True)
+        root = await start_root(runtime, workspace, "lead")
         with anyio.fail_after(WAIT):
             await root.ended.wait()
         store = runtime.store
