@@ -2,7 +2,8 @@
 
 A worker at work is interrupted (`the run was cancelled`, journaled by its runner), a queued one
 ends without starting, and one that had finished and sat idle just ends; each handle's `ended`
-is set, so nothing waiting on a worker hangs once its run is over. The scripted model server
+is set, so nothing waiting on a worker hangs once its run is over; a resume then starts the
+unstarted one in its turn. The scripted model server
 plays every agent (see `test_supervisor`); a client in front of it holds the workers' calls.
 """
 
