@@ -6,6 +6,8 @@ reports each attempt; `per attempt`: a requests-per-minute bucket too high to bi
 lending, so every attempt asks the parent and waits for its grant (the protocol before leases).
 
     .venv/bin/python -m benchmarks.permits --agents 128 --attempts 40 --repeat 3
+
+`worker_of` wires the two ends; `tests/orchestrator/test_procs_permits.py` uses it too.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ import argparse
 import socket
 import statistics
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 import anyio.lowlevel
+from anyio.abc import TaskGroup
 
 from corral.agents._config import RateLimit
 from corral.orchestrator._procs._permits import PermitClient, PermitDesk
@@ -27,25 +32,40 @@ URL = "http://127.0.0.1:9/v1"
 LIMITS = {"lease": RateLimit(), "per attempt": RateLimit(requests_per_minute=10**9)}
 
 
+@asynccontextmanager
+async def worker_of(
+    registry: RateLimiterRegistry, tg: TaskGroup, seen: list[str] | None = None
+) -> AsyncIterator[PermitClient]:
+    """A worker's permit client wired to the parent's desk over a socket pair, both ends
+    served in `tg`; `seen` gets the op of every message the parent receives."""
+    ours, theirs = socket.socketpair()
+    parent, worker = await Channel.from_socket(ours), await Channel.from_socket(theirs)
+    desk, client = PermitDesk(registry, parent, tg), PermitClient(worker)
+
+    async def parent_reads() -> None:
+        handlers = {"attempt": desk.ask, "used": desk.used, "release": desk.give_back}
+        async for message in parent.messages():
+            if seen is not None:
+                seen.append(message["op"])
+            handlers[message["op"]](message)
+
+    async def worker_reads() -> None:
+        async for message in worker.messages():
+            client.answer(message)
+
+    for task in (parent.run, worker.run, parent_reads, worker_reads):
+        tg.start_soon(task)
+    try:
+        yield client
+    finally:
+        await worker.flush_and_close()
+        await parent.flush_and_close()
+
+
 async def measure(limit: RateLimit, agents: int, attempts: int) -> float:
     """Process CPU microseconds per attempt, both ends together."""
     registry = RateLimiterRegistry({"default": limit})
-    ours, theirs = socket.socketpair()
-    parent, worker = await Channel.from_socket(ours), await Channel.from_socket(theirs)
-    async with anyio.create_task_group() as tg:
-        desk, client = PermitDesk(registry, parent, tg), PermitClient(worker)
-
-        async def parent_reads() -> None:
-            handlers = {"attempt": desk.ask, "used": desk.used, "release": desk.give_back}
-            async for message in parent.messages():
-                handlers[message["op"]](message)
-
-        async def worker_reads() -> None:
-            async for message in worker.messages():
-                client.answer(message)
-
-        for task in (parent.run, worker.run, parent_reads, worker_reads):
-            tg.start_soon(task)
+    async with anyio.create_task_group() as tg, worker_of(registry, tg) as client:
 
         async def agent() -> None:
             for _ in range(attempts):

@@ -117,3 +117,28 @@ class StallWorkers:
     def _check(self) -> None:
         if len(self.waiting) == 2 and self.supervisor_waits:
             self.stalled.set()
+
+
+class SpawnAllAtOnce:
+    """A supervisor that spawns `count` workers in one answer (`spawn-0`, `spawn-1`, ...), waits
+    until every one is done and answers `all <count> done`. The workers hold their answers until
+    the supervisor has heard back from all the spawns, so the thread limit is full while the
+    rest wait in the queue; `spawn_answers` keeps what the spawns answered."""
+
+    def __init__(self, count: int, hold: float) -> None:
+        self.hold = hold
+        self.spawned = anyio.Event()
+        self.spawn_answers: dict[str, str] = {}
+        spawns = {f"spawn-{i}": {"message": f"task {i}"} for i in range(count)}
+        self.supervise = Supervise(spawns, last=f"all {count} done")
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        if is_worker(request):
+            with anyio.fail_after(self.hold):
+                await self.spawned.wait()
+            return "worker done"
+        done = outputs(request)
+        if done:
+            self.spawned.set()
+            self.spawn_answers = self.spawn_answers or done
+        return self.supervise(request)

@@ -50,6 +50,9 @@ class AgentHandle:
     was journaled but stopped before its task began."""
     queued: bool = False
     """Waiting in its parent's queue for a thread slot (see `_admission`)."""
+    orphaned: bool = False
+    """An ancestor ended while this worker was still open: it ends too, taking no more turns
+    (see `AgentLives._end_workers`)."""
     ending: bool = False
     """Final, but its end not yet journaled: it keeps its slot until then, so the journal never
     shows a queued sibling start before this one ended."""

@@ -1,9 +1,10 @@
 """The life of each agent of a run: its loop of turns, and its end.
 
 `AgentLives` drives an agent through its turns until it has nothing more to do, journals how
-each turn ended, tells its fan-out and its parent, and lets a queued sibling take its slot; it
-also recalls memories into each turn and journals the notes every agent writes. How agents are
-started, restored and supervised is `RunRuntime`'s (`_runtime`), which builds on this.
+each turn ended, tells its fan-out and its parent, and lets a queued sibling take its slot; an
+agent that ends takes the workers it left open with it (`_end_workers`). It also recalls
+memories into each turn and journals the notes every agent writes. How agents are started,
+restored and supervised is `RunRuntime`'s (`_runtime`), which builds on this.
 """
 
 from __future__ import annotations
@@ -94,10 +95,11 @@ class AgentLives:
         resume: bool = False,
         admitted: bool = False,
     ) -> None:
+        run_stopping = False
         try:
             with anyio.CancelScope() as scope:
                 handle.agent_scope = scope
-                if handle.closed:  # closed before this task got to run
+                if handle.closed or handle.orphaned:  # closed or orphaned before it got to run
                     return
                 if admitted and not await self._begin_admitted(handle):
                     return
@@ -127,8 +129,15 @@ class AgentLives:
         except Exception as exc:  # the boundary of one agent's driver: a bug ends it, not the run
             logger.exception("agent %s stopped on an internal error", handle.agent_id)
             await self._crashed(handle, exc)
+        except anyio.get_cancelled_exc_class():
+            # The run is stopping: its cancellation reaches every agent, and a queued worker
+            # stays journaled `pending`, so `corral resume` queues it again.
+            run_stopping = True
+            raise
         finally:
             await stop_sessions(self.options.services, handle.agent_id)
+            if not run_stopping:
+                await self._end_workers(handle)
             handle.ended.set()
             self._let_go(handle)
             self._broadcast()
@@ -139,6 +148,49 @@ class AgentLives:
         handle.agent_scope = None
         if self.options.memory is None:
             handle.runner.retire()
+
+    async def _end_workers(self, handle: AgentHandle) -> None:
+        """An agent that ends takes its open workers with it, as on Temporal, before its own
+        `ended` is set: one at work is interrupted (`RUN_CANCELLED`), one queued ends without
+        starting, an idle one just ends. Each end is journaled, and each worker's `ended` set."""
+        workers = [a for a in handle.subtree()[1:] if not (a.ended.is_set() or a.closed)]
+        workers = [a for a in workers if not a.orphaned]  # an ancestor already ends them
+        if not workers:
+            return
+        unstarted: list[AgentHandle] = []
+        # All at once, before any await: no sibling's end may admit a queued one meanwhile, and
+        # a worker ending its own workers never waits for one that only this call would end.
+        for agent in workers:
+            agent.orphaned = True
+            if agent.waiting_to_start:
+                unstarted.append(agent)
+                agent.status, agent.error = AgentStatus.INTERRUPTED, never_started(RUN_CANCELLED)
+                agent.ended.set()  # its loop never started, so nothing else will say it ended
+            elif agent.agent_scope is not None:
+                agent.agent_scope.cancel()
+            agent.wake()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_TIMEOUT):
+            for agent in workers:
+                await agent.ended.wait()
+                if agent in unstarted or not agent.status.is_final:
+                    await self._record_orphan_end(agent)
+        self._broadcast()
+
+    async def _record_orphan_end(self, agent: AgentHandle) -> None:
+        """Journal how a worker whose ancestor ended stopped (its runner has journaled the
+        interrupted turn, if it was in one), and note its end for the event streams."""
+        if not agent.status.is_final:
+            agent.status, agent.error = AgentStatus.INTERRUPTED, RUN_CANCELLED
+        finish = Finish(status=agent.status, error=agent.error)
+        try:
+            await self._record_end(agent, finish)
+            await self.note(
+                agent.agent_id,
+                "agent_finished",
+                {"status": str(finish.status), "error": finish.error},
+            )
+        except Exception:  # the journal may be what failed; every other worker must still end
+            logger.exception("could not journal the end of agent %s", agent.agent_id)
 
     async def _begin_admitted(self, handle: AgentHandle) -> bool:
         """Journal that a queued worker starts now; False if the run's budget forbids it."""

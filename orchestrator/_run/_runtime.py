@@ -173,8 +173,11 @@ class RunRuntime(AgentLives):
         """Start a restored agent: its unfinished turn, its pending task, or its inbox."""
         if handle.closed:
             return
-        if handle.parent is not None and handle.status is AgentStatus.PENDING:
-            handle.queued = True  # it was waiting for a slot: it waits again, in its old place
+        unstarted = handle.first is not None and handle.status is AgentStatus.INTERRUPTED
+        if handle.parent is not None and (handle.status is AgentStatus.PENDING or unstarted):
+            # It was waiting for a slot (or ended before its task began, when its parent did):
+            # it waits again, in its old place.
+            handle.status, handle.error, handle.queued = AgentStatus.PENDING, None, True
             self._admit_waiting(handle.parent)
             return
         first = handle.first

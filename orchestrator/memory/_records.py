@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +17,11 @@ from corral.tools import InvalidInput
 
 MAX_TEXT = 1_000
 """A stored memory's text is cut here; the prompt shows at most `FRAGMENT_TEXT` of it."""
+
+
+PromptVersion = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+"""`sha256:` and the hex digest of a prompt's text (`corral.agents.prompt_version`): nothing
+else, so a journal made by hand cannot put other text where a version is shown."""
 
 
 class UnknownMemory(InvalidInput):
@@ -37,6 +43,10 @@ class MemoryRecord(BaseModel):
     created_at: float
     """Seconds since the epoch."""
     embedding: tuple[float, ...] = ()
+    prompt_version: PromptVersion | None = None
+    """The version of the extraction prompt that produced it (`sha256:` and its digest, as an
+    agent's `prompt_version`); None where it was not kept (kept before versions were, or in a
+    PostgreSQL journal)."""
 
 
 class Insight(BaseModel):
@@ -49,6 +59,8 @@ class Insight(BaseModel):
     text: str = Field(min_length=1, max_length=MAX_TEXT)
     source_ids: tuple[str, ...] = ()
     created_at: float
+    prompt_version: PromptVersion | None = None
+    """The version of the consolidation prompt that produced it, as a memory's."""
 
 
 def new_memory_id() -> str:

@@ -33,6 +33,7 @@ from ._records import (
 )
 from ._requests import (
     CONSOLIDATION_INPUT,
+    EXTRACTION_VERSION,
     Extracted,
     consolidation_request,
     extraction_request,
@@ -223,6 +224,7 @@ class MemoryService:
                 agent_id=spec.agent_id,
                 created_at=now,
                 embedding=vector,
+                prompt_version=EXTRACTION_VERSION,
             )
             for fact, text, vector in zip(facts, texts, vectors, strict=True)
         ]

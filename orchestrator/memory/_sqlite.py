@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS memories (
     run_id TEXT NOT NULL,
     agent_id TEXT NOT NULL,
     created_at REAL NOT NULL,
-    embedding BLOB NOT NULL
+    embedding BLOB NOT NULL,
+    prompt_version TEXT
 );
 CREATE INDEX IF NOT EXISTS memories_by_project ON memories (project, created_at);
 CREATE TABLE IF NOT EXISTS memory_insights (
@@ -47,7 +48,8 @@ CREATE TABLE IF NOT EXISTS memory_insights (
     text TEXT NOT NULL,
     source_ids TEXT NOT NULL,
     created_at REAL NOT NULL,
-    position INTEGER NOT NULL
+    position INTEGER NOT NULL,
+    prompt_version TEXT
 );
 CREATE INDEX IF NOT EXISTS memory_insights_by_project ON memory_insights (project, position);
 CREATE TABLE IF NOT EXISTS memory_consolidations (
@@ -57,6 +59,8 @@ CREATE TABLE IF NOT EXISTS memory_consolidations (
 """
 MEMORY_COLUMNS = "memory_id, project, text, files, run_id, agent_id, created_at, embedding"
 INSIGHT_COLUMNS = "insight_id, project, text, source_ids, created_at"
+"""The columns both stores have; SQLite's tables also keep each row's `prompt_version`."""
+VERSIONED = ("memories", "memory_insights")
 
 
 class MemoryStoreUnavailable(OperationFailed):
@@ -100,6 +104,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.executescript(SCHEMA)
+        _add_versions(conn)
     except (OSError, sqlite3.Error) as exc:
         raise MemoryStoreUnavailable(f"cannot open the memory store in {path}: {exc}") from exc
     return conn
@@ -129,6 +134,22 @@ def _connect_read_only(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+def _add_versions(conn: sqlite3.Connection) -> None:
+    """Give tables made before prompt versions were kept their `prompt_version` column."""
+    for table in VERSIONED:
+        if _has_version(conn, table):
+            continue
+        try:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN prompt_version TEXT")
+        except sqlite3.OperationalError:
+            if not _has_version(conn, table):  # not just another process adding it first
+                raise
+
+
+def _has_version(conn: sqlite3.Connection, table: str) -> bool:
+    return any(row[1] == "prompt_version" for row in conn.execute(f"PRAGMA table_info({table})"))
+
+
 class SqliteMemories:
     """A `MemoryStore` in SQLite; open it with `open_sqlite_memories`."""
 
@@ -137,6 +158,14 @@ class SqliteMemories:
         self._path = path
         self._begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
         self._lock = threading.Lock()
+        # A journal read only may predate the column (it is added on a writable open).
+        versions = {table: _has_version(conn, table) for table in VERSIONED}
+        self._memory_columns = f"{MEMORY_COLUMNS}, " + (
+            "prompt_version" if versions["memories"] else "NULL"
+        )
+        self._insight_columns = f"{INSIGHT_COLUMNS}, " + (
+            "prompt_version" if versions["memory_insights"] else "NULL"
+        )
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await anyio.to_thread.run_sync(self._transaction, work)
@@ -158,8 +187,9 @@ class SqliteMemories:
     async def add(self, records: Sequence[MemoryRecord], *, cap: int) -> None:
         def work(conn: sqlite3.Connection) -> None:
             conn.executemany(
-                f"INSERT OR REPLACE INTO memories ({MEMORY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-                [memory_row(r) for r in records],
+                f"INSERT OR REPLACE INTO memories ({MEMORY_COLUMNS}, prompt_version)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
+                [(*memory_row(r), r.prompt_version) for r in records],
             )
             for project in {r.project for r in records}:
                 conn.execute(
@@ -172,23 +202,25 @@ class SqliteMemories:
 
     async def memories(self, project: str | None) -> list[MemoryRecord]:
         where, args = _scope(project)
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories{where} ORDER BY created_at DESC, memory_id"
+        columns = self._memory_columns
+        sql = f"SELECT {columns} FROM memories{where} ORDER BY created_at DESC, memory_id"
         rows = await self._run(lambda conn: conn.execute(sql, args).fetchall())
         return [memory_from_row(row) for row in rows]
 
     async def insights(self, project: str | None) -> list[Insight]:
         where, args = _scope(project)
-        sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights{where} ORDER BY project, position"
+        columns = self._insight_columns
+        sql = f"SELECT {columns} FROM memory_insights{where} ORDER BY project, position"
         rows = await self._run(lambda conn: conn.execute(sql, args).fetchall())
         return [insight_from_row(row) for row in rows]
 
     async def get(self, item_id: str) -> MemoryRecord | Insight | None:
         def work(conn: sqlite3.Connection) -> MemoryRecord | Insight | None:
-            sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE memory_id = ?"
+            sql = f"SELECT {self._memory_columns} FROM memories WHERE memory_id = ?"
             row = conn.execute(sql, (item_id,)).fetchone()
             if row is not None:
                 return memory_from_row(row)
-            sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights WHERE insight_id = ?"
+            sql = f"SELECT {self._insight_columns} FROM memory_insights WHERE insight_id = ?"
             row = conn.execute(sql, (item_id,)).fetchone()
             return insight_from_row(row) if row is not None else None
 
@@ -235,8 +267,9 @@ class SqliteMemories:
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM memory_insights WHERE project = ?", (project,))
             conn.executemany(
-                f"INSERT INTO memory_insights ({INSIGHT_COLUMNS}, position) VALUES (?,?,?,?,?,?)",
-                [(*insight_row(i), n) for n, i in enumerate(insights)],
+                f"INSERT INTO memory_insights ({INSIGHT_COLUMNS}, position, prompt_version)"
+                " VALUES (?,?,?,?,?,?,?)",
+                [(*insight_row(i), n, i.prompt_version) for n, i in enumerate(insights)],
             )
             conn.execute(
                 "INSERT OR REPLACE INTO memory_consolidations VALUES (?, ?)", (project, at)
@@ -279,7 +312,8 @@ def _head(record: MemoryRecord) -> tuple[str, str, str]:
 
 
 def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
-    memory_id, project, text, files, run_id, agent_id, created_at, blob = row
+    """A memory from its `MEMORY_COLUMNS`, and its prompt version where the row has one."""
+    memory_id, project, text, files, run_id, agent_id, created_at, blob = row[:8]
     vector = array("f")
     vector.frombytes(blob)
     return MemoryRecord(
@@ -291,6 +325,7 @@ def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
         agent_id=agent_id,
         created_at=created_at,
         embedding=tuple(vector),
+        prompt_version=row[8] if len(row) > 8 else None,
     )
 
 
@@ -305,11 +340,13 @@ def insight_row(insight: Insight) -> tuple[Any, ...]:
 
 
 def insight_from_row(row: Sequence[Any]) -> Insight:
-    insight_id, project, text, sources, created_at = row
+    """An insight from its `INSIGHT_COLUMNS`, and its prompt version where the row has one."""
+    insight_id, project, text, sources, created_at = row[:5]
     return Insight(
         insight_id=insight_id,
         project=project,
         text=text,
         source_ids=tuple(json.loads(sources)),
         created_at=created_at,
+        prompt_version=row[5] if len(row) > 5 else None,
     )

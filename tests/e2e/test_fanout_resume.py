@@ -22,6 +22,7 @@ import pytest
 
 from corral.agents import open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
+from tests._fanout import fanout_workspace
 
 from ._cli import corral_argv, corral_env, run_corral
 
@@ -30,7 +31,6 @@ pytestmark = pytest.mark.anyio
 WAIT = 30.0
 ITEMS = 6
 TARGET = 3
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 _ITEM = re.compile(r"Item (\d+):")
 
 
@@ -108,11 +108,7 @@ async def start_fanout(workspace: Path, env: dict[str, str]) -> anyio.abc.Proces
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "items.jsonl").write_text("".join(f'{{"n": {n}}}\n' for n in range(ITEMS)))
-    (root / "schema.json").write_text(json.dumps(SCHEMA))
-    return root
+    return fanout_workspace(tmp_path / "ws", ITEMS)
 
 
 async def run_until_killed(

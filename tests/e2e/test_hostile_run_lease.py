@@ -23,6 +23,7 @@ import pytest
 
 from corral.agents import open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
+from tests._fanout import fanout_workspace
 
 from ._cli import corral_argv, corral_env, run_corral
 
@@ -31,7 +32,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
 WAIT = 40.0
 ITEMS = 3
 RUN = "run-owned"
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: append {n} to the witness."
 _ITEM = re.compile(r"Item (\d+):")
 _HELD = re.compile(
@@ -76,11 +76,7 @@ EXEC = ("exec", "--run-id", RUN, "Item 0: append 0 to the witness.")
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "items.jsonl").write_text("".join(f'{{"n": {n}}}\n' for n in range(ITEMS)))
-    (root / "schema.json").write_text(json.dumps(SCHEMA))
-    return root
+    return fanout_workspace(tmp_path / "ws", ITEMS)
 
 
 async def hold_first(

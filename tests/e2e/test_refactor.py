@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from corral.orchestrator.model_server import serve_model_server
+from tests._git import git, init_repo
 
 from ._cli import corral_env, run_corral
 
@@ -134,20 +134,9 @@ def refactorer(request: dict[str, Any]) -> Any:
     return "I own no file I know"
 
 
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    git(root.parent, "init", "-q", "-b", "main", str(root))
-    git(root, "add", ".")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "start")
+    root = init_repo(tmp_path / "repo", FILES)
     (root / "notes.txt").write_text("untracked notes stay where they are\n")
     return root
 

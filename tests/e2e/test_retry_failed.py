@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from corral.orchestrator.model_server import serve_model_server
+from tests._fanout import fanout_workspace
 
 from ._cli import corral_env, run_corral
 
 pytestmark = pytest.mark.anyio
 
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 ITEMS = 6
 RUN = "run-retry"
 _ITEM = re.compile(r"Item (\d+):")
@@ -47,11 +47,7 @@ class FlakyReporter:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "items.jsonl").write_text("".join(f'{{"n": {n}}}\n' for n in range(ITEMS)))
-    (root / "schema.json").write_text(json.dumps(SCHEMA))
-    return root
+    return fanout_workspace(tmp_path / "ws", ITEMS)
 
 
 FANOUT = [

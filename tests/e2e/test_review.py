@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.resources
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from jsonschema import Draft4Validator
 
 from corral.orchestrator.model_server import serve_model_server
+from tests._git import git, init_repo, write
 
 from ._cli import corral_env, run_corral
 
@@ -162,32 +162,10 @@ def _findings(path: str, lines: dict[int, str]) -> list[dict[str, Any]]:
     return [_finding(path, at, at, "medium", "error-handling", "Missing None check on user")]
 
 
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
-
-
-def write(repo: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """`main` has the base; `feature` adds three defects; `main` is checked out."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, BASE)
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
+    root = init_repo(tmp_path / "repo", BASE, message="base")
     git(root, "checkout", "-q", "-b", "feature")
     write(root, HEAD)
     git(root, "commit", "-q", "-am", "add lookups")
@@ -254,7 +232,7 @@ async def test_range_review_keeps_changed_lines_merges_duplicates_and_writes_val
     assert location["region"] == {"startLine": 10, "endLine": 12}
     assert "fixes" in results[0] and "fixes" not in results[1]
 
-    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
     assert git(repo, "status", "--porcelain") == "", "the user's tree is untouched"
     assert len(git(repo, "worktree", "list").splitlines()) == 1, "the worktree is removed"
     assert (repo / "shop/db.py").read_text() == DB_BASE
@@ -265,7 +243,7 @@ async def test_patch_review_reads_the_working_tree_and_passes_below_fail_on(
 ) -> None:
     write(repo, {"shop/cart.py": CART_HEAD, "shop/users.py": USERS_HEAD})
     patch = tmp_path / "change.patch"
-    patch.write_text(git(repo, "diff"))
+    patch.write_text(git(repo, "diff") + "\n")
     out = tmp_path / "reports"
     async with serve_model_server(reviewer) as server:
         env = corral_env(tmp_path / "home", server.base_url)
@@ -308,7 +286,7 @@ async def test_a_unit_whose_reviewer_never_reports_makes_the_review_incomplete(
 ) -> None:
     write(repo, {"shop/users.py": USERS_HEAD})
     patch = tmp_path / "change.patch"
-    patch.write_text(git(repo, "diff"))
+    patch.write_text(git(repo, "diff") + "\n")
     out = tmp_path / "reports"
     async with serve_model_server(silent) as server:
         env = corral_env(tmp_path / "home", server.base_url)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 
 from corral.orchestrator.model_server import serve_model_server
+from tests._scripted import SpawnAllAtOnce
 
 from ._cli import corral_env, run_corral
 
@@ -23,51 +22,6 @@ pytestmark = pytest.mark.anyio
 WORKERS = 20
 LIMIT = 6  # agents.max_threads by default
 HOLD = 30.0
-
-
-def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    args = json.dumps(arguments)
-    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": args}
-
-
-def outputs(request: dict[str, Any]) -> dict[str, str]:
-    items = request["input"]
-    return {i["call_id"]: i["output"] for i in items if i.get("type") == "function_call_output"}
-
-
-def is_worker(request: dict[str, Any]) -> bool:
-    return "<subagent_context>" in json.dumps(request["input"])
-
-
-class TwentyWorkers:
-    """Twenty spawns in one answer; workers hold their answer until all twenty were spawned."""
-
-    def __init__(self) -> None:
-        self.spawned = anyio.Event()
-        self.spawn_answers: dict[str, str] = {}
-
-    async def __call__(self, request: dict[str, Any]) -> Any:
-        if is_worker(request):
-            with anyio.fail_after(HOLD):
-                await self.spawned.wait()
-            return "worker done"
-        done = outputs(request)
-        if not done:
-            return [
-                call(f"spawn-{i}", "spawn_agent", {"message": f"task {i}"}) for i in range(WORKERS)
-            ]
-        self.spawned.set()
-        self.spawn_answers = self.spawn_answers or done
-        ids = [json.loads(done[f"spawn-{i}"])["agent_id"] for i in range(WORKERS)]
-        finished: set[str] = set()
-        for call_id, output in done.items():
-            if call_id.startswith("wait-"):
-                finished.update(json.loads(output)["status"])
-        pending = [agent for agent in ids if agent not in finished]
-        if not pending:
-            return f"all {WORKERS} done"
-        wait = {"targets": pending, "timeout_ms": 30_000}
-        return [call(f"wait-{len(done)}", "wait_agent", wait)]
 
 
 def journal_notes(home: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
@@ -84,7 +38,7 @@ def journal_notes(home: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
 async def test_twenty_workers_under_a_limit_of_six_all_finish_and_never_more_than_six_run(
     tmp_path: Path,
 ) -> None:
-    script = TwentyWorkers()
+    script = SpawnAllAtOnce(WORKERS, HOLD)
     workspace = tmp_path / "repo"
     (workspace / ".git").mkdir(parents=True)
     async with serve_model_server(script) as server:

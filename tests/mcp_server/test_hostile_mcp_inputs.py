@@ -18,9 +18,9 @@ from mcp.shared.exceptions import MCPError
 from corral.agents import ServiceConfig
 from corral.orchestrator.model_server import serve_model_server
 from corral.tools import SandboxMode
+from tests._git import git
 
 from ..service._harness import reporter
-from ..service.test_pipelines import git
 from ._harness import fanout_args, open_served, refusal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.hostile]

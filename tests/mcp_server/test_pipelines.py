@@ -9,11 +9,12 @@ import anyio
 import pytest
 
 from corral.agents import open_sqlite_store
+from tests._git import git, write
 
 from ..e2e import test_review as review_e2e
 from ..e2e import test_triage as triage_e2e
 from ..service._harness import Gate
-from ..service.test_pipelines import LABELS, git
+from ..service.test_pipelines import LABELS, shop_repo
 from ._harness import WAIT, answer, fanout_args, open_served
 from .test_resources import text_of
 
@@ -31,14 +32,9 @@ async def test_a_triage_over_mcp_keeps_its_report_as_a_resource(tmp_path: Path) 
 
 
 async def test_a_review_of_a_patch_over_mcp_reports_its_finding(tmp_path: Path) -> None:
-    repo = tmp_path / "shop-repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    review_e2e.write(repo, {"shop/cart.py": review_e2e.CART_BASE})
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "base")
-    review_e2e.write(repo, {"shop/cart.py": review_e2e.CART_HEAD})
-    args = {"repo": "shop-repo", "patch": git(repo, "diff"), "wait_seconds": WAIT}
+    repo = shop_repo(tmp_path)
+    write(repo, {"shop/cart.py": review_e2e.CART_HEAD})
+    args = {"repo": "shop-repo", "patch": git(repo, "diff") + "\n", "wait_seconds": WAIT}
     async with open_served(tmp_path, review_e2e.reviewer) as served:
         state = answer(await served.client.call_tool("corral_review", args))
         report = text_of(await served.client.read_resource(state["links"]["report"]))["report"]

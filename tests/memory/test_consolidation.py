@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,8 @@ from corral.orchestrator.memory import (
     EXTRACTION,
     PURPOSE_KEY,
     InMemoryMemories,
+    Insight,
+    MemoryRecord,
     MemoryService,
 )
 from corral.orchestrator.services import HashingEmbedder
@@ -134,3 +137,77 @@ async def test_a_run_that_ends_again_after_a_resume_is_not_remembered_twice(
     assert await memories.after_run(spec(tmp_path), "t", HISTORY, client)
     assert await memories.after_run(spec(tmp_path), "t", HISTORY, client) == []
     assert len(await store.memories(None)) == 1 and len(client.requests) == 1
+
+
+def fact(n: int) -> MemoryRecord:
+    return MemoryRecord(
+        memory_id=f"mem-{n:012d}",
+        project=PROJECT,
+        text=f"fact {n}",
+        run_id="run-1",
+        agent_id="agent-1",
+        created_at=1_800_000_000.0 + n,
+    )
+
+
+PROJECT = "/repo"
+
+
+class Answers:
+    """A consolidation model that answers `insights` and keeps the request it was sent."""
+
+    def __init__(self, insights: list[dict[str, Any]]) -> None:
+        self.insights = insights
+        self.sent: list[dict[str, Any]] = []
+
+    def __call__(self, request: ModelRequest) -> str:
+        assert isinstance(request.input[0], Message)
+        self.sent = [json.loads(line) for line in request.input[0].text.splitlines()[2:]]
+        return json.dumps({"insights": self.insights})
+
+
+async def consolidate(count: int, answers: Answers) -> list[Insight]:
+    store = InMemoryMemories()
+    await store.add([fact(n) for n in range(count)], cap=count)
+    memories = MemoryService(store, MemoriesConfig(enabled=True), embedder=HashingEmbedder)
+    return await memories.consolidate(PROJECT, ScriptedModelClient(answers), "scripted")
+
+
+async def test_consolidation_sends_the_newest_hundred_memories_oldest_first_with_dates() -> None:
+    answers = Answers([])
+    await consolidate(105, answers)
+    assert [m["id"] for m in answers.sent] == [fact(n).memory_id for n in range(5, 105)]
+    assert answers.sent[0] == {
+        "id": fact(5).memory_id,
+        "date": fact(5).created_at,
+        "text": "fact 5",
+    }
+
+
+async def test_consolidation_keeps_at_most_twelve_insights() -> None:
+    many = [{"text": f"insight {n}", "sources": [fact(0).memory_id]} for n in range(13)]
+    kept = await consolidate(1, Answers(many))
+    assert [i.text for i in kept] == [f"insight {n}" for n in range(12)]
+
+
+async def test_an_insight_that_cites_no_memory_it_was_sent_is_dropped() -> None:
+    answers = Answers(
+        [
+            {"text": "cites nothing it was sent", "sources": ["mem-not-sent"]},
+            {"text": "cites nothing at all", "sources": []},
+            {"text": "cites one it was sent", "sources": ["mem-not-sent", fact(1).memory_id]},
+        ]
+    )
+    (kept,) = await consolidate(2, answers)
+    assert (kept.text, kept.source_ids) == ("cites one it was sent", (fact(1).memory_id,))
+
+
+async def test_with_consolidate_every_zero_runs_never_consolidate(tmp_path: Path) -> None:
+    store = InMemoryMemories()
+    model = Model([f"fact {i}" for i in range(12)])
+    settings = MemoriesConfig(enabled=True, consolidate_every=0)
+    memories = MemoryService(store, settings, embedder=HashingEmbedder, clock=Clock())
+    for run in range(12):
+        await memories.after_run(spec(tmp_path, run), "t", HISTORY, ScriptedModelClient(model))
+    assert model.consolidations == [] and await store.insights(None) == []
+    assert len(await store.memories(None)) == 12

@@ -95,7 +95,7 @@ async def test_a_copied_insight_never_replaces_one_the_destination_holds(
         assert await dst.insights(VICTIM) == [HELD_INSIGHT]
 
 
-ROW = ("mem-bad000000001", VICTIM, "A fact.", "[]", "run-1", "agent-1", 1.0, b"")
+ROW = ("mem-bad000000001", VICTIM, "A fact.", "[]", "run-1", "agent-1", 1.0, b"", None)
 BAD_ROWS = {
     "text-past-the-cap": {2: "x" * 5_000},
     "files-not-json": {3: "not json"},
@@ -105,6 +105,8 @@ BAD_ROWS = {
     "embedding-as-text": {7: "0.5,0.25"},
     "date-as-text": {6: "yesterday"},
     "text-null": {2: None},
+    "prompt-version-not-a-digest": {8: "sha256:\x1b]0;owned\x07"},
+    "prompt-version-a-number": {8: 5},
 }
 
 
@@ -124,7 +126,7 @@ async def test_an_unreadable_memory_row_copies_nothing_and_says_so(
     with sqlite3.connect(source) as conn:
         conn.execute("PRAGMA ignore_check_constraints = 1")
         conn.execute("CREATE TABLE m2 AS SELECT * FROM memories WHERE 0")  # no NOT NULL
-        conn.execute("INSERT INTO m2 VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _bad(changes))
+        conn.execute("INSERT INTO m2 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", _bad(changes))
         conn.execute("INSERT INTO m2 SELECT * FROM memories")
         conn.execute("DROP TABLE memories")
         conn.execute("ALTER TABLE m2 RENAME TO memories")

@@ -10,13 +10,13 @@ import anyio
 import pytest
 
 from corral.orchestrator.model_server import serve_model_server
+from tests._fanout import SCHEMA
 from tests.e2e._cli import corral_env, run_corral
 
 from ._otlp_receiver import Received, otlp_receiver
 
 pytestmark = pytest.mark.anyio
 
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 FANOUT = ["fanout", "--items", "items.jsonl", "--schema", "schema.json"]
 TEMPLATE = ["--template", "Item {n}: report it.", "--run-id", "run-otlp"]
 PLANTED_KEY = "sk-planted-e2e-0123456789"

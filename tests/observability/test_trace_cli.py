@@ -12,11 +12,10 @@ from corral.agents import CorralConfig, ModelPrice
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from tests._fanout import SCHEMA
 from tests.e2e._cli import corral_env, run_corral
 
 pytestmark = pytest.mark.anyio
-
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
 
 def reporter(request: dict[str, Any]) -> Any:

@@ -22,31 +22,22 @@ from corral.orchestrator._run import cost_of, price_for
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from tests._fanout import SCHEMA, item_of, outputs, report
 
 pytestmark = pytest.mark.anyio
 
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: report n."
 PLANTED_KEY = "sk-planted-0123456789abcdef"
-_ITEM = re.compile(r"Item (\d+):")
-
-
-def _outputs(request: dict[str, Any]) -> list[str]:
-    return [i["output"] for i in request["input"] if i.get("type") == "function_call_output"]
-
-
-def _report(arguments: Any) -> list[dict[str, Any]]:
-    return [{"type": "function_call", "name": "report_result", "arguments": json.dumps(arguments)}]
 
 
 def invalid_then_valid(request: dict[str, Any]) -> Any:
     """Item 0 first reports an invalid result (a failing tool call); every item then a valid one."""
-    n = int(_ITEM.findall(json.dumps(request["input"]))[-1])
-    done = _outputs(request)
+    n = item_of(request)
+    done = outputs(request)
     if not done:
-        return _report({"n": "zero"}) if n == 0 else _report({"n": n})
+        return report({"n": "zero"}) if n == 0 else report({"n": n})
     if n == 0 and len(done) == 1:
-        return _report({"n": n})
+        return report({"n": n})
     return "reported"
 
 

@@ -13,8 +13,9 @@ from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.fanout import FanoutInputError, run_fanout
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate, journal_path
+from tests._fanout import SCHEMA, item_of, outputs, report
 
-from .test_fanout_report import SCHEMA, TEMPLATE, item_of, outputs, report
+from .test_fanout_report import TEMPLATE
 
 pytestmark = pytest.mark.anyio
 

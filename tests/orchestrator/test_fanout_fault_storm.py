@@ -16,8 +16,7 @@ from corral.agents import CorralConfig
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
-
-from .test_fanout_ratelimit import SCHEMA, report_then_answer
+from tests._fanout import SCHEMA, report_then_answer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -33,6 +33,7 @@ from corral.orchestrator.fanout._fanout import worker_processes
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
 from corral.tools import InvalidInput, Tool, function_tool
+from tests._fanout import SCHEMA, item_of, outputs, report
 
 # Worker processes import corral and open the journal: seconds each on a busy machine.
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
@@ -41,24 +42,19 @@ WAIT = 60.0
 TOGETHER = 3
 """Items whose requests the server holds until all have asked: with each process running at
 most 2 of the 4 at once, 3 in flight together means both processes run items."""
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
-_ITEM = re.compile(r"Item (\d+):")
 
 
 def plan_report_answer(request: dict[str, Any]) -> Any:
     """Each worker updates its plan, reports its number (odd numbers first report a string,
     which the schema refuses), then answers: three to four requests, every one journaled."""
-    n = int(_ITEM.findall(json.dumps(request["input"]))[-1])
-    outputs = [i["output"] for i in request["input"] if i.get("type") == "function_call_output"]
-    if not outputs:
+    n, done = item_of(request), outputs(request)
+    if not done:
         plan = {"plan": [{"step": f"report {n}", "status": "in_progress"}]}
         return [{"type": "function_call", "name": "update_plan", "arguments": json.dumps(plan)}]
-    if len(outputs) == 1 and n % 2 == 1:
-        arguments = json.dumps({"n": str(n)})
-        return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
-    if "result recorded" not in outputs[-1]:
-        arguments = json.dumps({"n": n})
-        return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
+    if len(done) == 1 and n % 2 == 1:
+        return report({"n": str(n)})
+    if "result recorded" not in done[-1]:
+        return report({"n": n})
     return f"item {n} reported"
 
 
@@ -72,7 +68,7 @@ class Together:
 
     async def __call__(self, request: dict[str, Any]) -> Any:
         if not self.all_in.is_set():
-            self.seen.add(int(_ITEM.findall(json.dumps(request["input"]))[-1]))
+            self.seen.add(item_of(request))
             if len(self.seen) >= self.count:
                 self.all_in.set()
             with anyio.fail_after(WAIT):

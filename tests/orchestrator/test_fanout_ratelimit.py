@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,20 +10,12 @@ from corral.agents import CorralConfig, RateLimit
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import FaultRates, ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from tests._fanout import SCHEMA, report_then_answer
 
 pytestmark = pytest.mark.anyio
 
 ITEMS = 40
 RPM = 3000  # 50 requests a second, a bucket of one second's worth
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
-_ITEM = re.compile(r"Item (\d+):")
-
-
-def report_then_answer(request: dict[str, Any]) -> Any:
-    if any(i.get("type") == "function_call_output" for i in request["input"]):
-        return "reported"
-    arguments = json.dumps({"n": int(_ITEM.findall(json.dumps(request["input"]))[-1])})
-    return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
 
 
 def busiest_second(times: list[float]) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,26 +13,13 @@ from corral.agents import BudgetConfig, CorralConfig, open_sqlite_store
 from corral.orchestrator.fanout import FanoutOutcome, run_fanout
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate, journal_path
+from tests._fanout import SCHEMA, item_of, outputs, report
 
 pytestmark = pytest.mark.anyio
 
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TEMPLATE = "Item {n}: report n."
-_ITEM = re.compile(r"Item (\d+):")
 
 Policy = Callable[[dict[str, Any]], Any]
-
-
-def item_of(request: dict[str, Any]) -> int:
-    return int(_ITEM.findall(json.dumps(request["input"]))[-1])
-
-
-def outputs(request: dict[str, Any]) -> list[str]:
-    return [i["output"] for i in request["input"] if i.get("type") == "function_call_output"]
-
-
-def report(arguments: Any) -> list[dict[str, Any]]:
-    return [{"type": "function_call", "name": "report_result", "arguments": json.dumps(arguments)}]
 
 
 async def fan_out(

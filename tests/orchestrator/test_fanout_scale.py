@@ -7,10 +7,7 @@ it goes is `benchmarks/fanout.py`'s business; this checks that it all arrives, w
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,20 +15,12 @@ from corral.agents import CorralConfig
 from corral.orchestrator.fanout import run_fanout
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
 from corral.orchestrator.runs import FanoutJob, RunSetup, WorkerTemplate
+from tests._fanout import SCHEMA, report_then_answer
 
 pytestmark = pytest.mark.anyio
 
 ITEMS = 1000
 CONCURRENCY = 256
-SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
-_ITEM = re.compile(r"Item (\d+):")
-
-
-def report_then_answer(request: dict[str, Any]) -> Any:
-    if any(i.get("type") == "function_call_output" for i in request["input"]):
-        return "reported"
-    arguments = json.dumps({"n": int(_ITEM.findall(json.dumps(request["input"]))[-1])})
-    return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
 
 
 async def test_a_thousand_items_at_concurrency_256_all_report_within_the_bound(

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.agents._store import RunRecord, open_journal
-from tests.store.conformance.test_store import make_agent
+from tests._journal import given_journal
 
 from ..e2e._cli import corral_env, run_corral
 
@@ -63,18 +62,8 @@ async def test_runs_and_status_spell_out_what_a_task_or_an_agent_error_carries(
     home, folder = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     folder.mkdir()
-    async with open_journal(home / "journal.sqlite") as store:
-        run = RunRecord(
-            run_id="run-1",
-            kind="exec",
-            status="failed",
-            created_at=1_800_000_000.0,
-            updated_at=1_800_000_000.0,
-            config={"task": "fix it\x1b]0;owned\x07 now"},
-        )
-        await store.create_run(run)
-        await store.create_agent(make_agent("agent-1", "run-1"))
-        await store.update_agent("agent-1", status="failed", error="tool said \x1b[2K\rall good")
+    task, error = "fix it\x1b]0;owned\x07 now", "tool said \x1b[2K\rall good"
+    await given_journal(home / "journal.sqlite", "run-1", task=task, agent_error=error)
     env = corral_env(home)
     listed = await run_corral(["runs"], env=env, cwd=folder)
     shown = await run_corral(["status", "run-1"], env=env, cwd=folder)

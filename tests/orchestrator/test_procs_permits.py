@@ -1,58 +1,23 @@
 """The permits a worker process asks its parent for: the parent's one limiter per endpoint
 decides, so its in-flight cap and its AIMD window are the same numbers for every process.
 
-Both ends run in this test's event loop over a real socket pair, as between two processes.
+Both ends run in this test's event loop over a real socket pair, as between two processes
+(`benchmarks.permits.worker_of`, which the benchmark of a permit's cost uses too).
 """
 
 from __future__ import annotations
 
-import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
 import anyio
 import pytest
-from anyio.abc import TaskGroup
 
+from benchmarks.permits import URL, worker_of
 from corral.agents._config import RateLimit
 from corral.agents.model import RateLimitHint
-from corral.orchestrator._procs._permits import PermitClient, PermitDesk
-from corral.orchestrator._procs._wire import Channel
+from corral.orchestrator._procs._permits import PermitClient
 from corral.orchestrator._ratelimit import RateLimiterRegistry
 
 pytestmark = pytest.mark.anyio
-URL = "http://127.0.0.1:9/v1"
 WAIT = 10.0
-
-
-@asynccontextmanager
-async def worker_of(
-    registry: RateLimiterRegistry, tg: TaskGroup, seen: list[str] | None = None
-) -> AsyncIterator[PermitClient]:
-    """A worker's permit client wired to the parent's desk over a socket pair; `seen` gets
-    the op of every message the parent receives."""
-    ours, theirs = socket.socketpair()
-    parent, worker = await Channel.from_socket(ours), await Channel.from_socket(theirs)
-    desk, client = PermitDesk(registry, parent, tg), PermitClient(worker)
-
-    async def parent_reads() -> None:
-        async for message in parent.messages():
-            if seen is not None:
-                seen.append(message["op"])
-            handlers = {"attempt": desk.ask, "used": desk.used, "release": desk.give_back}
-            handlers[message["op"]](message)
-
-    async def worker_reads() -> None:
-        async for message in worker.messages():
-            client.answer(message)
-
-    for task in (parent.run, worker.run, parent_reads, worker_reads):
-        tg.start_soon(task)
-    try:
-        yield client
-    finally:
-        await worker.flush_and_close()
-        await parent.flush_and_close()
 
 
 def kept(*clients: PermitClient) -> int:

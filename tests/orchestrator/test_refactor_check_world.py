@@ -7,7 +7,6 @@ Real git and bubblewrap.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,23 +14,14 @@ import pytest
 from corral.agents import CorralConfig
 from corral.orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorJob, run_refactor
 from corral.orchestrator.runs import RunSetup
+from tests._git import init_repo
 
 pytestmark = pytest.mark.anyio
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "a.py").write_text("A = 1\n")
-    git(tmp_path, "init", "-q", "-b", "main", str(root))
-    git(root, "add", ".")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "start")
-    return root
+    return init_repo(tmp_path / "repo", {"pkg/a.py": "A = 1\n"})
 
 
 async def test_a_check_whose_program_is_missing_in_the_sandbox_says_so(

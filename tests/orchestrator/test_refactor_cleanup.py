@@ -5,7 +5,6 @@ Real git and bubblewrap; the model is the scripted server, stalled on purpose fo
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
@@ -15,28 +14,16 @@ from corral.agents import CorralConfig, open_sqlite_store
 from corral.orchestrator.model_server import serve_model_server
 from corral.orchestrator.pipelines.refactor import CheckFailsAtHead, RefactorJob, run_refactor
 from corral.orchestrator.runs import RunSetup, journal_path
+from tests._git import git, init_repo
 
 pytestmark = pytest.mark.anyio
 
 WAIT = 30.0
 
 
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "a.py").write_text("A = 1\n")
-    (root / "lib").mkdir()
-    (root / "lib" / "b.py").write_text("B = 2\n")
-    git(tmp_path, "init", "-q", "-b", "main", str(root))
-    git(root, "add", ".")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "start")
-    return root
+    return init_repo(tmp_path / "repo", {"pkg/a.py": "A = 1\n", "lib/b.py": "B = 2\n"})
 
 
 def left_behind(repo: Path, trees: Path) -> tuple[int, str, list[Path]]:

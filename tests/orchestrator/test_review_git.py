@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,39 +15,14 @@ from corral.orchestrator.pipelines.review import (
     read_change,
 )
 from corral.orchestrator.pipelines.review._git import checkout_at
+from tests._git import git, topic_repo
 
 pytestmark = pytest.mark.anyio
 
 
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """main: a.txt; topic (from main): b.txt changed; main then moves on with c.txt."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "a.txt").write_text("one\n")
-    (root / "b.txt").write_text("two\n")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
-    git(root, "checkout", "-q", "-b", "topic")
-    (root / "b.txt").write_text("two\nthree\n")
-    git(root, "commit", "-q", "-am", "topic")
-    git(root, "checkout", "-q", "main")
-    (root / "c.txt").write_text("new on main\n")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "main moves on")
-    return root
+    return topic_repo(tmp_path / "repo")
 
 
 async def test_a_two_dot_range_diffs_the_ends_and_three_dots_diff_from_the_merge_base(

@@ -155,7 +155,10 @@ async def open_supervised_run(
             await clients.aclose()
 
 
-async def start_root(runtime: RunRuntime, workspace: Path, task: str) -> AgentHandle:
+async def start_root(
+    runtime: RunRuntime, workspace: Path, task: str, *, stay_open: bool = True
+) -> AgentHandle:
+    """The run's root supervisor, started on `task` (ending after one turn unless `stay_open`)."""
     spec = build_root_spec(
         runtime.config,
         cwd=workspace,
@@ -164,7 +167,7 @@ async def start_root(runtime: RunRuntime, workspace: Path, task: str) -> AgentHa
         role="supervisor",
         extra_tools=COLLAB_TOOL_NAMES,
     )
-    return await runtime.start(spec, task)
+    return await runtime.start(spec, task, stay_open=stay_open)
 
 
 async def run_to_end(runtime: RunRuntime, workspace: Path, task: str) -> AgentHandle:

@@ -26,6 +26,7 @@ from corral.agents import (
 from corral.agents.model import EventCallback, ModelResponse, ModelSettings, open_model_client
 from corral.orchestrator._run import AgentHandle, ClientPool, Restoring, RunRuntime
 from corral.orchestrator.runs import journaled_spec
+from tests._scripted import SpawnAllAtOnce
 
 from .test_supervisor import (
     RUN_ID,
@@ -75,42 +76,10 @@ class JournalOrder(RunnerHooks):
         return [agent_id for kind, agent_id in self.notes if kind == "agent_started"]
 
 
-class TwentyWorkers:
-    """Root spawns twenty workers in one answer, then waits until each one is done.
-
-    The workers hold their answers until the root has heard back from all twenty spawns, so
-    the first six are running together while the other fourteen wait in the queue.
-    """
-
-    def __init__(self) -> None:
-        self.spawned = anyio.Event()
-        self.waits = 0
-
-    async def __call__(self, request: dict[str, Any]) -> Any:
-        if nickname_in(request) is not None:
-            with anyio.fail_after(WAIT):
-                await self.spawned.wait()
-            return "worker done"
-        done = outputs(request)
-        if not done:
-            return [call(f"spawn-{i}", "spawn_agent", message=f"task {i}") for i in range(WORKERS)]
-        self.spawned.set()
-        ids = [json.loads(done[f"spawn-{i}"])["agent_id"] for i in range(WORKERS)]
-        finished: set[str] = set()
-        for call_id, output in done.items():
-            if call_id.startswith("wait-"):
-                finished.update(json.loads(output)["status"])
-        pending = [agent for agent in ids if agent not in finished]
-        if not pending:
-            return f"all {WORKERS} done"
-        self.waits += 1
-        return [call(f"wait-{self.waits}", "wait_agent", targets=pending, timeout_ms=30_000)]
-
-
 async def test_twenty_spawns_under_a_limit_of_six_all_finish_with_never_more_than_six_running(
     workspace: Path,
 ) -> None:
-    script, order = TwentyWorkers(), JournalOrder()
+    script, order = SpawnAllAtOnce(WORKERS, WAIT), JournalOrder()
     agents = AgentsConfig(max_threads=LIMIT)
     async with open_supervised_run(script, workspace, agents=agents, hooks=order) as (
         runtime,
@@ -130,13 +99,19 @@ async def test_twenty_spawns_under_a_limit_of_six_all_finish_with_never_more_tha
 
 
 class OneSlow:
-    """Root spawns a worker that stalls and a second that has to wait; it closes the second."""
+    """Root spawns a worker that stalls and a second that has to wait; it closes the second.
+
+    The root's first answer waits until its tools have been called (`dispatched`), so it is
+    still at work, and not ended, when its workers are spawned."""
 
     def __init__(self) -> None:
+        self.dispatched = anyio.Event()
         self.release = anyio.Event()
 
     async def __call__(self, request: dict[str, Any]) -> Any:
         if nickname_in(request) is None:
+            with anyio.fail_after(WAIT):
+                await self.dispatched.wait()
             return "ok"
         with anyio.fail_after(WAIT):
             await self.release.wait()
@@ -157,11 +132,12 @@ async def test_a_queued_worker_is_listed_as_queued_and_once_closed_never_runs(
             listed = json.loads((await dispatch("list_agents"))[1])
             closed = json.loads((await dispatch("close_agent", target=second["nickname"]))[1])
         finally:
+            script.dispatched.set()
             script.release.set()
         with anyio.fail_after(WAIT):
             await root.ended.wait()
+        first_ended_with_root = root.children[0].ended.is_set()
         queued_requests = requests_of(server, second["nickname"])
-        first_requests = requests_of(server, first["nickname"])
     assert second["status"] == "queued"
     assert second["capacity"] == {"running": 1, "queued": 1, "limit": 1}
     assert [a["status"] for a in listed["agents"]] == ["running", "queued"]
@@ -169,9 +145,8 @@ async def test_a_queued_worker_is_listed_as_queued_and_once_closed_never_runs(
     assert closed == {"previous_status": "queued"}
     assert queued_requests == []
     assert root.children[0].agent_id == first["agent_id"]
-    # The root answers at once and may end before its released worker has: the worker ran.
-    assert first_requests != []
-    assert root.children[0].status in (AgentStatus.RUNNING, AgentStatus.COMPLETED)
+    assert root.children[0].status is AgentStatus.COMPLETED
+    assert first_ended_with_root
     record = await runtime.store.get_agent(second["agent_id"])
     assert record is not None and record.status == "closed"
 

@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 
 from corral.orchestrator.pipelines.triage import triage_json_schema
 from corral.orchestrator.service import CorralClient
+from tests._git import git, init_repo, write
 
 from ..e2e import test_refactor as refactor_e2e
 from ..e2e import test_review as review_e2e
@@ -72,27 +73,21 @@ async def test_a_triage_over_http_reports_every_issue_with_labels_from_the_set(
     assert [i["status"] for i in items] == ["done"] * 4
 
 
-def git(repo: Path, *args: str) -> str:
-    return review_e2e.git(repo, *args)
-
-
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     """A repository whose one commit holds the shopping cart module."""
-    root = tmp_path / "shop-repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    review_e2e.write(root, {"shop/cart.py": review_e2e.CART_BASE})
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+    return shop_repo(tmp_path)
+
+
+def shop_repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "shop-repo", {"shop/cart.py": review_e2e.CART_BASE}, message="base")
 
 
 async def test_a_review_of_a_submitted_patch_keeps_a_valid_sarif_report(
     shop: Path, tmp_path: Path
 ) -> None:
-    review_e2e.write(shop, {"shop/cart.py": review_e2e.CART_HEAD})
-    patch = git(shop, "diff")  # the working tree keeps the change: reviewers read it there
+    write(shop, {"shop/cart.py": review_e2e.CART_HEAD})
+    patch = git(shop, "diff") + "\n"  # the working tree keeps the change: reviewers read it there
     async with open_service(tmp_path, review_e2e.reviewer) as service:
         request = pipeline(service, "review", repo=str(shop), patch=patch, fail_on="critical")
         _, report = await run_to_the_end(service, request)
@@ -108,16 +103,7 @@ async def test_a_review_of_a_submitted_patch_keeps_a_valid_sarif_report(
 
 
 def calc_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "calc-repo"
-    for path, text in refactor_e2e.FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    refactor_e2e.git(tmp_path, "init", "-q", "-b", "main", str(root))
-    refactor_e2e.git(root, "add", ".")
-    refactor_e2e.git(
-        root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "start"
-    )
-    return root
+    return init_repo(tmp_path / "calc-repo", refactor_e2e.FILES)
 
 
 async def test_a_refactor_over_http_merges_the_passing_worker_into_the_result_branch(
@@ -137,8 +123,8 @@ async def test_a_refactor_over_http_merges_the_passing_worker_into_the_result_br
     statuses = {w["worker"]: (w["status"], w["check"]["passed"]) for w in report["workers"]}
     assert statuses == {1: ("merged", True), 2: ("check failed", False)}
     assert report["merged_check"]["passed"] is True
-    assert "def add_numbers" in refactor_e2e.git(repo, "show", f"{branch}:calc/ops.py")
-    assert refactor_e2e.git(repo, "symbolic-ref", "HEAD") == "refs/heads/main"
+    assert "def add_numbers" in git(repo, "show", f"{branch}:calc/ops.py")
+    assert git(repo, "symbolic-ref", "HEAD") == "refs/heads/main"
 
 
 async def post(service: Harness, request: dict[str, Any]) -> tuple[int, str]:

@@ -12,7 +12,6 @@ a view, a trigger or a virtual table, so a file holding one is not a journal it 
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import anyio
@@ -20,6 +19,7 @@ import pytest
 
 from corral.agents._store import DuplicateRecord, JournalUnreadable, MemoryStore, open_journal
 from corral.agents._store._copy import copy_runs
+from tests._journal import given_journal, planted_journal
 from tests.store.conformance.test_store import make_agent, make_call, make_run
 
 pytestmark = [pytest.mark.hostile, pytest.mark.anyio]
@@ -44,21 +44,11 @@ PLANTS = {
 }
 
 
-async def make_journal(path: Path) -> None:
-    async with open_journal(path):
-        pass
-
-
 @pytest.mark.parametrize("plant", list(PLANTS.values()), ids=list(PLANTS))
 async def test_a_journal_file_with_a_view_or_trigger_is_refused_before_anything_is_read(
     tmp_path: Path, plant: list[str]
 ) -> None:
-    path = tmp_path / "given.sqlite"
-    await make_journal(path)
-    with sqlite3.connect(path) as conn:
-        for statement in plant:
-            conn.execute(statement)
-    conn.close()
+    path = await planted_journal(tmp_path / "given.sqlite", *plant)
     with anyio.fail_after(DEADLINE), pytest.raises(JournalUnreadable) as caught:
         async with open_journal(path, read_only=True) as store:
             await store.list_runs()
@@ -67,8 +57,7 @@ async def test_a_journal_file_with_a_view_or_trigger_is_refused_before_anything_
 
 
 async def test_a_journal_corral_made_still_opens_read_only(tmp_path: Path) -> None:
-    path = tmp_path / "journal.sqlite"
-    await make_journal(path)
+    path = await planted_journal(tmp_path / "journal.sqlite")
     async with open_journal(path, read_only=True) as store:
         assert await store.list_runs() == []
 
@@ -85,14 +74,12 @@ async def test_an_unreadable_run_row_is_a_one_line_error_and_copies_nothing(
     tmp_path: Path, config: str, summary: str
 ) -> None:
     source, dest = tmp_path / "given.sqlite", tmp_path / "mine.sqlite"
-    await make_journal(source)
-    with sqlite3.connect(source) as conn:
-        conn.execute(
-            "INSERT INTO runs (run_id, kind, status, created_at, updated_at, config, summary) "
-            "VALUES ('run-bad', 'exec', 'done', 1.0, 1.0, ?, ?)",
-            (config, summary),
-        )
-    conn.close()
+    await planted_journal(
+        source,
+        "INSERT INTO runs (run_id, kind, status, created_at, updated_at, config, summary) "
+        "VALUES ('run-bad', 'exec', 'done', 1.0, 1.0, ?, ?)",
+        params=(config, summary),
+    )
     with anyio.fail_after(DEADLINE), pytest.raises(JournalUnreadable) as caught:
         async with open_journal(source, read_only=True) as src, open_journal(dest) as dst:
             await copy_runs(src, dst)
@@ -135,8 +122,7 @@ async def test_copy_never_prints_a_run_id_s_escape_sequences_to_the_terminal(
 
     source, dest, home = tmp_path / "given.sqlite", tmp_path / "mine.sqlite", tmp_path / "home"
     home.mkdir()
-    async with open_journal(source) as store:
-        await store.create_run(make_run("run-\x1b]0;owned\x07\x1b[2K", status="done"))
+    await given_journal(source, "run-\x1b]0;owned\x07\x1b[2K")
     args = ["journal", "copy", "--from", f"sqlite:{source}", "--to", f"sqlite:{dest}"]
     env = corral_env(home)
     outputs = [await run_corral(args, env=env, cwd=tmp_path) for _ in range(2)]

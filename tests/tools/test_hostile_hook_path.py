@@ -10,6 +10,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -83,6 +84,19 @@ async def test_a_program_the_agent_planted_never_runs_as_the_users_hook(
         _script(folder / GUARD, planted)
     monkeypatch.setenv("PATH", os.pathsep.join([entry(layout), str(tools), "/usr/bin", "/bin"]))
     config = {"PreToolUse": [{"hooks": [{"command": GUARD, "sandbox": sandbox}]}]}
+    await only_the_real_guard_answers(layout, config)
+
+
+# A hook in the docs' style: Python reading the payload with the standard library.
+PY_GUARD = (
+    f"{PYTHON} -c 'import json, sys; d = json.load(sys.stdin); "  # the sandbox hides /tmp
+    'print("the real guard says no"); sys.exit(2)\''
+)
+
+
+async def only_the_real_guard_answers(layout: Layout, config: dict[str, Any]) -> None:
+    """A shell call under the PreToolUse hooks of `config` is refused by the user's own guard:
+    the call does not run, and nothing the agent planted does either."""
     ctx = ToolContext(
         cwd=layout.workspace,
         profile=layout.profile(),
@@ -94,13 +108,6 @@ async def test_a_program_the_agent_planted_never_runs_as_the_users_hook(
     assert "the real guard says no" in output.text
     assert not (layout.workspace / "call-ran").exists()
     assert not (layout.outside / "planted-ran").exists()
-
-
-# A hook in the docs' style: Python reading the payload with the standard library.
-PY_GUARD = (
-    f"{PYTHON} -c 'import json, sys; d = json.load(sys.stdin); "  # the sandbox hides /tmp
-    'print("the real guard says no"); sys.exit(2)\''
-)
 
 
 @pytest.mark.parametrize("shape", ["module", "package"])
@@ -115,14 +122,4 @@ async def test_a_module_the_agent_planted_is_never_imported_by_a_python_hook(
     else:
         (layout.workspace / "json.py").write_text(planted + "raise SystemExit(0)\n")
     config = {"PreToolUse": [{"hooks": [{"command": PY_GUARD, "sandbox": sandbox}]}]}
-    ctx = ToolContext(
-        cwd=layout.workspace,
-        profile=layout.profile(),
-        services=ToolServices(hooks=HookRunner(HooksConfig.model_validate(config))),
-    )
-    call = ToolCall("c1", "shell", json.dumps({"command": "touch call-ran"}))
-    with anyio.fail_after(DEADLINE):
-        (output,) = await run_tool_calls(ToolRegistry([shell_tool()]), [call], ctx)
-    assert "the real guard says no" in output.text
-    assert not (layout.workspace / "call-ran").exists()
-    assert not (layout.outside / "planted-ran").exists()
+    await only_the_real_guard_answers(layout, config)
