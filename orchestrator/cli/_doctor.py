@@ -1,6 +1,7 @@
 """`corral doctor [--journal PATH]`: check the journal (and the service's store) for damage.
 
-Exit 0 when every file is whole, 1 when one is not, with what is wrong and how to recover.
+Exit 0 when every file is whole (a home with no journal yet included), 1 when one is not, with
+what is wrong and how to recover; 2 when `--journal` names no file.
 A shared PostgreSQL journal (`[journal] url`) is checked by reading it; its password is never
 printed.
 """
@@ -32,8 +33,13 @@ async def run(args: argparse.Namespace) -> int:
     import anyio.to_thread
 
     from .._doctor import check_file
+    from ._approval import shown
 
     files = _files(args.journal)
+    if args.journal is None and files and not files[0].is_file():
+        # A fresh home: nothing has run yet, so there is nothing to be damaged.
+        print(f"{shown(str(files[0]))}: not created yet (no run has used this home)")
+        files = files[1:]
     results = [await anyio.to_thread.run_sync(check_file, path) for path in files]
     for health in results:
         print("\n".join(_report(health)))
@@ -61,11 +67,16 @@ async def _check_shared() -> bool:
 
 def _files(journal: Path | None) -> list[Path]:
     from corral.agents import load_config
+    from corral.tools import InvalidInput
 
     from ..runs import journal_path
+    from ._approval import shown
 
     if journal is not None:
-        return [journal.expanduser()]
+        path = journal.expanduser()
+        if not path.is_file():
+            raise InvalidInput(f"no journal file at {shown(str(path))}: check the --journal path")
+        return [path]
     config = load_config(cwd=Path.cwd()).config
     home_journal = journal_path(config)
     service = home_journal.with_name(SERVICE_STORE)

@@ -82,9 +82,23 @@ def test_doctor_checks_the_homes_journal_and_service_store(
     assert f"{home / 'service.sqlite'}: DAMAGED\n" in out
 
 
-def test_a_missing_journal_is_reported_not_created(
+def test_a_journal_path_that_names_no_file_is_the_callers_mistake_and_creates_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = tmp_path / "nowhere.sqlite"
-    assert main(["doctor", "--journal", str(missing)]) == 1
-    assert "does not exist" in capsys.readouterr().out and not missing.exists()
+    assert main(["doctor", "--journal", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert "no journal file at" in err and "--journal" in err and "Traceback" not in err
+    assert not missing.exists()
+
+
+def test_a_fresh_home_has_no_journal_yet_and_that_is_not_damage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("CORRAL_HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert f"{home / 'journal.sqlite'}: not created yet" in out and "DAMAGED" not in out
+    assert not (home / "journal.sqlite").exists()
