@@ -30,12 +30,21 @@ async def test_a_server_that_exits_at_startup_is_reported_with_its_last_stderr_l
         status = manager.status("docs")
     assert status.state is ServerState.FAILED
     assert status.error is not None
-    assert "exit code 3" in status.error
+    assert status.error.count("exit code 3") == 1, "how it exited is said once"
+    assert status.error.count("its stderr ended with") == 1
     assert status.error.endswith(
         "its stderr ended with: starting docs server v2 | reading settings | "
         "fatal: DOCS_TOKEN is not set"
     )
     assert "-32000" not in status.error
+
+
+async def test_a_silent_server_that_exits_at_startup_says_its_exit_code_once() -> None:
+    servers = {"bad": McpServerConfig(command=sys.executable, args=("-c", "raise SystemExit(3)"))}
+    async with open_mcp_manager(servers) as manager:
+        status = manager.status("bad")
+    assert status.state is ServerState.FAILED and status.error is not None
+    assert status.error.count("exit code 3") == 1
 
 
 async def test_a_server_that_hangs_at_startup_shows_what_it_said_before_the_timeout() -> None:

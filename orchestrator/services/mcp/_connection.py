@@ -283,8 +283,11 @@ async def start_failure(reason: str, process: StdioProcess | None) -> str:
         return reason
     with anyio.move_on_after(EXIT_GRACE_SEC):
         await process.closed.wait()
-    ended = f" ({process.exit_reason()})" if process.returncode is not None else ""
-    return f"{reason}{ended}{stderr_said(process)}"
+    ended = ""
+    if process.returncode is not None and f"({process.exit_reason()})" not in reason:
+        ended = f" ({process.exit_reason()})"  # not said twice when the reason already has it
+    said = stderr_said(process)
+    return f"{reason}{ended}{said if said not in reason else ''}"
 
 
 async def _watch_process(connection: McpConnection, process: StdioProcess) -> None:
