@@ -263,10 +263,26 @@ _FEATURE_SETTINGS: Mapping[tuple[str, str], tuple[tuple[str, ...], Any]] = {
 }
 
 
+# Codex switches that turn off a tool corral always offers: skipping one would hand agents a
+# tool the user took away, so such a file is refused with what to do instead.
+_TOOLS_TURNED_OFF: Mapping[tuple[str, str], str] = {
+    ("features", "shell_tool"): "the shell tool",
+}
+
+
 def _translate_features(values: dict[str, Any]) -> None:
     """`[features] unified_exec` is corral's `shell.unified_exec`; a web search flag that is on
-    is `web_search` (`live`, or `cached`); a key set itself wins. The rest of `[features]` and
-    `[tools]` is skipped with the warning."""
+    is `web_search` (`live`, or `cached`); a key set itself wins. A switch that turns off a
+    tool corral always offers is refused. The rest of `[features]` and `[tools]` is skipped
+    with the warning."""
+    for (table, flag), tool in _TOOLS_TURNED_OFF.items():
+        flags = values.get(table)
+        if isinstance(flags, dict) and flags.get(flag) is False:
+            raise ConfigError(
+                f"{table}.{flag} = false turns off {tool}, which corral always offers (every "
+                "command runs in the sandbox); to keep agents from changing files set "
+                'sandbox_mode = "read-only", then delete this line'
+            )
     for (table, flag), (key, word) in _FEATURE_SETTINGS.items():
         flags = values.get(table)
         if not isinstance(flags, dict) or not isinstance(flags.get(flag), bool):

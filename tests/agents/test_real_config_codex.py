@@ -309,6 +309,31 @@ def test_codex_hook_state_that_turns_a_hook_off_is_refused_not_run(
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "[features]\nshell_tool = false\n",
+        '[profiles.quiet.features]\nshell_tool = false\n[profiles.quiet]\nmodel = "m"\n',
+    ],
+)
+def test_a_codex_switch_that_turns_the_shell_off_is_refused_not_skipped(
+    home: Path, project: Path, text: str
+) -> None:
+    write(home / "config.toml", text)
+    message = load_error(project, home)
+    assert "shell_tool = false turns off the shell tool" in message
+    assert 'sandbox_mode = "read-only"' in message and "\n" not in message
+
+
+def test_a_codex_shell_switch_left_on_is_skipped_with_the_warning(
+    home: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="corral.config")
+    _load_user("[features]\nshell_tool = true\n", home, project)
+    (line,) = _skipped(caplog)
+    assert line.endswith("ignored Codex settings corral does not use: features")
+
+
+@pytest.mark.parametrize(
     ("text", "unified_exec", "web_search"),
     [
         ("[features]\nunified_exec = true\nrmcp_client = true\n", True, "disabled"),
