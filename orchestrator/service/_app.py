@@ -4,7 +4,8 @@ Handlers validate, call the manager or read the journal (`read_status`), and sha
 never run agents themselves. Errors map to status codes here: 422 for invalid requests (and
 for requests past the server's `[service]` allow-lists, or a reused `Idempotency-Key`), 413 for
 bodies over the limit, 404 for unknown runs, 429 with `Retry-After` for a full queue, 204 for a
-reconnect to an event stream that has ended.
+reconnect to an event stream that has ended. Unknown paths and methods answer in the same JSON
+shape (`{"error": ...}`), so a client can read every error body the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -74,11 +76,19 @@ def build_app(
         *dashboard_routes(token, sessions, content=content),
     ]
     auth = Middleware(BearerAuth, token=token, sessions=sessions, hosts=hosts)
-    return Starlette(routes=routes, middleware=[auth])
+    handlers = {HTTPException: _http_error}
+    return Starlette(routes=routes, middleware=[auth], exception_handlers=handlers)
 
 
 def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": detail, **extra}, status_code=status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such path, a method the path does not take) as JSON."""
+    assert isinstance(exc, HTTPException)
+    detail = f"{request.method} {request.url.path}: {exc.detail}"
+    return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
 
 
 def _first_problem(errors: list[dict[str, Any]]) -> str:
@@ -89,7 +99,14 @@ def _first_problem(errors: list[dict[str, Any]]) -> str:
     where = ".".join(str(part) for part in first.get("loc", ()))
     message = str(first.get("msg", "")).removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{where}: {message}{more}"
+    return f"{where}: {message}{more}" if where else f"{message}{more}"
+
+
+def _stream_head() -> Response:
+    """GET's headers without its body; no length, since the stream has none."""
+    head = Response(media_type="text/event-stream", headers=SSE_HEADERS)
+    del head.headers["content-length"]
+    return head
 
 
 def _links(run_id: str) -> dict[str, str]:
@@ -244,6 +261,8 @@ class _Api:
         resumed = request.headers.get("last-event-id") is not None
         if is_over(log, after, resumed=resumed):  # the SSE spec's way to say "do not reconnect"
             return Response(status_code=204, headers=SSE_HEADERS)
+        if request.method == "HEAD":  # a stream would hold the connection until the run ends
+            return _stream_head()
         refresh: Callable[[], Awaitable[None]] | None = None
         waiter: Callable[[], anyio.Event] | None = None
         if self._manager.get(run_id) is None and not log.ended:
