@@ -17,6 +17,7 @@ from mcp.server.stdio import stdio_server
 
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ..service import BearerAuth
+from ._malformed import AnsweringMalformed
 from ._server import McpServerOptions, open_mcp_server
 
 MCP_PATH = "/mcp"
@@ -24,9 +25,11 @@ GRACEFUL_SHUTDOWN = 1
 
 
 async def serve_stdio(options: McpServerOptions) -> None:
-    """Serve one client on stdin/stdout until it closes them."""
+    """Serve one client on stdin/stdout until it closes them; a line that is not JSON-RPC gets
+    a JSON-RPC error (`_malformed`), not silence."""
     async with open_mcp_server(options) as server, stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        answering = AnsweringMalformed(read, write.send)
+        await server.run(answering, write, server.create_initialization_options())
 
 
 async def serve_http(
