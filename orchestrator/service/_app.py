@@ -34,6 +34,7 @@ from ._errors import QueueFull, RunBusy
 from ._events import OPEN_STATUSES, EventLog
 from ._models import RUN_REQUEST
 from ._openapi import openapi_document
+from ._paging import BadPage, page_of
 from ._runs import RunManager
 from ._sessions import SessionBook
 from ._sse import event_stream, is_over, parse_cursor
@@ -177,7 +178,10 @@ class _Api:
             if entry.run_id not in shown:
                 shown[entry.run_id] = await self._summary(entry.run_id, None)
         runs = [r for r in shown.values() if wanted is None or r["status"] == wanted]
-        return JSONResponse({"runs": runs})
+        try:
+            return JSONResponse(page_of(runs, request.query_params))
+        except BadPage as exc:
+            return _error(422, str(exc))
 
     async def get_run(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
@@ -305,7 +309,9 @@ class _Api:
         else:
             status = record.status if record is not None else "unknown"
         kind = record.kind if record is not None else entry.request.kind if entry else "unknown"
-        created = record.created_at if record is not None else entry.created_at if entry else 0
+        # When the run was submitted here, which stays put (the journal's record is written when
+        # the run starts), so the run list's order and its pages do not shift under a client.
+        created = entry.created_at if entry else record.created_at if record is not None else 0
         summary: dict[str, Any] = {"id": run_id, "kind": kind, "status": status}
         summary["created_at"] = created
         if entry is not None and entry.error is not None:
