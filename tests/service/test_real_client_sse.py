@@ -216,3 +216,24 @@ async def test_a_client_that_hangs_up_mid_stream_leaves_the_run_to_finish(
             results = (await client.get(f"/v1/runs/{run_id}/results")).json()["results"]
     assert rest[-1].event == "end" and json.loads(rest[-1].data)["status"] == "done"
     assert [r["result"] for r in results] == [{"n": 0}, {"n": 10}]
+
+
+@pytest.mark.parametrize(
+    ("header", "status"),
+    [
+        (f"Bearer {TOKEN}", 200),
+        (f"bearer {TOKEN}", 200),
+        (f"BEARER  {TOKEN}", 200),
+        (f"Bearer {TOKEN}x", 401),
+        (f"Basic {TOKEN}", 401),
+        (TOKEN, 401),
+        ("bearer", 401),
+        (f"bearer{TOKEN}", 401),
+    ],
+)
+async def test_the_bearer_scheme_is_read_case_insensitively_and_only_the_token_opens(
+    tmp_path: Path, header: str, status: int
+) -> None:
+    async with open_service(tmp_path, reporter) as service:
+        answer = await service.http.get("/v1/runs", headers={"Authorization": header})
+    assert answer.status_code == status
