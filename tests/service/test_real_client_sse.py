@@ -5,6 +5,7 @@ without loss or duplicate, the 204 that ends a finished stream, JSON error bodie
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,16 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 async def finished_run(service: Harness, count: int = 2) -> str:
     """A fan-out over `count` items, waited for until it is done."""
     run_id = str((await service.http.post("/v1/runs", json=service.fanout(count))).json()["id"])
+    await wait_for_end(service, run_id)
+    return run_id
+
+
+async def wait_for_end(service: Harness, run_id: str) -> None:
     with anyio.fail_after(WAIT):
         async with service.http.stream("GET", f"/v1/runs/{run_id}/events") as response:
             async for line in response.aiter_lines():
                 if line.startswith("event: end"):
                     break
-    return run_id
 
 
 async def sse_events(
@@ -237,3 +242,42 @@ async def test_the_bearer_scheme_is_read_case_insensitively_and_only_the_token_o
     async with open_service(tmp_path, reporter) as service:
         answer = await service.http.get("/v1/runs", headers={"Authorization": header})
     assert answer.status_code == status
+
+
+def stalled_reader(url: str, run_id: str) -> socket.socket:
+    """A connection asking for the stream that then reads nothing (a small receive window)."""
+    host, port = url.removeprefix("http://").split(":")
+    conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    conn.settimeout(WAIT)
+    conn.connect((host, int(port)))
+    request = (
+        f"GET /v1/runs/{run_id}/events HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+    )
+    conn.sendall(request.encode())
+    return conn
+
+
+def read_to_close(conn: socket.socket) -> bytes:
+    chunks = []
+    with conn:
+        while chunk := conn.recv(1 << 16):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def test_a_client_that_stops_reading_holds_up_neither_the_run_nor_its_own_events(
+    tmp_path: Path,
+) -> None:
+    async with open_service(tmp_path, reporter) as service:
+        run_id = (await service.http.post("/v1/runs", json=service.fanout(20))).json()["id"]
+        conn = await anyio.to_thread.run_sync(stalled_reader, service.url, run_id)
+        await wait_for_end(service, run_id)
+        status = (await service.http.get(f"/v1/runs/{run_id}")).json()["status"]
+        raw = await anyio.to_thread.run_sync(read_to_close, conn)
+    body = raw.split(b"\r\n\r\n", 1)[1].decode()
+    ids = [int(line[4:]) for line in body.splitlines() if line.startswith("id: ")]
+    assert status == "done", "the run finished while its reader read nothing"
+    assert ids == list(range(1, len(ids) + 1)) and len(ids) > 60
+    assert "event: end\n" in body
