@@ -2,8 +2,9 @@
 
 JSON-RPC 2.0 wants an error for each: -32700 when the line is not JSON, -32600 when it is JSON
 but no request, notification or response; with the request's id when one can be read from it
-(so a client waiting on that id hears why), else `null`. Over streamable HTTP the SDK answers
-these itself (400 with the same codes). Everything that parses is passed on untouched.
+(so a client waiting on that id hears why), else `null`. A malformed response (to a request of
+the server's) gets no answer, as JSON-RPC never answers responses. Over streamable HTTP the SDK
+answers these itself (400 with the same codes). Everything that parses is passed on untouched.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from pydantic import ValidationError
 MAX_DETAIL = 200
 
 
-def malformed_reply(exc: Exception) -> SessionMessage:
-    """The JSON-RPC error that answers a line the transport could not read as a message."""
+def malformed_reply(exc: Exception) -> SessionMessage | None:
+    """The JSON-RPC error that answers a line the transport could not read as a message; None
+    for a malformed response, which is not answered."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
     if not errors or any(e["type"] == "json_invalid" for e in errors):
         detail = str(errors[0]["msg"]) if errors else str(exc)
@@ -31,23 +33,23 @@ def malformed_reply(exc: Exception) -> SessionMessage:
             "send one JSON-RPC message per line",
         )
         return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
+    # The whole message is the input of the errors nearest the top (a field it lacks).
+    wholes = [e for e in errors if isinstance(e.get("input"), dict)]
+    sent: dict[str, Any] = min(wholes, key=lambda e: len(e["loc"]))["input"] if wholes else {}
+    if "method" not in sent and ("result" in sent or "error" in sent):
+        return None
     first = errors[0]
     where = ".".join(str(part) for part in first["loc"])
     message = f"Invalid Request: not a JSON-RPC 2.0 message ({where}: {first['msg']})"
     error = types.ErrorData(code=types.INVALID_REQUEST, message=message[: MAX_DETAIL * 2])
-    answer = types.JSONRPCError(jsonrpc="2.0", id=_request_id(errors), error=error)
+    answer = types.JSONRPCError(jsonrpc="2.0", id=_request_id(sent), error=error)
     return SessionMessage(answer)
 
 
-def _request_id(errors: list[Any]) -> str | int | None:
-    """The `id` of the message the errors are about, when it has a usable one."""
-    for error in errors:
-        given = error.get("input")
-        if isinstance(given, dict):
-            found = given.get("id")
-            if isinstance(found, str | int) and not isinstance(found, bool):
-                return found
-    return None
+def _request_id(sent: dict[str, Any]) -> str | int | None:
+    """The message's `id`, when it has a usable one."""
+    found = sent.get("id")
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 class _Receiver(Protocol):
@@ -72,7 +74,9 @@ class AnsweringMalformed:
             item = await self._inner.receive()
             if not isinstance(item, Exception):
                 return item
-            await self._send(malformed_reply(item))
+            reply = malformed_reply(item)
+            if reply is not None:
+                await self._send(reply)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -89,8 +89,9 @@ async def test_a_stdio_line_that_is_not_json_rpc_gets_an_error_and_the_session_g
             await lines.send(line)
             reply = await lines.receive()
             answers.append((reply["error"]["code"], reply["id"]))
+        await lines.send('{"jsonrpc": "2.0", "id": 12, "result": "not an object"}')
         await lines.send({"jsonrpc": "2.0", "id": 11, "method": "ping"})
-        pong = await lines.receive()
+        pong = await lines.receive()  # the malformed response above got no answer
     assert answers == [(code, request_id) for _, code, request_id in GARBAGE]
     assert pong == {"jsonrpc": "2.0", "id": 11, "result": {}}
 
