@@ -62,8 +62,7 @@ def build_app(
     routes = [
         Route("/healthz", api.healthz),
         Route("/openapi.json", api.openapi),
-        Route("/v1/runs", api.submit, methods=["POST"]),
-        Route("/v1/runs", api.list_runs, methods=["GET"]),
+        Route("/v1/runs", api.runs, methods=["GET", "POST"]),  # one route: one true `Allow`
         Route("/v1/runs/{run_id}", api.get_run),
         Route("/v1/runs/{run_id}/agents", api.agents),
         Route("/v1/runs/{run_id}/items", api.items),
@@ -142,6 +141,9 @@ class _Api:
 
     async def openapi(self, request: Request) -> Response:
         return JSONResponse(self._openapi)
+
+    async def runs(self, request: Request) -> Response:
+        return await (self.submit if request.method == "POST" else self.list_runs)(request)
 
     async def submit(self, request: Request) -> Response:
         try:
