@@ -51,6 +51,13 @@ class Lines:
 
 @asynccontextmanager
 async def stdio_server(tmp_path: Path) -> AsyncIterator[Lines]:
+    async with stdio_process(tmp_path) as (lines, _):
+        yield lines
+
+
+@asynccontextmanager
+async def stdio_process(tmp_path: Path) -> AsyncIterator[tuple[Lines, Process]]:
+    """A `corral mcp-server` process after the handshake; its stdin is closed at the end."""
     env = corral_env(tmp_path / "home", "http://127.0.0.1:9/v1")
     process = await anyio.open_process(
         corral_argv("mcp-server"), env=env, cwd=tmp_path, stderr=subprocess.DEVNULL
@@ -60,7 +67,7 @@ async def stdio_server(tmp_path: Path) -> AsyncIterator[Lines]:
         await lines.send({**INITIALIZE, "params": {**HELLO, "protocolVersion": "2025-06-18"}})
         assert "result" in await lines.receive()
         await lines.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        yield lines
+        yield lines, process
     finally:
         assert process.stdin is not None
         await process.stdin.aclose()  # how a stdio client says it is done
@@ -94,6 +101,18 @@ async def test_a_stdio_line_that_is_not_json_rpc_gets_an_error_and_the_session_g
         pong = await lines.receive()  # the malformed response above got no answer
     assert answers == [(code, request_id) for _, code, request_id in GARBAGE]
     assert pong == {"jsonrpc": "2.0", "id": 11, "result": {}}
+
+
+async def test_a_stdio_server_stops_on_sigterm_while_its_client_keeps_stdin_open(
+    tmp_path: Path,
+) -> None:
+    async with stdio_process(tmp_path) as (lines, process):
+        await lines.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert await lines.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        process.terminate()
+        with anyio.fail_after(WAIT):  # it used to wait for the client's next line
+            code = await process.wait()
+    assert code == 143, "terminated, as any corral command is by SIGTERM"
 
 
 @asynccontextmanager
