@@ -8,7 +8,7 @@ The SDK's DNS-rebinding guard is on for loopback hosts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskStatus
@@ -17,16 +17,24 @@ from mcp.server.stdio import stdio_server
 
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ..service import BearerAuth
+from ._malformed import AnsweringMalformed
 from ._server import McpServerOptions, open_mcp_server
+from ._stdin import claimed_stdin
 
 MCP_PATH = "/mcp"
 GRACEFUL_SHUTDOWN = 1
 
 
 async def serve_stdio(options: McpServerOptions) -> None:
-    """Serve one client on stdin/stdout until it closes them."""
-    async with open_mcp_server(options) as server, stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    """Serve one client on stdin/stdout until it closes them or the server is cancelled
+    (`_stdin`); a line that is not JSON-RPC gets a JSON-RPC error (`_malformed`), not silence."""
+    async with (
+        open_mcp_server(options) as server,
+        claimed_stdin() as lines,
+        stdio_server(stdin=cast(Any, lines)) as (read, write),  # it only iterates its lines
+    ):
+        answering = AnsweringMalformed(read, write.send)
+        await server.run(answering, write, server.create_initialization_options())
 
 
 async def serve_http(

@@ -215,6 +215,13 @@ def _parse_body(raw: bytes) -> dict[str, Any] | Reply:
     if not isinstance(body, dict):
         message = f"the request body is a JSON {type(body).__name__}; send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
+    # Options the answer is built from: refused as OpenAI would, rather than ignored or a 500.
+    if body.get("n", 1) not in (1, None):
+        message = f"n={body['n']!r}: this server gives one choice per request; send n=1 or none"
+        return error_reply(400, message, "invalid_request_error", "unsupported_value")
+    if not isinstance(body.get("stream_options") or {}, dict):
+        message = 'stream_options must be an object, e.g. {"include_usage": true}'
+        return error_reply(400, message, "invalid_request_error", "invalid_type")
     return body
 
 

@@ -4,7 +4,8 @@ Handlers validate, call the manager or read the journal (`read_status`), and sha
 never run agents themselves. Errors map to status codes here: 422 for invalid requests (and
 for requests past the server's `[service]` allow-lists, or a reused `Idempotency-Key`), 413 for
 bodies over the limit, 404 for unknown runs, 429 with `Retry-After` for a full queue, 204 for a
-reconnect to an event stream that has ended.
+reconnect to an event stream that has ended. Unknown paths and methods answer in the same JSON
+shape (`{"error": ...}`), so a client can read every error body the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -32,6 +34,7 @@ from ._errors import QueueFull, RunBusy
 from ._events import OPEN_STATUSES, EventLog
 from ._models import RUN_REQUEST
 from ._openapi import openapi_document
+from ._paging import BadPage, page_of
 from ._runs import RunManager
 from ._sessions import SessionBook
 from ._sse import event_stream, is_over, parse_cursor
@@ -59,8 +62,7 @@ def build_app(
     routes = [
         Route("/healthz", api.healthz),
         Route("/openapi.json", api.openapi),
-        Route("/v1/runs", api.submit, methods=["POST"]),
-        Route("/v1/runs", api.list_runs, methods=["GET"]),
+        Route("/v1/runs", api.runs, methods=["GET", "POST"]),  # one route: one true `Allow`
         Route("/v1/runs/{run_id}", api.get_run),
         Route("/v1/runs/{run_id}/agents", api.agents),
         Route("/v1/runs/{run_id}/items", api.items),
@@ -74,11 +76,19 @@ def build_app(
         *dashboard_routes(token, sessions, content=content),
     ]
     auth = Middleware(BearerAuth, token=token, sessions=sessions, hosts=hosts)
-    return Starlette(routes=routes, middleware=[auth])
+    handlers = {HTTPException: _http_error}
+    return Starlette(routes=routes, middleware=[auth], exception_handlers=handlers)
 
 
 def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": detail, **extra}, status_code=status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such path, a method the path does not take) as JSON."""
+    assert isinstance(exc, HTTPException)
+    detail = f"{request.method} {request.url.path}: {exc.detail}"
+    return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
 
 
 def _first_problem(errors: list[dict[str, Any]]) -> str:
@@ -89,7 +99,14 @@ def _first_problem(errors: list[dict[str, Any]]) -> str:
     where = ".".join(str(part) for part in first.get("loc", ()))
     message = str(first.get("msg", "")).removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{where}: {message}{more}"
+    return f"{where}: {message}{more}" if where else f"{message}{more}"
+
+
+def _stream_head() -> Response:
+    """GET's headers without its body; no length, since the stream has none."""
+    head = Response(media_type="text/event-stream", headers=SSE_HEADERS)
+    del head.headers["content-length"]
+    return head
 
 
 def _links(run_id: str) -> dict[str, str]:
@@ -124,6 +141,9 @@ class _Api:
 
     async def openapi(self, request: Request) -> Response:
         return JSONResponse(self._openapi)
+
+    async def runs(self, request: Request) -> Response:
+        return await (self.submit if request.method == "POST" else self.list_runs)(request)
 
     async def submit(self, request: Request) -> Response:
         try:
@@ -160,7 +180,10 @@ class _Api:
             if entry.run_id not in shown:
                 shown[entry.run_id] = await self._summary(entry.run_id, None)
         runs = [r for r in shown.values() if wanted is None or r["status"] == wanted]
-        return JSONResponse({"runs": runs})
+        try:
+            return JSONResponse(page_of(runs, request.query_params))
+        except BadPage as exc:
+            return _error(422, str(exc))
 
     async def get_run(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
@@ -244,6 +267,8 @@ class _Api:
         resumed = request.headers.get("last-event-id") is not None
         if is_over(log, after, resumed=resumed):  # the SSE spec's way to say "do not reconnect"
             return Response(status_code=204, headers=SSE_HEADERS)
+        if request.method == "HEAD":  # a stream would hold the connection until the run ends
+            return _stream_head()
         refresh: Callable[[], Awaitable[None]] | None = None
         waiter: Callable[[], anyio.Event] | None = None
         if self._manager.get(run_id) is None and not log.ended:
@@ -286,7 +311,9 @@ class _Api:
         else:
             status = record.status if record is not None else "unknown"
         kind = record.kind if record is not None else entry.request.kind if entry else "unknown"
-        created = record.created_at if record is not None else entry.created_at if entry else 0
+        # When the run was submitted here, which stays put (the journal's record is written when
+        # the run starts), so the run list's order and its pages do not shift under a client.
+        created = entry.created_at if entry else record.created_at if record is not None else 0
         summary: dict[str, Any] = {"id": run_id, "kind": kind, "status": status}
         summary["created_at"] = created
         if entry is not None and entry.error is not None:

@@ -128,7 +128,7 @@ class BearerAuth:
         hosts: frozenset[str] | None = None,
     ) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
         self._sessions = sessions or SessionBook()
         self._hosts = hosts
 
@@ -167,7 +167,11 @@ class BearerAuth:
         for name, value in scope["headers"]:
             if name == b"authorization":
                 given = value
-        return hmac.compare_digest(given, self._expected)
+        # The scheme is case-insensitive (RFC 9110 11.1): OAuth libraries send "bearer".
+        scheme, _, credentials = given.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(
+            credentials.strip(), self._expected
+        )
 
 
 def _refuse(status: int, detail: str) -> Response:

@@ -72,7 +72,10 @@ def _paths(request: dict[str, Any]) -> dict[str, Any]:
     run = "/v1/runs/{run_id}"
     return {
         "/healthz": {"get": {**answer("the server is up"), "security": []}},
-        "/v1/runs": {"post": submit, "get": answer("runs, filtered by ?status=")},
+        "/v1/runs": {
+            "post": submit,
+            "get": answer("runs, oldest first, filtered by ?status=, paged by ?limit= and ?after="),
+        },
         run: {"get": answer("status, item counts, tokens, cost")},
         f"{run}/agents": {"get": answer("the run's agents")},
         f"{run}/items": {"get": answer("the run's items")},

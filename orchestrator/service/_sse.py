@@ -1,10 +1,12 @@
 """Server-sent events over a run's `EventLog`: framing, resume cursors, heartbeats, the end.
 
 Each stream is its own cursor over the log, so a slow client only falls behind itself. A stream
-opens with `retry:` and a `metadata` event, sends every event after the cursor with its per-run
-`id:`, a `: ping` comment when nothing happened for a while, and closes with `end` (or `error`
-when the run crashed); a run without any event first gets a bare `id: 0` (no event), so a
-browser has an id to reconnect with. Reconnecting with `Last-Event-ID: N` or
+opens with a `metadata` event that carries `retry:`, sends every event after the cursor with its
+per-run `id:`, a `: ping` comment when nothing happened for a while, and closes with `end` (or
+`error` when the run crashed); the end of a run without any event carries `id: 0`, so a browser
+has an id to reconnect with. Every frame that has fields has `data`: SSE client libraries
+(httpx-sse, aiohttp-sse-client) hand a client each frame as an event, and a data-less one would
+be a "message" whose JSON does not parse. Reconnecting with `Last-Event-ID: N` or
 `?starting_after=N` resumes after N; once the stream has ended, a reconnect after its last event
 gets 204 (`is_over`), which tells browsers to stop reconnecting. A run no tailer follows is
 read through `refresh` whenever its `waiter` is woken, and at the latest every
@@ -25,8 +27,11 @@ RETRY_MS = 3000
 HEARTBEAT_INTERVAL = 15.0
 
 
-def frame(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
+def frame(
+    event: str, data: dict[str, Any], event_id: int | None = None, *, retry: int | None = None
+) -> bytes:
     head = f"id: {event_id}\n" if event_id is not None else ""
+    head += f"retry: {retry}\n" if retry is not None else ""
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return f"{head}event: {event}\ndata: {body}\n\n".encode()
 
@@ -59,8 +64,7 @@ async def event_stream(
 ) -> AsyncIterator[bytes]:
     """The stream after event `after`; `refresh` reads the journal when no tailer does, at
     once when `waiter`'s event (taken before each read) says the journal grew."""
-    yield f"retry: {RETRY_MS}\n\n".encode()
-    yield frame("metadata", {"run_id": run_id, "starting_after": after})
+    yield frame("metadata", {"run_id": run_id, "starting_after": after}, retry=RETRY_MS)
     sent, quiet = after, 0.0
     wait = heartbeat if refresh is None else min(heartbeat, RESYNC_INTERVAL)
     woken = None if waiter is None else waiter()
@@ -70,9 +74,8 @@ async def event_stream(
             sent, quiet = event.id, 0.0
         if log.ending is not None and sent >= len(log.events):
             name = "error" if "error" in log.ending else "end"
-            if sent == 0:  # sets the browser's last event id without dispatching an event
-                yield b"id: 0\n\n"
-            yield frame(name, {"run_id": run_id, **log.ending})
+            # id 0 gives a browser a Last-Event-ID, so its reconnect to an empty run gets 204
+            yield frame(name, {"run_id": run_id, **log.ending}, 0 if sent == 0 else None)
             return
         if not await log.wait_beyond(sent, wait, woken):
             quiet += wait

@@ -19,8 +19,7 @@ async def test_a_run_without_events_gives_the_browser_an_id_to_reconnect_with() 
     log.finish({"status": "failed", "error": "no model"})
     with anyio.fail_after(WAIT):
         frames = [frame async for frame in event_stream("run-empty", log, 0)]
-    assert frames[-2] == b"id: 0\n\n"
-    assert frames[-1].startswith(b"event: error\n")
+    assert frames[-1].startswith(b"id: 0\nevent: error\n")
     assert is_over(log, 0, resumed=True), "the reconnect (Last-Event-ID: 0) gets 204"
     assert not is_over(log, 0), "a first connection still sees how the run ended"
 

@@ -1,0 +1,45 @@
+"""Pages of the run list: `GET /v1/runs?limit=N&after=RUN`, oldest first.
+
+A page holds at most `limit` runs (`DEFAULT_LIMIT` when absent, never more than `MAX_LIMIT`),
+those created after the run `after` names; `has_more` says whether another page follows and
+`next` is its path, with the same filters. What the list holds is the handler's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+
+
+class BadPage(ValueError):
+    """The paging parameters cannot be honoured; the message says what to send instead."""
+
+
+def page_of(runs: list[dict[str, Any]], query: Mapping[str, str]) -> dict[str, Any]:
+    """The page of `runs` (summaries with `id` and `created_at`) that `query` asks for."""
+    limit = _limit(query.get("limit"))
+    ordered = sorted(runs, key=lambda run: (run["created_at"], run["id"]))
+    after = query.get("after")
+    if after is not None:
+        ids = [run["id"] for run in ordered]
+        if after not in ids:
+            raise BadPage(f"after={after} is no run in this list; start again without it")
+        ordered = ordered[ids.index(after) + 1 :]
+    page = ordered[:limit]
+    body: dict[str, Any] = {"runs": page, "has_more": len(ordered) > limit}
+    if body["has_more"]:
+        more = {**{k: v for k, v in query.items() if k == "status"}, "limit": str(limit)}
+        body["next"] = f"/v1/runs?{urlencode({**more, 'after': page[-1]['id']})}"
+    return body
+
+
+def _limit(raw: str | None) -> int:
+    if raw is None:
+        return DEFAULT_LIMIT
+    if not raw.strip().isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+        raise BadPage(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {raw!r}")
+    return int(raw)
