@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from urllib.parse import quote
 
 __all__ = [
+    "allowed_headers",
     "check_env_headers",
     "check_header_value",
     "check_headers",
@@ -101,6 +102,12 @@ def check_query_params(params: Mapping[str, str]) -> dict[str, str]:
         if not name:
             raise ValueError("a query parameter has an empty name; name each parameter")
     return dict(params)
+
+
+def allowed_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """`headers` less any corral sets itself, whatever their case: settings copied in code skip
+    validation, and a second `authorization` would be sent next to corral's."""
+    return {name: value for name, value in headers.items() if name.lower() not in _RESERVED}
 
 
 def encode_query(params: Mapping[str, str]) -> str:

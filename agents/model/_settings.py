@@ -18,7 +18,13 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from ._errors import ModelConfigError
-from ._headers import check_env_headers, check_header_value, check_headers, check_query_params
+from ._headers import (
+    allowed_headers,
+    check_env_headers,
+    check_header_value,
+    check_headers,
+    check_query_params,
+)
 from ._retry import DEFAULT_RETRY_DEADLINE
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -119,7 +125,7 @@ class ModelSettings(BaseModel):
     def request_headers(self) -> dict[str, str]:
         """The provider's headers for every request, the secret ones included (for `_http`)."""
         secrets = {name: value.get_secret_value() for name, value in self.secret_headers.items()}
-        return {**self.http_headers, **secrets}
+        return allowed_headers({**self.http_headers, **secrets})
 
     def client_identity(self) -> tuple[Any, ...]:
         """What tells two endpoints' clients apart: agents whose settings share it may share one

@@ -342,3 +342,17 @@ def test_an_untrusted_project_cannot_set_provider_headers_or_query(
 def test_a_service_request_cannot_override_provider_headers_or_query(key: str) -> None:
     assert classify(("model_providers", "gw", key, "X-Team")) == "never"
     assert classify(("model_providers", "gw", key)) == "never"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", ["Authorization", "authorization", "Content-Type", "HOST"])
+async def test_settings_copied_past_validation_still_send_corrals_own_headers(name: str) -> None:
+    async with serve_model_server(answer) as server:
+        settings = ModelSettings.resolve(model="m", base_url=server.base_url, env={})
+        forged = settings.model_copy(update={"http_headers": {name: "forged", "X-Ok": "1"}})
+        await send(forged)
+    (record,) = server.requests
+    assert record["headers"]["authorization"] == "Bearer ...ocal"  # corral's placeholder key
+    assert record["headers"]["content-type"] == "application/json"
+    assert "forged" not in json.dumps(record["headers"])
+    assert record["headers"]["x-ok"] == "1"
