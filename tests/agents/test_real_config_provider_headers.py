@@ -22,6 +22,7 @@ from corral.agents._items import Message
 from corral.agents.model import ModelRequest, ModelSettings, open_model_client
 from corral.orchestrator._run import ClientPool
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.service._overrides import classify
 from tests.agents._config_files import load, write
 
 TEST_DEADLINE = 20
@@ -133,3 +134,9 @@ def test_agents_with_other_provider_headers_get_their_own_client() -> None:
     pool = ClientPool(factory=open_model_client)
     assert pool.client_for(base) is pool.client_for(base)
     assert pool.client_for(base) is not pool.client_for(other)
+
+
+@pytest.mark.parametrize("key", ["query_params", "http_headers", "env_http_headers"])
+def test_a_service_request_cannot_override_provider_headers_or_query(key: str) -> None:
+    assert classify(("model_providers", "gw", key, "X-Team")) == "never"
+    assert classify(("model_providers", "gw", key)) == "never"
