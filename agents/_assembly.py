@@ -25,7 +25,7 @@ from ._config import (
     ShellEnvironmentPolicy,
 )
 from ._core import AgentCore, CoreConfig
-from ._endpoint_keys import named_endpoints
+from ._endpoint_keys import named_endpoints, provider_extras
 from ._environment import capture_environment
 from ._events import AgentStatus, TurnContext
 from ._fragments import DEVELOPER_INSTRUCTIONS
@@ -112,6 +112,10 @@ class AgentSpec(BaseModel):
         model = spec.model.model_copy(update={"base_url": base_url}) if base_url else spec.model
         named = named_endpoints(config) if config is not None else ()
         key_var = config.model_api_key_env if config is not None else None
+        # The header variables, like the key's, come from the user's config, never the journal.
+        extras = provider_extras(config, model.base_url, env) if config is not None else {}
+        header_vars = extras.get("env_http_headers", {})
+        model = model.model_copy(update={"env_http_headers": header_vars, "secret_headers": {}})
         return spec.model_copy(
             update={"model": model.with_endpoint(env, named=named, key_var=key_var)}
         )
@@ -132,6 +136,7 @@ def model_settings_from_config(config: CorralConfig, env: Mapping[str, str]) -> 
         backoff_initial=config.request_backoff_initial_ms / 1000,
         stream_idle_timeout=config.stream_idle_timeout_ms / 1000,
         reasoning_effort=config.model_reasoning_effort,
+        **provider_extras(config, config.base_url, env),
     )
 
 

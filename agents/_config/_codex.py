@@ -100,7 +100,9 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
     ),
 }
 # The keys of a `[model_providers.ID]` table corral reads; Codex's others are skipped.
-PROVIDER_KEYS = frozenset({"name", "base_url", "env_key", "wire_api"})
+PROVIDER_KEYS = frozenset(
+    {"name", "base_url", "env_key", "wire_api", "query_params", "http_headers", "env_http_headers"}
+)
 # `[agents]` keys corral reads; another table under `[agents]` is a Codex role definition.
 _AGENT_KEYS = frozenset(
     {"max_depth", "max_threads", "max_queued_spawns", "fanout_concurrency", "roles"}

@@ -31,6 +31,7 @@ from corral.tools import (
 )
 
 from ._errors import ConfigError
+from ._provider_model import ModelProviderConfig as ModelProviderConfig
 from ._skills_model import SkillsConfig as SkillsConfig
 from ._skills_model import SkillToggle as SkillToggle
 
@@ -363,17 +364,6 @@ class ProjectTrust(_Section):
 
     trust_level: Literal["trusted", "untrusted"]
     trusted_hash: str | None = None
-
-
-class ModelProviderConfig(_Section):
-    """`[model_providers.ID]`, as Codex writes it; `model_provider = "ID"` selects one. Its
-    `base_url`, `env_key` and `wire_api` stand in for corral's `base_url`, `model_api_key_env`
-    and `model_provider_api` wherever those are not set themselves."""
-
-    name: str | None = None
-    base_url: str | None = None
-    env_key: str | None = Field(default=None, min_length=1)
-    wire_api: Literal["responses", "chat"] | None = None
 
 
 class JournalConfig(_Section):

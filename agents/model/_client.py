@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Protocol
 import anyio
 
 from ._gate import encode_body, estimate_tokens, run_gated
+from ._headers import encode_query
 from ._http import HttpEndpoint
 from ._retry import RetryPolicy, Sleep, TransientFailure, run_with_retries
 from ._settings import ModelSettings
@@ -72,6 +73,8 @@ class HttpModelClient(ABC):
             settings.api_key.get_secret_value(),
             connect_timeout=min(CONNECT_TIMEOUT, settings.request_timeout),
             read_timeout=settings.stream_idle_timeout,
+            extra_headers=settings.request_headers(),
+            query=encode_query(settings.query_params),
         )
 
     async def complete(

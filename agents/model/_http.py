@@ -16,7 +16,7 @@ import functools
 import io
 import json
 import ssl
-from collections.abc import AsyncGenerator, AsyncIterator, Collection
+from collections.abc import AsyncGenerator, AsyncIterator, Collection, Mapping
 from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
@@ -55,10 +55,16 @@ class HttpEndpoint:
         connect_timeout: float,
         read_timeout: float,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        extra_headers: Mapping[str, str] | None = None,
+        query: str = "",
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.max_response_bytes = max_response_bytes
+        # The provider's headers and query (`ModelSettings`, checked there) go first, so corral's
+        # own headers win; the query stays out of `base_url`, which errors and limits name.
+        self._query = query
         self._headers = {
+            **(extra_headers or {}),
             "Authorization": f"Bearer {api_key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -124,7 +130,7 @@ class HttpEndpoint:
             # Redirects are not followed: a 307 or 308 would carry the conversation (and, to the
             # same origin by another path, the key) wherever the endpoint points.
             async with session.post(
-                self.base_url + path,
+                self.base_url + path + self._query,
                 data=data,
                 headers=headers,
                 proxy=self._proxy,

@@ -3,7 +3,8 @@
 `ModelSettings.resolve` fills the endpoint and key from the environment (`CORRAL_*` first, then
 the `OPENAI_*` names the SDK uses) and refuses a remote endpoint without a key. Loopback
 servers (the scripted model server, vLLM, Ollama) get a placeholder key. `endpoint_key` is the
-one rule for keys: a key from the environment goes only to an endpoint the user named.
+one rule for keys: a key from the environment goes only to an endpoint the user named. The values
+of a provider's `env_http_headers` are secrets like the key and follow the same rule.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from ._errors import ModelConfigError
+from ._headers import (
+    allowed_headers,
+    check_env_headers,
+    check_header_value,
+    check_headers,
+    check_query_params,
+)
 from ._retry import DEFAULT_RETRY_DEADLINE
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -47,6 +55,31 @@ class ModelSettings(BaseModel):
     """The longest wait for the next bytes of a streamed response (Codex: 300 s)."""
     reasoning_effort: str | None = None
     """Sent with every request that sets none itself (Codex's `model_reasoning_effort`)."""
+    query_params: dict[str, str] = {}
+    """Added to every request's URL, percent-encoded (the provider's, e.g. Azure's
+    `api-version`)."""
+    http_headers: dict[str, str] = {}
+    """Sent with every request (the provider's; no credentials: those come from variables)."""
+    env_http_headers: dict[str, str] = Field(default={}, exclude=True)
+    """Header name -> the environment variable holding its value. Never dumped: a reloaded spec
+    takes them from the config the user loaded now, as it takes the key."""
+    secret_headers: dict[str, SecretStr] = Field(default={}, exclude=True)
+    """The values `env_http_headers` read, filled in by `with_endpoint`; never dumped."""
+
+    @field_validator("query_params")
+    @classmethod
+    def _check_query(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_query_params(value)
+
+    @field_validator("http_headers")
+    @classmethod
+    def _check_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_headers(value)
+
+    @field_validator("env_http_headers")
+    @classmethod
+    def _check_env_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_env_headers(value)
 
     @classmethod
     def resolve(
@@ -81,7 +114,29 @@ class ModelSettings(BaseModel):
             if not is_loopback_url(base_url):
                 raise ModelConfigError(_no_key_message(base_url, env, key_var))
             key = LOOPBACK_PLACEHOLDER_KEY
-        return self.model_copy(update={"base_url": base_url, "api_key": SecretStr(key)})
+        secrets = self.secret_headers or (
+            _read_secret_headers(self.env_http_headers, env)
+            if endpoint_named(base_url, env, named=named)
+            else {}
+        )
+        update = {"base_url": base_url, "api_key": SecretStr(key), "secret_headers": secrets}
+        return self.model_copy(update=update)
+
+    def request_headers(self) -> dict[str, str]:
+        """The provider's headers for every request, the secret ones included (for `_http`)."""
+        secrets = {name: value.get_secret_value() for name, value in self.secret_headers.items()}
+        return allowed_headers({**self.http_headers, **secrets})
+
+    def client_identity(self) -> tuple[Any, ...]:
+        """What tells two endpoints' clients apart: agents whose settings share it may share one
+        client (its connections and its headers)."""
+        return (
+            self.api,
+            self.base_url,
+            self.api_key,
+            tuple(self.query_params.items()),
+            tuple(self.request_headers().items()),
+        )
 
 
 def endpoint_url(base_url: str | None, env: Mapping[str, str]) -> str:
@@ -103,13 +158,37 @@ def endpoint_key(
     when none is named, only to OpenAI's. It is read from `key_var` (the config's
     `model_api_key_env`), else `CORRAL_API_KEY`, else `OPENAI_API_KEY`.
     """
+    if not endpoint_named(base_url, env, named=named):
+        return None
+    return _first_set(env, (*((key_var,) if key_var else ()), *_API_KEY_VARS))
+
+
+def endpoint_named(base_url: str, env: Mapping[str, str], *, named: Collection[str] = ()) -> bool:
+    """True when a secret from the environment (the key, a provider's `env_http_headers`) may
+    go to `base_url`: one of `named`, the environment's base URL, else OpenAI's alone."""
     allowed = {url.strip().rstrip("/") for url in named}
     from_env = _first_set(env, _BASE_URL_VARS)
     if from_env:
         allowed.add(from_env.rstrip("/"))
-    if base_url.strip().rstrip("/") not in (allowed or {DEFAULT_BASE_URL}):
-        return None
-    return _first_set(env, (*((key_var,) if key_var else ()), *_API_KEY_VARS))
+    return base_url.strip().rstrip("/") in (allowed or {DEFAULT_BASE_URL})
+
+
+def _read_secret_headers(
+    variables: Mapping[str, str], env: Mapping[str, str]
+) -> dict[str, SecretStr]:
+    """Each header whose variable is set to something not blank, as Codex sends them; a header
+    whose variable is unset or blank is left out."""
+    headers: dict[str, SecretStr] = {}
+    for header, variable in variables.items():
+        value = env.get(variable, "")
+        if not value.strip():
+            continue
+        try:
+            check_header_value(header, variable, value)
+        except ValueError as exc:
+            raise ModelConfigError(str(exc)) from None
+        headers[header] = SecretStr(value)
+    return headers
 
 
 def _no_key_message(base_url: str, env: Mapping[str, str], key_var: str | None) -> str:
@@ -142,6 +221,12 @@ def _check_url(url: str) -> None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ModelConfigError(
             f"model base URL {url!r} is not an http(s) URL; use e.g. http://127.0.0.1:8000/v1"
+        )
+    if "?" in url or "#" in url:
+        # The request path is appended to the base URL: it would land inside the query.
+        raise ModelConfigError(
+            f"model base URL {url!r} holds a query or a fragment; give the parameters as the "
+            'provider\'s query_params = { name = "value" } instead'
         )
 
 

@@ -18,7 +18,8 @@ ClientFactory = Callable[[ModelSettings], ModelClient]
 
 
 class ClientPool:
-    """Hands out one client per (API, base URL, key); closes them all on `aclose`.
+    """Hands out one client per (API, base URL, key, query, headers); closes them all on
+    `aclose`.
 
     Every client is gated by its endpoint's limiter from `limiters`, so all agents that reach
     one endpoint share its request and token budgets and its 429 pauses.
@@ -36,7 +37,7 @@ class ClientPool:
         self._stack = AsyncExitStack()
 
     def client_for(self, settings: ModelSettings) -> ModelClient:
-        key = (settings.api, settings.base_url, settings.api_key)
+        key = settings.client_identity()
         client = self._clients.get(key)
         if client is None:
             client = self._factory(settings)

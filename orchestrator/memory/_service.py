@@ -89,9 +89,13 @@ class MemoryService:
     ) -> MemoryService:
         """The service `config` describes, redacting beyond the values named like secrets the
         model keys it names (whatever their variables are called) and the secrets it gives
-        commands (`shell_environment_policy.set`)."""
+        commands (`shell_environment_policy.set`) and its providers' `env_http_headers`."""
         key_vars = [config.model_api_key_env]
         key_vars += [p.env_key for p in config.model_providers.values() if p.env_key]
+        # A provider's secret headers are keys too (Azure's `api-key`, a gateway's token).
+        key_vars += [
+            v for p in config.model_providers.values() for v in p.env_http_headers.values()
+        ]
         given = config.shell_environment_policy.set
         secrets = [env[v] for v in key_vars if v in env]
         secrets += [value for name, value in given.items() if is_secret_name(name)]

@@ -111,7 +111,13 @@ class _ModelEndpoint:
         fault = None if throttled else state.faults.next_fault()
         headers = dict(request.headers.items())
         record, canonical = state.journal.record(
-            self._endpoint, body, normalised, fault, headers, throttled=throttled
+            self._endpoint,
+            body,
+            normalised,
+            fault,
+            headers,
+            throttled=throttled,
+            query=request.url.query,
         )
         if verdict is not None and throttled:
             await send_reply(send, _throttled(verdict))

@@ -43,12 +43,14 @@ class RequestJournal:
         headers: dict[str, str],
         *,
         throttled: bool = False,
+        query: str = "",
     ) -> tuple[dict[str, Any], bytes]:
         """Log one arriving request; returns its record and its canonical bytes.
 
         `throttled`: refused with a 429 by the server's `--rpm`/`--tpm` limits. Headers are kept
         (retry counts, idempotency keys are worth asserting on) with the credential in
-        `authorization` cut down to its scheme and last four characters.
+        `authorization` (and Azure's `api-key`) cut down to its last four characters; `query`
+        is the URL's query string as sent.
         """
         canonical = canonical_bytes(normalised)
         record = {
@@ -61,6 +63,7 @@ class RequestJournal:
             "fault": fault,
             "throttled": throttled,
             "headers": _redacted(headers),
+            "query": query,
             "input_bytes": len(canonical),
             "prefix_bytes": self._prefix_for(normalised["prompt_cache_key"], canonical),
             "body": body,
@@ -116,11 +119,12 @@ class RequestJournal:
 
 
 def _redacted(headers: dict[str, str]) -> dict[str, str]:
-    credential = headers.get("authorization")
-    if credential is None:
-        return headers
-    scheme, _, secret = credential.rpartition(" ")
-    return {**headers, "authorization": f"{scheme} ...{secret[-4:]}".strip()}
+    redacted = dict(headers)
+    for name in ("authorization", "api-key"):
+        if name in headers:
+            scheme, _, secret = headers[name].rpartition(" ")
+            redacted[name] = f"{scheme} ...{secret[-4:]}".strip()
+    return redacted
 
 
 def _open_for_writing(path: Path, flag: str) -> IO[str]:
