@@ -179,7 +179,14 @@ CREATE TABLE memory_consolidations (
 bytea, consolidated insights (`files` and `source_ids` as JSON lists), and when each project
 was last consolidated. The same tables as in the SQLite file, so memories move with the journal."""
 
-PG_MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3, _V4)
+_V5: Final = """
+ALTER TABLE memories ADD COLUMN prompt_version TEXT;
+ALTER TABLE memory_insights ADD COLUMN prompt_version TEXT;
+"""
+"""The version of the memory prompt that wrote each memory and insight (`sha256:...`), as the
+SQLite file keeps it; rows from before stay NULL."""
+
+PG_MIGRATIONS: Final[tuple[str, ...]] = (_V1, _V2, _V3, _V4, _V5)
 """`PG_MIGRATIONS[n]` takes a PostgreSQL journal from version n to n + 1; only ever append."""
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)

@@ -1,6 +1,6 @@
 """`PostgresMemories`: the memory store in the shared PostgreSQL journal, beside its tables.
 
-The tables are the journal's migration 2 (`agents._store._pg_schema`); opening the store
+The tables are the journal's migrations 4 and 5 (`agents._store._pg_schema`); opening the store
 migrates the database as opening the journal does, and nothing here creates tables. Rows are
 SQLite's (`_sqlite`'s row helpers), embeddings float32 bytea; every string goes through the
 journal's `to_pg`/`from_pg`, so a NUL in a model's answer never fails a write. Each call is one
@@ -29,6 +29,8 @@ from ._sqlite import (
 )
 
 T = TypeVar("T")
+_MEMORY = f"{MEMORY_COLUMNS}, prompt_version"
+_INSIGHT = f"{INSIGHT_COLUMNS}, prompt_version"
 Conn = Any
 
 
@@ -71,12 +73,12 @@ class PostgresMemories:
     async def add(self, records: Sequence[MemoryRecord], *, cap: int) -> None:
         def work(conn: Conn) -> None:
             upsert = (
-                f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s) "
+                f"INSERT INTO memories ({_MEMORY}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) "
                 "ON CONFLICT (memory_id) DO UPDATE SET "
-                + ", ".join(f"{c} = EXCLUDED.{c}" for c in MEMORY_COLUMNS.split(", ")[1:])
+                + ", ".join(f"{c} = EXCLUDED.{c}" for c in _MEMORY.split(", ")[1:])
             )
             for record in records:
-                conn.execute(upsert, _args(memory_row(record)))
+                conn.execute(upsert, _args((*memory_row(record), record.prompt_version)))
             for project in {r.project for r in records}:
                 conn.execute(
                     "DELETE FROM memories WHERE memory_id IN (SELECT memory_id FROM memories"
@@ -88,20 +90,20 @@ class PostgresMemories:
 
     async def memories(self, project: str | None) -> list[MemoryRecord]:
         where, args = _scope(project)
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories{where} ORDER BY created_at DESC, memory_id"
+        sql = f"SELECT {_MEMORY} FROM memories{where} ORDER BY created_at DESC, memory_id"
         return [memory_from_row(r) for r in await self._read(sql, args)]
 
     async def insights(self, project: str | None) -> list[Insight]:
         where, args = _scope(project)
-        sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights{where} ORDER BY project, position"
+        sql = f"SELECT {_INSIGHT} FROM memory_insights{where} ORDER BY project, position"
         return [insight_from_row(r) for r in await self._read(sql, args)]
 
     async def get(self, item_id: str) -> MemoryRecord | Insight | None:
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE memory_id = %s"
+        sql = f"SELECT {_MEMORY} FROM memories WHERE memory_id = %s"
         found = await self._read(sql, (item_id,))
         if found:
             return memory_from_row(found[0])
-        sql = f"SELECT {INSIGHT_COLUMNS} FROM memory_insights WHERE insight_id = %s"
+        sql = f"SELECT {_INSIGHT} FROM memory_insights WHERE insight_id = %s"
         found = await self._read(sql, (item_id,))
         return insight_from_row(found[0]) if found else None
 
@@ -148,11 +150,10 @@ class PostgresMemories:
         def work(conn: Conn) -> None:
             conn.execute("DELETE FROM memory_insights WHERE project = %s", _args((project,)))
             sql = (
-                f"INSERT INTO memory_insights ({INSIGHT_COLUMNS}, position) "
-                "VALUES (%s,%s,%s,%s,%s,%s)"
+                f"INSERT INTO memory_insights ({_INSIGHT}, position) VALUES (%s,%s,%s,%s,%s,%s,%s)"
             )
             for n, insight in enumerate(insights):
-                conn.execute(sql, _args((*insight_row(insight), n)))
+                conn.execute(sql, _args((*insight_row(insight), insight.prompt_version, n)))
             conn.execute(
                 "INSERT INTO memory_consolidations (project, consolidated_at) VALUES (%s, %s) "
                 "ON CONFLICT (project) DO UPDATE SET consolidated_at = EXCLUDED.consolidated_at",

@@ -153,3 +153,17 @@ async def test_forgetting_a_run_drops_its_memories_and_the_insights_citing_them_
     assert await store.forget_run("run-1") == 0
     assert await store.forget_run("run-2") == 2
     assert await store.memories(None) == [] and await store.insights(None) == []
+
+
+async def test_every_store_keeps_the_prompt_version_of_each_memory_and_insight(
+    store: MemoryStore,
+) -> None:
+    version = "sha256:" + "ab" * 32
+    made = record("m1", 1.0).model_copy(update={"prompt_version": version})
+    await store.add([made, record("m2", 2.0)], cap=10)
+    merged = insight("i1", ("m1",)).model_copy(update={"prompt_version": version})
+    await store.replace_insights("/repo", [merged], at=10.0)
+    assert await store.get("m1") == made
+    assert (await store.get("m2")) == record("m2", 2.0)  # from before versions: none
+    assert await store.insights("/repo") == [merged]
+    assert await store.get("i1") == merged
