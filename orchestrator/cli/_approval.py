@@ -113,6 +113,12 @@ def shown_lines(text: str) -> str:
     return "\n".join(shown(line) for line in text.split("\n"))
 
 
+def shown_answer(text: str) -> str:
+    """A model's answer for a terminal: `shown_lines`, keeping its tabs too (code indents with
+    them). Piped elsewhere, an answer is written as it is: it is the command's output."""
+    return "\t".join(shown_lines(part) for part in text.split("\t"))
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

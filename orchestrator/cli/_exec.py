@@ -80,12 +80,17 @@ def approval_services() -> ToolServices:
 def report(outcome: SingleOutcome, *, json_mode: bool, command: str) -> int:
     from corral.agents import AgentStatus
 
+    from ._approval import shown, shown_answer
+
     finish = outcome.finish
     if finish.status is AgentStatus.COMPLETED:
         if not json_mode:
-            print(finish.message or "")
+            # On a terminal, escape sequences in the answer (a retitle, a clipboard write, a
+            # cleared screen) are spelled out; a file or pipe gets the answer as written.
+            message = finish.message or ""
+            print(shown_answer(message) if sys.stdout.isatty() else message)
         return 0
-    reason = finish.error or "no reason given"
+    reason = shown(finish.error or "no reason given")
     print(
         f"corral {command}: {finish.status}: {reason} "
         f"(resume with `corral resume {outcome.run_id}`; journal: {outcome.journal})",
