@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
@@ -11,6 +10,7 @@ from corral.agents import FunctionCall, RunnerHooks
 from corral.tools import ToolOutput
 
 from ._approval import shown
+from ._json_out import json_text
 
 
 class JsonLinesHooks(RunnerHooks):
@@ -21,7 +21,7 @@ class JsonLinesHooks(RunnerHooks):
 
     def event(self, agent_id: str, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
         line = {"agent_id": agent_id, "seq": seq, "kind": kind, "payload": payload}
-        self._out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._out.write(json_text(line) + "\n")
         self._out.flush()
 
 

@@ -8,9 +8,10 @@ server that never answers is shown `failed` after its `startup_timeout_sec`.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ._json_out import json_text
 
 if TYPE_CHECKING:
     from ..services.mcp import McpServerStatus
@@ -43,7 +44,7 @@ async def list_servers(args: argparse.Namespace) -> int:
     async with open_mcp_manager(config, enforce_required=False) as manager:
         statuses = manager.statuses()
     if args.json:
-        print(json.dumps([status.to_json() for status in statuses], ensure_ascii=False))
+        print(json_text([status.to_json() for status in statuses]))
     else:
         print(format_statuses(statuses))
     return 0

@@ -17,6 +17,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._json_out import json_text
+
 if TYPE_CHECKING:
     from corral.agents import CorralConfig
     from corral.orchestrator.memory import Insight, MemoryRecord, MemoryStore
@@ -92,7 +94,7 @@ async def list_memories(args: argparse.Namespace) -> int:
             "insights": [_json(i) for i in insights],
             "memories": [_json(m) for m in memories],
         }
-        print(json.dumps(body, ensure_ascii=False))
+        print(json_text(body))
         return 0
     if not insights and not memories:
         print(f"no memories for {project}")
@@ -114,7 +116,7 @@ async def show_memory(args: argparse.Namespace) -> int:
     if item is None:
         raise UnknownMemory(f"no memory or insight {args.item_id}; see `corral memory list`")
     if args.json:
-        print(json.dumps(_json(item), ensure_ascii=False))
+        print(json_text(_json(item)))
         return 0
     for name, value in _json(item).items():
         if name != "embedding":
@@ -160,7 +162,7 @@ async def consolidate_memories(args: argparse.Namespace) -> int:
     finally:
         await client.aclose()
     if args.json:
-        print(json.dumps([_json(i) for i in insights], ensure_ascii=False))
+        print(json_text([_json(i) for i in insights]))
     else:
         print(f"{len(insights)} insights for {project}")
         for insight in insights:

@@ -9,11 +9,12 @@ shows the skills whose required variables or commands are missing here, with wha
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ._json_out import json_text
 
 if TYPE_CHECKING:
     from corral.orchestrator.services.skills import (
@@ -64,7 +65,7 @@ def list_skills(args: argparse.Namespace) -> int:
     if args.json:
         rows = [{**_skill_json(s), "available": True, "missing": []} for s in catalog]
         rows += [_unavailable_json(u) for u in catalog.unavailable]
-        print(json.dumps(sorted(rows, key=lambda r: r["name"]), ensure_ascii=False))
+        print(json_text(sorted(rows, key=lambda r: r["name"])))
     elif not catalog.skills and not catalog.unavailable:
         print("no skills found; add SKILL.md folders under .corral/skills or ~/.corral/skills")
     else:
@@ -105,7 +106,7 @@ def match_skills(args: argparse.Namespace) -> int:
         return 0
     matches = matcher.match(args.text, args.limit)
     if args.json:
-        print(json.dumps([_match_json(match) for match in matches], ensure_ascii=False))
+        print(json_text([_match_json(match) for match in matches]))
     elif not matches:
         print("no skills found to match")
     else:
@@ -121,7 +122,7 @@ def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
         rows = [
             {**_match_json(e.match), "explain": explanation_json(e.query, e.why)} for e in explained
         ]
-        return json.dumps(rows, ensure_ascii=False)
+        return json_text(rows)
     if not explained:
         return "no skills found to match"
     lines = [*query_lines(explained[0].query), ""]

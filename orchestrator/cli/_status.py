@@ -13,6 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._json_out import json_text
+
 if TYPE_CHECKING:
     from corral.agents._store import Store, Target
 
@@ -58,7 +60,7 @@ async def show_status(args: argparse.Namespace) -> int:
     async with open_journal_of(args.run_id, _journal()) as store:
         status = await read_status(store, args.run_id)
     if args.json:
-        print(json.dumps(status.to_json(), ensure_ascii=False))
+        print(json_text(status.to_json()))
     else:
         print(_spelled(format_status(status)))
     return 0

@@ -7,9 +7,10 @@ It reads only the journal, so it works without any tracing backend; its totals a
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ._json_out import json_text
 
 if TYPE_CHECKING:
     from corral.agents import Store
@@ -36,7 +37,7 @@ async def show_trace(args: argparse.Namespace) -> int:
     roots = build_trace_tree(status.agents, turns)
     if args.json:
         data = {"run_id": status.run.run_id, "totals": status.totals()}
-        print(json.dumps({**data, "agents": [r.to_json() for r in roots]}, ensure_ascii=False))
+        print(json_text({**data, "agents": [r.to_json() for r in roots]}))
         return 0
     from ._approval import shown_lines
 

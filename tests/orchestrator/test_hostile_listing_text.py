@@ -95,3 +95,21 @@ def test_mcp_list_spells_out_a_servers_error(text: str) -> None:
         error=f"the server said {text}",
     )
     assert_spelled(format_statuses([status]))
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_json_output_escapes_what_a_terminal_would_act_on_and_reads_back_the_same(
+    text: str, tmp_path: Path
+) -> None:
+    import json
+
+    from corral.orchestrator.cli._json_out import json_text
+
+    skill = hostile_skill(text, tmp_path)
+    matcher = SkillMatcher(SkillCatalog((skill,)), HashingEmbedder())
+    explained = _explained(matcher.explain("deploy the site", 3), as_json=True)
+    value = {"name": skill.name, "nested": [skill.description]}
+
+    for output in (explained, json_text(value)):
+        assert_spelled(output)
+    assert json.loads(json_text(value)) == value, "the same data to any JSON reader"
