@@ -19,6 +19,7 @@ from .._embedding import DocumentEmbedder, Embedder, Vectors, VocabularySource
 from ._analyzer import Speller, analyze
 from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
+from ._lexicon import translate
 from ._rerank import Rerank, Scores, contributions, group_centroids, normalized, rescore
 from ._synonyms import expansion_table, expansions
 
@@ -51,6 +52,8 @@ class Query:
     tokens: tuple[str, ...]
     corrections: Mapping[str, str]
     expansion: tuple[str, ...] = ()
+    # Foreign words read in English (`_lexicon`), before spelling: word -> gloss.
+    translations: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,13 +106,16 @@ class HybridIndex:
     def query(self, text: str) -> Query:
         # A query is a few words; past this, text (a model's or a caller's) only costs time.
         text = text[:MAX_QUERY_CHARS]
-        words, corrections = self._speller.correct_text(text)
+        # The index and the model are English: a Spanish or German request is glossed first,
+        # so the speller never "corrects" a foreign word into an unrelated English one.
+        english = translate(text)
+        words, corrections = self._speller.correct_text(english.text)
         tokens = tuple(analyze(words))
         extra: tuple[str, ...] = ()
         if self.profile.expansion_weight > 0:
             found = analyze(" ".join(expansions(words, self._synonyms)))
             extra = tuple(dict.fromkeys(t for t in found if t not in tokens))
-        return Query(text, words, tokens, corrections, extra)
+        return Query(text, words, tokens, corrections, extra, english.glossed)
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
