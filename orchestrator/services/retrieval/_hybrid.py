@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._embedding import DocumentEmbedder, Embedder, Vectors, VocabularySource
+from ._actions import ACTION_KINDS, action_kinds
 from ._analyzer import Speller, analyze
 from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
@@ -41,6 +42,8 @@ class Profile:
     rerank: Rerank | None = None
     # The field whose value groups documents (a tool's server), for `cosine:<field>`.
     group_field: str = ""
+    # The field whose verbs say what a document does (a tool's name), for `matched:action`.
+    action_field: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class HybridIndex:
         if group and rerank is not None and rerank.wants(f"cosine:{group}") and self._size:
             groups = [doc.get(group, "") for doc in documents]
             self._views[group] = group_centroids(self.vectors, groups).astype(np.float32)
+        self._actions = _action_matrix(documents, profile)
         self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
 
     def __len__(self) -> int:
@@ -186,6 +190,10 @@ class HybridIndex:
         for name, part in lexical.fields.items():
             found[f"bm25:{name}"] = normalized(part)
             found[f"matched:{name}"] = (part > 0).astype(np.float64)
+        if self._actions.size:
+            wanted = action_kinds(query.words)
+            mask = np.array([kind in wanted for kind in ACTION_KINDS], dtype=np.float64)
+            found["matched:action"] = (self._actions @ mask > 0).astype(np.float64)
         if similarity.size:
             vector = self._query_vector(query.words)
             for name, vectors in self._views.items():
@@ -219,6 +227,16 @@ class _Lexical:
     fields: dict[str, Scores]
     expansion: Scores
     total: Scores
+
+
+def _action_matrix(documents: Sequence[Mapping[str, str]], profile: Profile) -> Scores:
+    """One row per document, 1 in each kind of action its `action_field` names; empty where
+    the second stage does not weigh `matched:action`."""
+    rerank = profile.rerank
+    if not profile.action_field or rerank is None or not rerank.wants("matched:action"):
+        return np.zeros((0, len(ACTION_KINDS)), dtype=np.float64)
+    kinds = [action_kinds(doc.get(profile.action_field, "")) for doc in documents]
+    return np.array([[k in found for k in ACTION_KINDS] for found in kinds], dtype=np.float64)
 
 
 def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:
