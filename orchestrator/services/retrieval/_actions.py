@@ -15,16 +15,22 @@ from functools import cache
 from ._analyzer import split_identifier, stem_words
 
 _ACTIONS = {
-    "create": "create add new make post write insert start book log subscribe invite register"
-    " remember note attach upload generate draft file submit send",
+    "create": "create add new make post write insert start book subscribe invite register"
+    " remember attach upload generate draft submit send",
     "read": "get show read view fetch retrieve see display describe detail details inspect look"
     " open check what who info",
-    "list": "list all every search find query browse which enumerate",
+    "list": "list search find query browse which enumerate",
     "update": "update edit change set rename move modify point mark acknowledge assign patch"
     " replace reorder switch toggle transition resolve approve close reopen",
     "delete": "delete remove drop clear wipe unsubscribe cancel stop descope erase purge unassign"
     " detach uninstall revoke discard",
 }
+# Words that are verbs in a request but nouns in a tool's name ("file a bug", `read_file`;
+# "log 3h", `get_logs`; "note that", quantifiers like "all") are left out: in a name they would
+# claim an action the tool does not do.
+# A name that claims this many kinds or more gets no credit: no real tool does three things,
+# and a hostile server could otherwise name a tool with every verb to match every request.
+MAX_KINDS = 3
 
 ACTION_KINDS: tuple[str, ...] = tuple(_ACTIONS)
 

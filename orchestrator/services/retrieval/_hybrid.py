@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._embedding import DocumentEmbedder, Embedder, Vectors, VocabularySource
-from ._actions import ACTION_KINDS, action_kinds
+from ._actions import ACTION_KINDS, MAX_KINDS, action_kinds
 from ._analyzer import Speller, analyze
 from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
@@ -236,7 +236,10 @@ def _action_matrix(documents: Sequence[Mapping[str, str]], profile: Profile) -> 
     if not profile.action_field or rerank is None or not rerank.wants("matched:action"):
         return np.zeros((0, len(ACTION_KINDS)), dtype=np.float64)
     kinds = [action_kinds(doc.get(profile.action_field, "")) for doc in documents]
-    return np.array([[k in found for k in ACTION_KINDS] for found in kinds], dtype=np.float64)
+    return np.array(
+        [[k in found and len(found) < MAX_KINDS for k in ACTION_KINDS] for found in kinds],
+        dtype=np.float64,
+    )
 
 
 def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:
