@@ -13,6 +13,9 @@ from ..services.retrieval import Explanation, Query
 def query_lines(query: Query) -> list[str]:
     """What the rankers searched for: the corrected words and the synonyms added."""
     lines = [f"query words: {query.words.strip()}"]
+    if query.translations:
+        read = ", ".join(f"{word} -> {gloss}" for word, gloss in query.translations.items())
+        lines.append(f"translated:  {read}")
     if query.corrections:
         fixed = ", ".join(f"{typed} -> {meant}" for typed, meant in query.corrections.items())
         lines.append(f"spelling:    {fixed}")
@@ -61,5 +64,6 @@ def explanation_json(query: Query, why: Explanation) -> dict[str, Any]:
         "rerank": {name: round(part, 6) for name, part in why.rerank.items()},
         "query_words": query.words.strip(),
         "corrections": dict(query.corrections),
+        "translations": dict(query.translations),
         "synonyms": list(query.expansion),
     }

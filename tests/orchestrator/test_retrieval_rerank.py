@@ -8,6 +8,7 @@ import pytest
 
 from corral.orchestrator.services import HashingEmbedder
 from corral.orchestrator.services.retrieval import Fused, HybridIndex, Profile, Rerank
+from corral.orchestrator.services.retrieval._actions import action_kinds
 from corral.orchestrator.services.retrieval._rerank import group_centroids, normalized, rescore
 
 DOCS = [
@@ -93,3 +94,56 @@ def test_a_servers_mean_vector_moves_only_with_its_own_tools() -> None:
 
     jira = next(w.rerank["cosine:server"] for w in alone if w.fused.doc == 0)
     assert next(w.rerank["cosine:server"] for w in beside if w.fused.doc == 0) == jira
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("get_datasource", {"read"}),
+        ("update_datasource", {"update"}),
+        ("list_pull_requests", {"list"}),
+        ("jira_remove_watcher", {"delete"}),
+        ("point the datasource at a new url", {"update", "create"}),
+        ("stop notifying bob about the ticket", {"delete"}),
+        ("the datasource", set()),
+    ],
+)
+def test_a_request_and_a_tool_name_are_read_for_their_kind_of_action(
+    text: str, kinds: set[str]
+) -> None:
+    assert action_kinds(text) == kinds
+
+
+ACTION_DOCS = [
+    {"name": "get datasource", "description": "Datasource of the given uid."},
+    {"name": "update datasource", "description": "Datasource of the given uid."},
+    {"name": "delete datasource", "description": "Datasource of the given uid."},
+]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("change the datasource", "update datasource"),
+        ("drop the datasource", "delete datasource"),
+        ("show me the datasource", "get datasource"),
+    ],
+)
+def test_near_duplicates_are_told_apart_by_the_kind_of_action_asked_for(
+    request_text: str, expected: str
+) -> None:
+    texts = [d["name"] + ": " + d["description"] for d in ACTION_DOCS]
+    weights = {"matched:action": 1.0}
+    action = Profile(
+        field_weights={"description": 1.0},
+        ranker_weights={"bm25": 1.0},
+        depth=50,
+        rerank=Rerank(weights),
+        action_field="name",
+    )
+    index = HybridIndex(ACTION_DOCS, texts, HashingEmbedder(), action)
+
+    top = index.explain(index.query(request_text), 1)[0]
+
+    assert ACTION_DOCS[top.fused.doc]["name"] == expected
+    assert top.rerank == {"matched:action": 1.0}

@@ -140,6 +140,7 @@ async def test_json_explain_gives_each_hit_its_ranker_and_field_parts(tmp_path: 
         "rerank",
         "query_words",
         "corrections",
+        "translations",
         "synonyms",
     }
     parts = sum(why["rerank"].values())

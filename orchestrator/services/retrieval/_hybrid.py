@@ -16,9 +16,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .._embedding import DocumentEmbedder, Embedder, Vectors, VocabularySource
+from ._actions import ACTION_KINDS, MAX_KINDS, action_kinds
 from ._analyzer import Speller, analyze
 from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
+from ._lexicon import translate
 from ._rerank import Rerank, Scores, contributions, group_centroids, normalized, rescore
 from ._synonyms import expansion_table, expansions
 
@@ -40,6 +42,8 @@ class Profile:
     rerank: Rerank | None = None
     # The field whose value groups documents (a tool's server), for `cosine:<field>`.
     group_field: str = ""
+    # The field whose verbs say what a document does (a tool's name), for `matched:action`.
+    action_field: str = ""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Query:
     tokens: tuple[str, ...]
     corrections: Mapping[str, str]
     expansion: tuple[str, ...] = ()
+    # Foreign words read in English (`_lexicon`), before spelling: word -> gloss.
+    translations: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class HybridIndex:
         if group and rerank is not None and rerank.wants(f"cosine:{group}") and self._size:
             groups = [doc.get(group, "") for doc in documents]
             self._views[group] = group_centroids(self.vectors, groups).astype(np.float32)
+        self._actions = _action_matrix(documents, profile)
         self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
 
     def __len__(self) -> int:
@@ -103,13 +110,16 @@ class HybridIndex:
     def query(self, text: str) -> Query:
         # A query is a few words; past this, text (a model's or a caller's) only costs time.
         text = text[:MAX_QUERY_CHARS]
-        words, corrections = self._speller.correct_text(text)
+        # The index and the model are English: a Spanish or German request is glossed first,
+        # so the speller never "corrects" a foreign word into an unrelated English one.
+        english = translate(text)
+        words, corrections = self._speller.correct_text(english.text)
         tokens = tuple(analyze(words))
         extra: tuple[str, ...] = ()
         if self.profile.expansion_weight > 0:
             found = analyze(" ".join(expansions(words, self._synonyms)))
             extra = tuple(dict.fromkeys(t for t in found if t not in tokens))
-        return Query(text, words, tokens, corrections, extra)
+        return Query(text, words, tokens, corrections, extra, english.glossed)
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
@@ -180,6 +190,10 @@ class HybridIndex:
         for name, part in lexical.fields.items():
             found[f"bm25:{name}"] = normalized(part)
             found[f"matched:{name}"] = (part > 0).astype(np.float64)
+        if self._actions.size:
+            wanted = action_kinds(query.words)
+            mask = np.array([kind in wanted for kind in ACTION_KINDS], dtype=np.float64)
+            found["matched:action"] = (self._actions @ mask > 0).astype(np.float64)
         if similarity.size:
             vector = self._query_vector(query.words)
             for name, vectors in self._views.items():
@@ -213,6 +227,19 @@ class _Lexical:
     fields: dict[str, Scores]
     expansion: Scores
     total: Scores
+
+
+def _action_matrix(documents: Sequence[Mapping[str, str]], profile: Profile) -> Scores:
+    """One row per document, 1 in each kind of action its `action_field` names; empty where
+    the second stage does not weigh `matched:action`."""
+    rerank = profile.rerank
+    if not profile.action_field or rerank is None or not rerank.wants("matched:action"):
+        return np.zeros((0, len(ACTION_KINDS)), dtype=np.float64)
+    kinds = [action_kinds(doc.get(profile.action_field, "")) for doc in documents]
+    return np.array(
+        [[k in found and len(found) < MAX_KINDS for k in ACTION_KINDS] for found in kinds],
+        dtype=np.float64,
+    )
 
 
 def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:

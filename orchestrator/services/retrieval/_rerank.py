@@ -9,7 +9,9 @@ Its features, each an array over every document of the index:
 - `cosine:<group>`: its cosine to the mean vector of the document's group (a tool's server),
   evidence of the product or area a request is about, learned from the documents themselves;
 - `bm25`, `bm25:<field>`, `synonyms`: BM25 scores divided by their best over all documents;
-- `matched:<field>`: 1 where a query word matched that field (a query naming the server).
+- `matched:<field>`: 1 where a query word matched that field (a query naming the server);
+- `matched:action`: 1 where the request's kind of action (create, read, list, update, delete)
+  is one the document's name does (`_actions`).
 
 The weights are a linear ranking model fitted on the tuning part of the dev set only (see
 docs/retrieval.md), listwise: within one query, only differences between documents count.
