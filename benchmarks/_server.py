@@ -17,6 +17,13 @@ SERVER_STOP_TIMEOUT = 20.0
 def model_server(policy: str, *options: str) -> Iterator[str]:
     """`corral model-server --policy POLICY OPTIONS...` until the block exits; yields its URL."""
     argv = [sys.executable, "-m", "corral", "model-server", "--policy", policy, *options]
+    with model_server_argv(argv) as url:
+        yield url
+
+
+@contextmanager
+def model_server_argv(argv: list[str]) -> Iterator[str]:
+    """The server started by `argv` (which prints its URL once it listens) until the block exits."""
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
