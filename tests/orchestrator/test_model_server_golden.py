@@ -37,11 +37,27 @@ CALL = (
 OUTPUT = b'{"type":"function_call_output","call_id":"call_1","output":"0.30000000000000004"}'
 
 
-def _responses(items: list[bytes], *, stream: bool, key: bytes = b'"golden"') -> bytes:
+PLAIN_TOOL = (
+    b'{"type":"function","name":"measure","description":"\xc3\xa9 \\u2028 \\u0001 \\\\",'
+    b'"parameters":{"type":"object","properties":{"x":{"type":"number","minimum":0.5,'
+    b'"maximum":1e16,"default":100.0,"examples":[1.5e300,-0.0,3,-9223372036854775808]}}}}'
+)
+"""Floats that orjson writes as `json` does: these requests take the fast path."""
+BIG_INT_TOOL = b'{"type":"function","name":"big","parameters":{"default":123456789012345678901}}'
+
+
+def _responses(
+    items: list[bytes],
+    *,
+    stream: bool,
+    key: bytes = b'"golden"',
+    tools: bytes = TOOL,
+    metadata: bytes = b'{"z":1,"a":2.50,"nan":NaN}',
+) -> bytes:
     return (
-        b'{"model":"scripted","instructions":' + SYSTEM + b',"tools":[' + TOOL + b'],'
+        b'{"model":"scripted","instructions":' + SYSTEM + b',"tools":[' + tools + b'],'
         b'"input":[' + b",".join(items) + b'],"stream":' + (b"true" if stream else b"false") +
-        b',"prompt_cache_key":' + key + b',"metadata":{"z":1,"a":2.50,"nan":NaN}}'
+        b',"prompt_cache_key":' + key + b',"metadata":' + metadata + b',"temperature":0.7}'
     )  # fmt: skip
 
 
@@ -72,6 +88,15 @@ REQUESTS: list[tuple[str, bytes]] = [
     ("/responses", _responses([USER], stream=True, key=b"null")),
     ("/chat/completions", _chat(stream=True)),
     ("/chat/completions", _chat(stream=False)),
+    *(
+        ("/responses", _responses(items, stream=stream, key=b'"plain"', tools=tools, metadata=m))
+        for items, stream, tools, m in [
+            ([USER], True, PLAIN_TOOL, b'{"b":"\xe2\x98\x83","a":[1,2.5]}'),
+            ([USER, CALL, OUTPUT], True, PLAIN_TOOL, b"{}"),
+            ([USER, CALL, OUTPUT], False, PLAIN_TOOL + b"," + BIG_INT_TOOL, b"{}"),
+            ([USER, CALL, OUTPUT, USER], True, BIG_INT_TOOL, b'{"big":123456789012345678901}'),
+        ]
+    ),
 ]
 
 
