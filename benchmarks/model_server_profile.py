@@ -8,13 +8,15 @@ Printed: the server's CPU per request (read from /proc, without a profiler), its
 figures, and, with `--profile`, a second pass under cProfile (CPU time) grouped by package and by
 corral's own functions. Run:
 
-    .venv/bin/python -m benchmarks.model_server_profile --agents 400 --concurrency 128 --profile
+    .venv/bin/python -m benchmarks.model_server_profile --agents 1000 --concurrency 256 \
+        --latency-ms 200 --profile
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import json
 import os
 import pstats
@@ -35,6 +37,12 @@ POLICY = "benchmarks.turns:policy"
 SERVE_PROFILED = "--serve-profiled"
 """First argument of this module's second use: `corral model-server` under cProfile."""
 REQUEST_TIMEOUT = 60.0
+_PRELOADED = (
+    "corral.orchestrator.cli._model_server",
+    "corral.orchestrator.model_server",
+    "uvicorn.protocols.http.httptools_impl",
+    "benchmarks.turns",
+)
 
 
 def capture_bodies(home: Path) -> list[bytes]:
@@ -92,10 +100,10 @@ def stats(url: str) -> dict[str, Any]:
 
 
 @contextmanager
-def profiled_server(out: Path) -> Iterator[str]:
+def profiled_server(out: Path, *options: str) -> Iterator[str]:
     """The server run by this module under cProfile, writing its stats to `out` when stopped."""
     argv = [sys.executable, "-m", "benchmarks.model_server_profile", SERVE_PROFILED, str(out)]
-    with model_server_argv([*argv, "model-server", "--policy", POLICY]) as url:
+    with model_server_argv([*argv, "model-server", "--policy", POLICY, *options]) as url:
         yield url
 
 
@@ -103,6 +111,8 @@ def serve_profiled(out: str, argv: list[str]) -> int:
     """`corral ARGV` under cProfile counting CPU time (not the loop's waits), dumped to `out`."""
     from corral.orchestrator.cli import main
 
+    for module in _PRELOADED:  # start-up is not what is measured
+        importlib.import_module(module)
     profiler = cProfile.Profile(time.process_time)
     profiler.enable()
     try:
@@ -144,19 +154,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=128)
+    parser.add_argument("--latency-ms", type=int, default=0, help="the server's --latency-ms")
     parser.add_argument("--profile", action="store_true", help="a second pass under cProfile")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     with tempfile.TemporaryDirectory() as tmp:
         bodies = capture_bodies(Path(tmp))
-        with model_server(POLICY) as url:
+        options = ("--latency-ms", str(args.latency_ms))
+        with model_server(POLICY, *options) as url:
             figures = measure(url, bodies, args.agents, args.concurrency)
             served = stats(url)
         requests = max(int(figures["requests"]), 1)
         print(
             f"{figures['requests']} requests ({args.agents} agents x {len(bodies)}, "
-            f"{args.concurrency} at a time) in {figures['wall_s']:.2f} s: server CPU "
+            f"{args.concurrency} at a time, {args.latency_ms} ms) in {figures['wall_s']:.2f} s: "
+            "server CPU "
             f"{1000 * figures['server_cpu_s'] / requests:.3f} ms per request"
         )
         print(
@@ -166,7 +179,7 @@ def main() -> None:
         )
         if args.profile:
             out = Path(tmp) / "server.pstats"
-            with profiled_server(out) as url:
+            with profiled_server(out, *options) as url:
                 anyio.run(drive, url, bodies, args.agents, args.concurrency)
             print_profile(out, requests, args.top)
 

@@ -8,7 +8,6 @@ and is answered by the policy, the cassette or the upstream, or by the injected 
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import json
 import time
@@ -29,6 +28,7 @@ from ._chat_wire import DONE_FRAME, chat_chunks, chat_completion, encode_chunk
 from ._errors import PolicyFailed
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
+from ._json import is_plain, parse, private_copy
 from ._normalise import CHAT_COMPLETIONS, RESPONSES, normalise_request
 from ._options import FaultKind, ModelServerOptions, Policy
 from ._policy import call_policy
@@ -66,7 +66,7 @@ def build_app(state: ServerState) -> Starlette:
         return JSONResponse(state.journal.stats())
 
     async def models(request: Request) -> Response:
-        names = dict.fromkeys([DEFAULT_MODEL, *(r["model"] for r in state.journal.records)])
+        names = dict.fromkeys([DEFAULT_MODEL, *state.journal.models()])
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "corral"} for n in names]
         return JSONResponse({"object": "list", "data": data})
 
@@ -99,10 +99,11 @@ class _ModelEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         raw = await request.body()
-        body = _parse_body(raw)
-        if isinstance(body, Reply):
-            await send_reply(send, body)
+        parsed = _parse_body(raw)
+        if isinstance(parsed, Reply):
+            await send_reply(send, parsed)
             return
+        body, plain = parsed
         state = self._state
         normalised = normalise_request(self._endpoint, body)
         # A throttled request draws no fault: the seeded faults follow the admitted requests.
@@ -111,12 +112,12 @@ class _ModelEndpoint:
         fault = None if throttled else state.faults.next_fault()
         headers = dict(request.headers.items())
         record, canonical = state.journal.record(
-            self._endpoint, body, normalised, fault, headers, throttled=throttled
+            self._endpoint, body, normalised, fault, headers, throttled=throttled, plain=plain
         )
         if verdict is not None and throttled:
             await send_reply(send, _throttled(verdict))
             return
-        exchange = _Exchange(self._endpoint, body, raw, record, canonical, request, verdict)
+        exchange = _Exchange(self._endpoint, body, raw, record, canonical, request, plain, verdict)
         gate = state.limiter if state.limiter is not None else contextlib.nullcontext()
         async with gate:
             with state.journal.answering():
@@ -175,6 +176,8 @@ class _Exchange:
     record: dict[str, Any]
     canonical: bytes
     request: Request
+    plain: bool
+    """The body parsed `_json.Checked` plain: orjson may write what echoes it."""
     verdict: Verdict | None = None
     output_tokens: int = 0
 
@@ -185,7 +188,8 @@ class _Exchange:
 
 async def _policy_reply(policy: Policy, exchange: _Exchange) -> Reply:
     try:
-        result = await call_policy(policy, copy.deepcopy(exchange.record["normalised"]))
+        request = private_copy(exchange.record["normalised"], plain=exchange.plain)
+        result = await call_policy(policy, request)
         answer = build_answer(
             result,
             id_stem=hashlib.sha256(exchange.canonical).hexdigest()[:16],
@@ -197,25 +201,29 @@ async def _policy_reply(policy: Policy, exchange: _Exchange) -> Reply:
         return error_reply(500, str(exc), "server_error", "policy_failed")
     exchange.output_tokens = answer.usage.output_tokens
     body = exchange.body
+    # The answer echoes the body and carries the policy's output: both must be plain for orjson.
+    plain = exchange.plain and is_plain(answer.output)
     if exchange.endpoint == CHAT_COMPLETIONS and exchange.streamed:
-        return sse_reply([*map(encode_chunk, chat_chunks(body, answer)), DONE_FRAME])
+        chunks = [encode_chunk(chunk, plain=plain) for chunk in chat_chunks(body, answer)]
+        return sse_reply([*chunks, DONE_FRAME])
     if exchange.endpoint == CHAT_COMPLETIONS:
-        return json_reply(200, chat_completion(body, answer))
+        return json_reply(200, chat_completion(body, answer), plain=plain)
     if exchange.streamed:
-        return sse_reply([encode_event(event) for event in response_events(body, answer)])
-    return json_reply(200, response_object(body, answer, done=True))
+        return sse_reply([encode_event(e, plain=plain) for e in response_events(body, answer)])
+    return json_reply(200, response_object(body, answer, done=True), plain=plain)
 
 
-def _parse_body(raw: bytes) -> dict[str, Any] | Reply:
+def _parse_body(raw: bytes) -> tuple[dict[str, Any], bool] | Reply:
+    """The body and whether orjson may write what echoes it, or the 400 reply saying why not."""
     try:
-        body = json.loads(raw)
+        body, checked = parse(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = f"the request body is not JSON ({exc}); send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
     if not isinstance(body, dict):
         message = f"the request body is a JSON {type(body).__name__}; send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
-    return body
+    return body, checked.plain
 
 
 def _throttled(verdict: Verdict) -> Reply:

@@ -7,13 +7,14 @@ chunk per SSE frame, which is what lets a disconnect fault stop between two even
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 from starlette.types import Receive, Scope, Send
+
+from ._json import dumps
 
 CLOSE_CONNECTION = "corral.close_connection"
 """Key in `scope["state"]` of a callable that closes the client's connection (see _connection)."""
@@ -34,8 +35,11 @@ class Reply:
         return content_type.startswith("text/event-stream")
 
 
-def json_reply(status: int, payload: Any, headers: Sequence[tuple[str, str]] = ()) -> Reply:
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+def json_reply(
+    status: int, payload: Any, headers: Sequence[tuple[str, str]] = (), *, plain: bool = False
+) -> Reply:
+    """`payload` as a JSON body (`plain` as for `_json.dumps`)."""
+    body = dumps(payload, plain=plain)
     return Reply(status, [body], [("content-type", "application/json"), *headers])
 
 
