@@ -20,6 +20,7 @@ import importlib
 import json
 import os
 import pstats
+import statistics
 import sys
 import tempfile
 import time
@@ -30,8 +31,7 @@ from typing import Any
 
 import anyio
 
-from ._server import model_server, model_server_argv
-from ._turn_processes import server_cpu
+from ._server import model_server, model_server_argv, server_cpu
 
 POLICY = "benchmarks.turns:policy"
 SERVE_PROFILED = "--serve-profiled"
@@ -124,9 +124,9 @@ def serve_profiled(out: str, argv: list[str]) -> int:
 
 
 def measure(url: str, bodies: list[bytes], agents: int, concurrency: int) -> dict[str, float]:
-    before, wall = server_cpu(), time.perf_counter()
+    before, wall = server_cpu(url), time.perf_counter()
     sent = anyio.run(drive, url, bodies, agents, concurrency)
-    cpu, wall = server_cpu() - before, time.perf_counter() - wall
+    cpu, wall = server_cpu(url) - before, time.perf_counter() - wall
     return {"requests": sent, "server_cpu_s": cpu, "wall_s": wall}
 
 
@@ -157,26 +157,36 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=0, help="the server's --latency-ms")
     parser.add_argument("--profile", action="store_true", help="a second pass under cProfile")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--repeat", type=int, default=1, help="passes per server (medians)")
+    parser.add_argument(
+        "--before", type=Path, help="a checkout of older code whose server is measured too"
+    )
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     with tempfile.TemporaryDirectory() as tmp:
         bodies = capture_bodies(Path(tmp))
         options = ("--latency-ms", str(args.latency_ms))
-        with model_server(POLICY, *options) as url:
-            figures = measure(url, bodies, args.agents, args.concurrency)
-            served = stats(url)
-        requests = max(int(figures["requests"]), 1)
+        servers = {"this checkout": None} | ({"before": args.before} if args.before else {})
         print(
-            f"{figures['requests']} requests ({args.agents} agents x {len(bodies)}, "
-            f"{args.concurrency} at a time, {args.latency_ms} ms) in {figures['wall_s']:.2f} s: "
-            "server CPU "
-            f"{1000 * figures['server_cpu_s'] / requests:.3f} ms per request"
+            f"{args.agents} agents x {len(bodies)} requests, {args.concurrency} at a time, "
+            f"{args.latency_ms} ms; load average {os.getloadavg()[0]:.1f}"
         )
-        print(
-            f"server /stats: input_bytes {served['input_bytes']}, "
-            f"prefix_shared_bytes {served['prefix_shared_bytes']}, "
-            f"max_in_flight {served['max_in_flight']}"
-        )
+        passes: dict[str, list[float]] = {name: [] for name in servers}
+        for _ in range(args.repeat):  # interleaved, so the machine's noise spreads over both
+            for name, code in servers.items():
+                with model_server(POLICY, *options, code=code) as url:
+                    figures = measure(url, bodies, args.agents, args.concurrency)
+                    served = stats(url)
+                passes[name].append(1000 * figures["server_cpu_s"] / max(figures["requests"], 1))
+                print(
+                    f"  {name}: {figures['wall_s']:.2f} s, /stats input_bytes "
+                    f"{served['input_bytes']}, prefix_shared_bytes "
+                    f"{served['prefix_shared_bytes']}",
+                    file=sys.stderr,
+                )
+        for name, figures in passes.items():
+            print(f"{name}: server CPU {statistics.median(figures):.3f} ms per request")
+        requests = args.agents * len(bodies)
         if args.profile:
             out = Path(tmp) / "server.pstats"
             with profiled_server(out, *options) as url:
