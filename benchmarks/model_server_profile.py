@@ -184,8 +184,8 @@ def main() -> None:
                     f"{served['prefix_shared_bytes']}",
                     file=sys.stderr,
                 )
-        for name, figures in passes.items():
-            print(f"{name}: server CPU {statistics.median(figures):.3f} ms per request")
+        for name, per_request in passes.items():
+            print(f"{name}: server CPU {statistics.median(per_request):.3f} ms per request")
         requests = args.agents * len(bodies)
         if args.profile:
             out = Path(tmp) / "server.pstats"
