@@ -10,6 +10,7 @@ the server shares the cores of the clients it serves.
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import unquote
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -23,3 +24,14 @@ class ClosableHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         # A copy per connection: uvicorn shares one state dict between all connections.
         self.app_state = {**self.app_state, CLOSE_CONNECTION: transport.close}
+
+    def on_headers_complete(self) -> None:
+        target = self.url
+        super().on_headers_complete()
+        if target.startswith(b"http://") or target.startswith(b"https://"):
+            # An absolute-form target is a request meant for a proxy. httptools keeps only its
+            # path, which would answer it as if it were ours; kept whole (as h11 does) it
+            # reaches no endpoint, and its 404 names it. The request's task has not run yet.
+            raw_path = target.partition(b"?")[0]
+            self.scope["path"] = unquote(raw_path.decode("latin-1"))
+            self.scope["raw_path"] = raw_path
