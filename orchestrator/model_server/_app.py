@@ -28,7 +28,7 @@ from ._chat_wire import DONE_FRAME, chat_chunks, chat_completion, encode_chunk
 from ._errors import PolicyFailed
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
-from ._json import is_plain, parse, private_copy
+from ._json import holds_lone_surrogate, is_plain, parse, private_copy
 from ._normalise import CHAT_COMPLETIONS, RESPONSES, normalise_request
 from ._options import FaultKind, ModelServerOptions, Policy
 from ._policy import call_policy
@@ -262,11 +262,20 @@ def _parse_body(raw: bytes) -> tuple[dict[str, Any], bool] | Reply:
     """The body and whether orjson may write what echoes it, or the 400 reply saying why not."""
     try:
         body, checked = parse(raw)
+    except RecursionError:
+        message = "the request body nests JSON too deeply to read; send a flatter object"
+        return error_reply(400, message, "invalid_request_error", "invalid_json")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = f"the request body is not JSON ({exc}); send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
     if not isinstance(body, dict):
         message = f"the request body is a JSON {type(body).__name__}; send a JSON object"
+        return error_reply(400, message, "invalid_request_error", "invalid_json")
+    if holds_lone_surrogate(raw, body):
+        message = (
+            "the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff without "
+            "its pair), which no UTF-8 text can carry; send valid Unicode"
+        )
         return error_reply(400, message, "invalid_request_error", "invalid_json")
     return body, checked.plain
 

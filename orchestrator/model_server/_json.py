@@ -13,11 +13,13 @@ only when it is known to hold none of these, and through `json` otherwise:
 
 from __future__ import annotations
 
-import copy
 import json
+import re
 from typing import Any
 
 import orjson
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class Checked:
@@ -70,8 +72,30 @@ def private_copy(value: Any, *, plain: bool) -> Any:
         try:
             return orjson.loads(orjson.dumps(value))
         except orjson.JSONEncodeError:
-            pass  # a big integer: orjson would read it back as a float
-    return copy.deepcopy(value)
+            pass  # a big integer (orjson would read it back as a float), or deep nesting
+    # `json` reads back exactly what it wrote (NaN, big integers and lone surrogates too).
+    return json.loads(json.dumps(value))
+
+
+def holds_lone_surrogate(raw: bytes, value: Any) -> bool:
+    """Whether parsed `value` (read from `raw`) holds a string no UTF-8 can carry: a lone
+    `\\ud800`-`\\udfff` escape. Only an escape can bring one, so most bodies are not walked."""
+    if _SURROGATE_ESCAPE.search(raw) is None:
+        return False
+    stack = [value]
+    while stack:  # not recursive: the body may nest as deep as `json` would read
+        item = stack.pop()
+        if type(item) is str:
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif type(item) is list:
+            stack.extend(item)
+        elif type(item) is dict:
+            stack.extend(item)
+            stack.extend(item.values())
+    return False
 
 
 def is_plain(value: Any) -> bool:
