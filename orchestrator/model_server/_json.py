@@ -9,6 +9,8 @@ only when it is known to hold none of these, and through `json` otherwise:
 - a parsed request body is `Checked` when its floats all print alike and it holds no `NaN` or
   `Infinity` (found while parsing, by `json`'s own hooks); orjson refuses the rest itself;
 - anything else (a policy's output) is walked once by `is_plain` before orjson may write it.
+
+`holds_lone_surrogate` finds the strings no UTF-8 can carry, which the server refuses.
 """
 
 from __future__ import annotations
