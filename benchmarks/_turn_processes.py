@@ -9,6 +9,7 @@ turn: it runs on the same cores, so it bounds the fan-out's wall time as much as
 
     python -m benchmarks.turns --scenarios scale --modes corral-fanout-p1,corral-fanout-p2
     python -m benchmarks._turn_processes --repeat 3     # the same, with the workers' figures
+    python -m benchmarks._turn_processes --before /tmp/before   # and against that server too
 """
 
 from __future__ import annotations
@@ -42,25 +43,6 @@ def fanout_answer(request: dict[str, Any]) -> Any | None:
         arguments = json.dumps({"n": int(item)})
         return [{"type": "function_call", "name": "report_result", "arguments": arguments}]
     return "reported"
-
-
-def server_cpu() -> float:
-    """CPU seconds the scripted model server (a child of this process) has used so far: on two
-    cores it competes with the clients, so a fan-out's wall time is bounded by both."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for task in os.listdir(f"/proc/{os.getpid()}/task"):
-        for pid in open(f"/proc/{os.getpid()}/task/{task}/children").read().split():  # noqa: SIM115
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                    if b"model-server" not in cmdline.read():
-                        continue
-                with open(f"/proc/{pid}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
 
 
 def _children() -> tuple[float, float]:
@@ -115,32 +97,49 @@ PROCESS_MODES = {"corral-fanout-p1": _mode(1), "corral-fanout-p2": _mode(2)}
 
 
 def main() -> None:
-    from ._server import model_server
+    from contextlib import ExitStack
+
+    from ._server import model_server, server_cpu
     from .turns import SCENARIOS, TURNS, run_worker
 
     parser = argparse.ArgumentParser(description="fan-out in 1 and 2 processes: scale scenario")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--agents", type=int, default=SCENARIOS["scale"].agents)
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of older code: its model server also serves each mode, as "
+        "MODE@server-before, interleaved (the clients are this checkout's)",
+    )
     args = parser.parse_args()
     scenario = SCENARIOS["scale"]
-    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in PROCESS_MODES}
-    with model_server("benchmarks.turns:policy", "--latency-ms", str(scenario.latency_ms)) as url:
+    options = ("--latency-ms", str(scenario.latency_ms))
+    servers = {"": None} if args.before is None else {"": None, "@server-before": args.before}
+    runs: dict[str, list[dict[str, Any]]] = {}
+    with ExitStack() as stack:
+        urls = {
+            tag: stack.enter_context(model_server("benchmarks.turns:policy", *options, code=code))
+            for tag, code in servers.items()
+        }
         for _ in range(args.repeat):
             for mode in PROCESS_MODES:
-                served = server_cpu()
-                figures = run_worker(mode, url, scenario, args.agents, "asyncio", None)
-                runs[mode].append(figures | {"server_cpu_s": server_cpu() - served})
+                for tag, url in urls.items():
+                    served = server_cpu(url)
+                    figures = run_worker(mode, url, scenario, args.agents, "asyncio", None)
+                    figures["server_cpu_s"] = server_cpu(url) - served
+                    runs.setdefault(mode + tag, []).append(figures)
     ideal = -(-args.agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
     print(
         f"scale: {args.agents} agents x {TURNS} turns, {scenario.concurrency} at a time, "
-        f"{scenario.latency_ms} ms; ideal {ideal:g} s; medians of {args.repeat}"
+        f"{scenario.latency_ms} ms; ideal {ideal:g} s; medians of {args.repeat}; "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
     rows = ("wall_s", "efficiency", "cpu_ms_per_turn", "server_cpu_ms_per_turn", "lost_agents",
             "rss_peak_mb", "workers_rss_peak_mb")  # fmt: skip
-    print(f"{'figure':<22}" + "".join(f"{mode:>20}" for mode in PROCESS_MODES))
-    table = {mode: _figures(runs[mode], ideal) for mode in PROCESS_MODES}
+    print(f"{'figure':<22}" + "".join(f"{mode:>32}" for mode in runs))
+    table = {mode: _figures(figures, ideal) for mode, figures in runs.items()}
     for row in rows:
-        print(f"{row:<22}" + "".join(f"{table[mode][row]:>20.3f}" for mode in PROCESS_MODES))
+        print(f"{row:<22}" + "".join(f"{table[mode][row]:>32.3f}" for mode in runs))
 
 
 def _figures(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:

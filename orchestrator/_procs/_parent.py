@@ -409,9 +409,10 @@ def default_processes(
     """Worker processes for a fan-out of `items` left at `concurrency` at once when none is
     asked for: one per core up to 4, but only when each gets enough agents to pay for its
     start-up (32 at once, 64 items); else 1, the in-process path. A model server on this
-    machine (`local_model`: a loopback endpoint) keeps a core for itself: serving a turn costs
-    it about half what the turn costs the client (`benchmarks._turn_processes`), so on two
-    cores a second process would only take CPU from it."""
+    machine (`local_model`: a loopback endpoint) keeps a core for itself: a real one (a model
+    run on this machine's CPU) wants every core it can get. The scripted server no longer
+    does: since round 5 it costs about a fifth of the client's CPU per turn, not half
+    (`benchmarks._turn_processes`; docs/performance.md)."""
     cpus = cores if cores is not None else (os.cpu_count() or 1)
     if local_model:
         cpus -= 1

@@ -8,7 +8,6 @@ and is answered by the policy, the cassette or the upstream, or by the injected 
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import json
 import time
@@ -21,7 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ExceptionHandler, Receive, Scope, Send
+from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
 from ._answer import BYTES_PER_TOKEN, build_answer
 from ._cassette import CassetteRecorder, CassetteReplayer
@@ -29,6 +28,7 @@ from ._chat_wire import DONE_FRAME, chat_chunks, chat_completion, encode_chunk
 from ._errors import PolicyFailed
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
+from ._json import holds_lone_surrogate, is_plain, parse, private_copy
 from ._normalise import CHAT_COMPLETIONS, RESPONSES, normalise_request
 from ._options import FaultKind, ModelServerOptions, Policy
 from ._policy import call_policy
@@ -61,18 +61,42 @@ class ServerState:
     recorder: CassetteRecorder | None = None
 
 
-def build_app(state: ServerState) -> Starlette:
+def build_app(state: ServerState) -> ASGIApp:
+    """The server's ASGI app: the two model endpoints first, everything else through Starlette."""
+    endpoints = {path: _ModelEndpoint(state, path) for path in (RESPONSES, CHAT_COMPLETIONS)}
+    return _Dispatch(endpoints, _other_routes(state, endpoints))
+
+
+class _Dispatch:
+    """Sends a model request straight to its endpoint, past Starlette's middleware and router
+    (which cost a tenth of the server's CPU per request); the rest goes through Starlette."""
+
+    def __init__(self, endpoints: dict[str, _ModelEndpoint], others: ASGIApp) -> None:
+        self._endpoints = endpoints
+        self._others = others
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            endpoint = self._endpoints.get(scope["path"])
+            if endpoint is not None:
+                await endpoint(scope, receive, send)
+                return
+        await self._others(scope, receive, send)
+
+
+def _other_routes(state: ServerState, endpoints: dict[str, _ModelEndpoint]) -> Starlette:
     async def stats(request: Request) -> Response:
         return JSONResponse(state.journal.stats())
 
     async def models(request: Request) -> Response:
-        names = dict.fromkeys([DEFAULT_MODEL, *(r["model"] for r in state.journal.records)])
+        names = dict.fromkeys([DEFAULT_MODEL, *state.journal.models()])
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "corral"} for n in names]
         return JSONResponse({"object": "list", "data": data})
 
+    # The model endpoints stay routed here too, so another method on them is answered 405.
     routes = [
-        Route(RESPONSES, _ModelEndpoint(state, RESPONSES), methods=["POST"]),
-        Route(CHAT_COMPLETIONS, _ModelEndpoint(state, CHAT_COMPLETIONS), methods=["POST"]),
+        Route(RESPONSES, endpoints[RESPONSES], methods=["POST"]),
+        Route(CHAT_COMPLETIONS, endpoints[CHAT_COMPLETIONS], methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/stats", stats, methods=["GET"]),
     ]
@@ -97,19 +121,22 @@ class _ModelEndpoint:
         self._endpoint = endpoint
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        raw = await request.body()
-        body = _parse_body(raw)
-        if isinstance(body, Reply):
-            await send_reply(send, body)
+        raw = await _read_body(receive)
+        if raw is None:
+            return  # the client went away before it finished sending
+        parsed = _parse_body(raw)
+        if isinstance(parsed, Reply):
+            await send_reply(send, parsed)
             return
+        body, plain = parsed
         state = self._state
         normalised = normalise_request(self._endpoint, body)
         # A throttled request draws no fault: the seeded faults follow the admitted requests.
         verdict = state.throttle.admit(len(raw) // BYTES_PER_TOKEN) if state.throttle else None
         throttled = verdict is not None and not verdict.admitted
         fault = None if throttled else state.faults.next_fault()
-        headers = dict(request.headers.items())
+        pairs = _header_pairs(scope)
+        headers = dict(pairs)
         record, canonical = state.journal.record(
             self._endpoint,
             body,
@@ -117,12 +144,16 @@ class _ModelEndpoint:
             fault,
             headers,
             throttled=throttled,
-            query=request.url.query,
+            plain=plain,
+            query=scope.get("query_string", b"").decode("latin-1"),
         )
         if verdict is not None and throttled:
             await send_reply(send, _throttled(verdict))
             return
-        exchange = _Exchange(self._endpoint, body, raw, record, canonical, request, verdict)
+        authorization = next((value for name, value in pairs if name == "authorization"), None)
+        exchange = _Exchange(
+            self._endpoint, body, raw, record, canonical, authorization, plain, verdict
+        )
         gate = state.limiter if state.limiter is not None else contextlib.nullcontext()
         async with gate:
             with state.journal.answering():
@@ -165,9 +196,8 @@ class _ModelEndpoint:
         if state.replayer is not None:
             return state.replayer.answer(exchange.endpoint, exchange.body)
         if state.recorder is not None:
-            authorization = exchange.request.headers.get("authorization")
             return await state.recorder.forward(
-                exchange.endpoint, exchange.body, exchange.raw, authorization
+                exchange.endpoint, exchange.body, exchange.raw, exchange.authorization
             )
         assert state.policy is not None  # check_options guarantees one answer source
         return await _policy_reply(state.policy, exchange)
@@ -180,7 +210,10 @@ class _Exchange:
     raw: bytes
     record: dict[str, Any]
     canonical: bytes
-    request: Request
+    authorization: str | None
+    """The request's first `authorization` header, which a recording forwards."""
+    plain: bool
+    """The body parsed `_json.Checked` plain: orjson may write what echoes it."""
     verdict: Verdict | None = None
     output_tokens: int = 0
 
@@ -191,7 +224,8 @@ class _Exchange:
 
 async def _policy_reply(policy: Policy, exchange: _Exchange) -> Reply:
     try:
-        result = await call_policy(policy, copy.deepcopy(exchange.record["normalised"]))
+        request = private_copy(exchange.record["normalised"], plain=exchange.plain)
+        result = await call_policy(policy, request)
         answer = build_answer(
             result,
             id_stem=hashlib.sha256(exchange.canonical).hexdigest()[:16],
@@ -203,18 +237,41 @@ async def _policy_reply(policy: Policy, exchange: _Exchange) -> Reply:
         return error_reply(500, str(exc), "server_error", "policy_failed")
     exchange.output_tokens = answer.usage.output_tokens
     body = exchange.body
+    # The answer echoes the body and carries the policy's output: both must be plain for orjson.
+    plain = exchange.plain and is_plain(answer.output)
     if exchange.endpoint == CHAT_COMPLETIONS and exchange.streamed:
-        return sse_reply([*map(encode_chunk, chat_chunks(body, answer)), DONE_FRAME])
+        chunks = [encode_chunk(chunk, plain=plain) for chunk in chat_chunks(body, answer)]
+        return sse_reply([*chunks, DONE_FRAME])
     if exchange.endpoint == CHAT_COMPLETIONS:
-        return json_reply(200, chat_completion(body, answer))
+        return json_reply(200, chat_completion(body, answer), plain=plain)
     if exchange.streamed:
-        return sse_reply([encode_event(event) for event in response_events(body, answer)])
-    return json_reply(200, response_object(body, answer, done=True))
+        return sse_reply([encode_event(e, plain=plain) for e in response_events(body, answer)])
+    return json_reply(200, response_object(body, answer, done=True), plain=plain)
 
 
-def _parse_body(raw: bytes) -> dict[str, Any] | Reply:
+def _header_pairs(scope: Scope) -> list[tuple[str, str]]:
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The request's body, or None when the client disconnected first."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _parse_body(raw: bytes) -> tuple[dict[str, Any], bool] | Reply:
+    """The body and whether orjson may write what echoes it, or the 400 reply saying why not."""
     try:
-        body = json.loads(raw)
+        body, checked = parse(raw)
+    except RecursionError:
+        message = "the request body nests JSON too deeply to read; send a flatter object"
+        return error_reply(400, message, "invalid_request_error", "invalid_json")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = f"the request body is not JSON ({exc}); send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
@@ -228,7 +285,13 @@ def _parse_body(raw: bytes) -> dict[str, Any] | Reply:
     if not isinstance(body.get("stream_options") or {}, dict):
         message = 'stream_options must be an object, e.g. {"include_usage": true}'
         return error_reply(400, message, "invalid_request_error", "invalid_type")
-    return body
+    if holds_lone_surrogate(raw, body):
+        message = (
+            "the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff without "
+            "its pair), which no UTF-8 text can carry; send valid Unicode"
+        )
+        return error_reply(400, message, "invalid_request_error", "invalid_json")
+    return body, checked.plain
 
 
 def _throttled(verdict: Verdict) -> Reply:

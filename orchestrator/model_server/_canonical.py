@@ -7,16 +7,20 @@ client that only appends to its conversation keeps the earlier bytes as an exact
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ._json import dumps
 
-def canonical_bytes(normalised_request: dict[str, Any]) -> bytes:
-    """The UTF-8 bytes of instructions, tools and input items as sorted compact JSON lines."""
+
+def canonical_bytes(normalised_request: dict[str, Any], *, plain: bool = False) -> bytes:
+    """The UTF-8 bytes of instructions, tools and input items as sorted compact JSON lines.
+
+    `plain`: the request was parsed as `_json.Checked` plain, so orjson may write it.
+    """
     parts: list[Any] = [normalised_request.get("instructions", "")]
     parts.extend(normalised_request.get("tools") or [])
     parts.extend(normalised_request.get("input") or [])
-    return "".join(_line(part) for part in parts).encode("utf-8")
+    return b"".join([dumps(part, plain=plain, sort_keys=True) + b"\n" for part in parts])
 
 
 def shared_prefix_len(a: bytes, b: bytes) -> int:
@@ -35,7 +39,3 @@ def shared_prefix_len(a: bytes, b: bytes) -> int:
         else:
             high = middle - 1
     return low
-
-
-def _line(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"

@@ -6,10 +6,10 @@ Text becomes `content`, function calls become `tool_calls` (streamed as deltas c
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ._answer import Answer
+from ._json import dumps
 from ._responses_wire import split_pieces
 
 DONE_FRAME = b"data: [DONE]\n\n"
@@ -47,10 +47,9 @@ def chat_chunks(body: dict[str, Any], answer: Answer) -> list[dict[str, Any]]:
     return chunks
 
 
-def encode_chunk(chunk: dict[str, Any]) -> bytes:
-    return (
-        b"data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
-    )
+def encode_chunk(chunk: dict[str, Any], *, plain: bool = False) -> bytes:
+    """One chunk as an SSE frame (`plain` as for `_json.dumps`)."""
+    return b"data: " + dumps(chunk, plain=plain) + b"\n\n"
 
 
 def _header(body: dict[str, Any], answer: Answer, kind: str) -> dict[str, Any]:

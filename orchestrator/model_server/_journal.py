@@ -1,7 +1,10 @@
 """The request journal: one record per request, in memory and as JSON lines, plus `/stats`.
 
-It also keeps the prompt-cache bookkeeping: the canonical bytes of the last request seen for each
-`prompt_cache_key`, so each new request's `prefix_bytes` is how much of it that one already had.
+The records stay in memory only when asked (`keep`): the in-process server's callers read them,
+the CLI's cannot, and thousands of parsed bodies kept alive make every full garbage collection
+of the server's process walk them all. It also keeps the prompt-cache bookkeeping: the canonical
+bytes of the last request seen for each `prompt_cache_key`, so each new request's `prefix_bytes`
+is how much of it that one already had.
 """
 
 from __future__ import annotations
@@ -22,8 +25,11 @@ from ._options import FAULT_KINDS, FaultKind
 class RequestJournal:
     """Records requests as they arrive and counts what `/stats` reports."""
 
-    def __init__(self, log_path: Path | None) -> None:
+    def __init__(self, log_path: Path | None, *, keep: bool = True) -> None:
         self.records: list[dict[str, Any]] = []
+        self._keep = keep
+        self._total = 0
+        self._models: dict[str, None] = {}
         self._log: IO[str] | None = _open_for_writing(log_path, "--log") if log_path else None
         self._last_by_key: dict[str, bytes] = {}
         self._per_endpoint = {RESPONSES: 0, CHAT_COMPLETIONS: 0}
@@ -44,17 +50,19 @@ class RequestJournal:
         *,
         throttled: bool = False,
         query: str = "",
+        plain: bool = False,
     ) -> tuple[dict[str, Any], bytes]:
         """Log one arriving request; returns its record and its canonical bytes.
 
         `throttled`: refused with a 429 by the server's `--rpm`/`--tpm` limits. Headers are kept
         (retry counts, idempotency keys are worth asserting on) with the credential in
-        `authorization` (and Azure's `api-key`) cut down to its last four characters; `query`
-        is the URL's query string as sent.
+        `authorization` (and Azure's `api-key`) cut down to its scheme and last four characters;
+        `query` is the URL's query string as sent. `plain`: the body parsed as `_json.Checked`
+        plain, so its canonical bytes may be written by orjson.
         """
-        canonical = canonical_bytes(normalised)
+        canonical = canonical_bytes(normalised, plain=plain)
         record = {
-            "index": len(self.records),
+            "index": self._total,
             "time": time.time(),
             "endpoint": endpoint,
             "model": normalised["model"],
@@ -71,7 +79,11 @@ class RequestJournal:
         }
         self._count(record, fault)
         self._throttled += throttled
-        self.records.append(record)
+        self._total += 1
+        if isinstance(record["model"], str):
+            self._models.setdefault(record["model"])
+        if self._keep:
+            self.records.append(record)
         if self._log is not None:
             # One short append per request; a thread hop would cost more and could reorder lines.
             self._log.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -90,7 +102,7 @@ class RequestJournal:
 
     def stats(self) -> dict[str, Any]:
         return {
-            "requests": {"total": len(self.records), "per_endpoint": dict(self._per_endpoint)},
+            "requests": {"total": self._total, "per_endpoint": dict(self._per_endpoint)},
             "input_bytes": self._input_bytes,
             "prefix_shared_bytes": self._prefix_bytes,
             "in_flight": self._in_flight,
@@ -98,6 +110,10 @@ class RequestJournal:
             "faults": dict(self._faults),
             "throttled": self._throttled,
         }
+
+    def models(self) -> list[str]:
+        """The models asked for so far, in the order first asked for."""
+        return list(self._models)
 
     def close(self) -> None:
         if self._log is not None:

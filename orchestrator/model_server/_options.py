@@ -58,6 +58,9 @@ class ModelServerOptions:
     """Requests per minute the server answers; past it, 429 with Retry-After (None: no limit)."""
     tpm: int | None = None
     """Tokens per minute (input and output) the server answers; past it, 429 (None: no limit)."""
+    keep_requests: bool = True
+    """Keep every request's record in memory for `RunningModelServer.requests`; the CLI, which
+    cannot show them, does not (its `--log` file has them)."""
 
 
 def parse_fault_plan(text: str) -> tuple[str, ...]:

@@ -7,10 +7,10 @@ argument deltas in between, and `response.completed` carrying the whole response
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ._answer import Answer
+from ._json import dumps
 
 DELTA_CHARS = 24
 """Text and arguments are streamed in pieces of this many characters, so clients accumulate."""
@@ -59,10 +59,10 @@ def response_events(body: dict[str, Any], answer: Answer) -> list[dict[str, Any]
     return [{**event, "sequence_number": number} for number, event in enumerate(events)]
 
 
-def encode_event(event: dict[str, Any]) -> bytes:
-    """One event as an SSE frame with its `event:` name."""
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return f"event: {event['type']}\ndata: {data}\n\n".encode()
+def encode_event(event: dict[str, Any], *, plain: bool = False) -> bytes:
+    """One event as an SSE frame with its `event:` name (`plain` as for `_json.dumps`)."""
+    name = str(event["type"]).encode()
+    return b"event: " + name + b"\ndata: " + dumps(event, plain=plain) + b"\n\n"
 
 
 def _item_events(item: dict[str, Any], index: int) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ import anyio
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ._app import ServerState, build_app
 from ._cassette import CassetteRecorder, CassetteReplayer
-from ._connection import ClosableH11Protocol
+from ._connection import ClosableHttpToolsProtocol
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
 from ._options import ModelServerOptions, Policy, check_options
@@ -37,7 +37,8 @@ class RunningModelServer:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        """The logged records, in arrival order (the live list; do not modify)."""
+        """The logged records, in arrival order (the live list; do not modify); empty unless
+        the options' `keep_requests` is on, as it is by default."""
         return self._journal.records
 
     def stats(self) -> dict[str, Any]:
@@ -61,7 +62,7 @@ async def serve_model_server(
             sock,
             name="model server",
             graceful_shutdown=GRACEFUL_SHUTDOWN,
-            http=ClosableH11Protocol,
+            http=ClosableHttpToolsProtocol,
         ):
             yield RunningModelServer(options.host, sock.getsockname()[1], state.journal)
 
@@ -69,7 +70,7 @@ async def serve_model_server(
 def _open_state(
     policy: Policy | None, options: ModelServerOptions, stack: AsyncExitStack
 ) -> ServerState:
-    journal = RequestJournal(options.log_path)
+    journal = RequestJournal(options.log_path, keep=options.keep_requests)
     stack.callback(journal.close)
     limiter = anyio.CapacityLimiter(options.max_concurrency) if options.max_concurrency else None
     faults = FaultPlanner(options.faults, options.seed, options.fault_plan)

@@ -214,3 +214,28 @@ def _client(base_url: str) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         base_url=base_url, api_key="secret-test-key", max_retries=0, timeout=DEADLINE
     )
+
+
+@pytest.mark.anyio
+async def test_a_server_that_keeps_no_requests_still_counts_them_and_lists_their_models(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "requests.jsonl"
+    options = ModelServerOptions(keep_requests=False, log_path=log)
+    async with (
+        serve_model_server(lambda request: "ok", options) as server,
+        httpx2.AsyncClient() as http,
+    ):
+        with anyio.fail_after(DEADLINE):
+            url = server.base_url
+            for model in ("m1", "m2", "m1"):
+                body = {"model": model, "input": "hi", "prompt_cache_key": "k"}
+                await http.post(f"{url}/responses", json=body)
+            stats = (await http.get(url.removesuffix("/v1") + "/stats")).json()
+            listed = (await http.get(f"{url}/models")).json()
+    assert server.requests == []
+    assert stats["requests"]["total"] == 3
+    assert stats["prefix_shared_bytes"] == 2 * stats["input_bytes"] // 3 > 0
+    assert [model["id"] for model in listed["data"]] == ["corral-scripted", "m1", "m2"]
+    indexes = [json.loads(line)["index"] for line in log.read_text(encoding="utf-8").splitlines()]
+    assert indexes == [0, 1, 2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -347,3 +348,25 @@ async def test_models_endpoint_lists_the_models_asked_for_and_unknown_paths_get_
                 await client.get("/no/such/path", cast_to=object)
     assert models == ["corral-scripted", "gpt-test"]
     assert unknown.value.message.endswith("GET /v1/no/such/path: Not Found")
+
+
+@pytest.mark.anyio
+async def test_a_request_meant_for_a_proxy_is_not_answered_as_a_model_request() -> None:
+    """An absolute-form target (`POST http://host/v1/responses`) is what a client sends to a
+    proxy: the server answers 404 naming it, so a test can tell a proxied request arrived."""
+    request = (
+        b"POST http://model.invalid/v1/responses HTTP/1.1\r\nHost: model.invalid\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+    )
+    async with serve_model_server(lambda request: "not for a proxy") as server:
+        with anyio.fail_after(DEADLINE):
+            host, port = server.host, server.port
+            async with await anyio.connect_tcp(host, port) as stream:
+                await stream.send(request)
+                reply = b""
+                with contextlib.suppress(anyio.EndOfStream):
+                    while True:
+                        reply += await stream.receive()
+    assert reply.startswith(b"HTTP/1.1 404")
+    assert b"POST /http://model.invalid/v1/responses: Not Found" in reply
+    assert server.requests == []
