@@ -124,6 +124,10 @@ from ._permissions_fragment import render_permissions as render_permissions
 from ._preparations import CompactionGate as CompactionGate
 from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
+from ._roles import check_role as check_role
+from ._roles import config_role as config_role
+from ._roles import role_descriptions as role_descriptions
+from ._roles import role_names as role_names
 from ._runner import AgentRunner as AgentRunner
 from ._runner import RunnerLimits as RunnerLimits
 from ._spend import AgentSpend as AgentSpend
@@ -272,6 +276,8 @@ __all__ = [
     "build_turn_context",
     "capture_environment",
     "carry_out",
+    "check_role",
+    "config_role",
     "continue_agent",
     "corral_home",
     "cost_of",
@@ -303,6 +309,8 @@ __all__ = [
     "replay_core",
     "request_overrun",
     "resolve_base_instructions",
+    "role_descriptions",
+    "role_names",
     "spec_from_config",
     "trust_target",
     "user_config_file",

@@ -90,10 +90,19 @@ class ShellEnvironmentPolicy(_Section):
         return values
 
 
-class RoleConfig(_Section):
-    """`[agents.roles.NAME]`: a worker role of your own, next to the built-in ones."""
+ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+"""A role of one's own: lower-case letters, digits, `_` and `-`, as a model can spell it."""
+BUILTIN_ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
+"""`agents.ROLES`, which no role of one's own may take the name of."""
+ROLE_DESCRIPTION_MAX_CHARS = 500
 
-    description: str = ""
+
+class RoleConfig(_Section):
+    """`[agents.roles.NAME]`: a worker role of your own, next to the built-in ones. Its
+    instructions are added to the general base instructions; `instructions_file` is read
+    once, when the config is loaded."""
+
+    description: str = Field(default="", max_length=ROLE_DESCRIPTION_MAX_CHARS)
     instructions: str | None = None
     instructions_file: Path | None = None
     model: str | None = None
@@ -132,6 +141,19 @@ class AgentsConfig(_Section):
     """Spawns past `max_threads` that wait for a slot, per supervisor; past them, refused."""
     fanout_concurrency: int = Field(default=16, ge=1)
     roles: dict[str, RoleConfig] = {}
+
+    @field_validator("roles")
+    @classmethod
+    def _role_names(cls, roles: dict[str, RoleConfig]) -> dict[str, RoleConfig]:
+        for name in roles:
+            if name in BUILTIN_ROLES:
+                raise ValueError(f"{name!r} is a built-in role; give your role another name")
+            if not ROLE_NAME.fullmatch(name):
+                raise ValueError(
+                    f"role name {name[:60]!r} is not allowed; use 1-40 lower-case letters, "
+                    "digits, _ and -, starting with a letter"
+                )
+        return roles
 
 
 class BudgetConfig(_Section):

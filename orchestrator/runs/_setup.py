@@ -145,6 +145,7 @@ def build_root_spec(
         model=config.model,
         role=role,
         personality=config.personality,
+        roles=config.agents.roles,
     )
     spec = spec_from_config(
         config,
