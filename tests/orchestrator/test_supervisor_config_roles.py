@@ -47,9 +47,7 @@ def role_schema(agents: AgentsConfig) -> dict[str, Any]:
     return role
 
 
-def test_the_spawn_tool_offers_the_built_in_roles_then_the_configs_own_with_their_descriptions() -> (
-    None
-):
+def test_the_spawn_tool_offers_built_in_roles_then_the_configs_own_with_descriptions() -> None:
     role = role_schema(WITH_ROLES)
     (choices,) = [kind["enum"] for kind in role["anyOf"] if "enum" in kind]
     assert choices == [
