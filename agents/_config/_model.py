@@ -30,7 +30,6 @@ from corral.tools import (
     check_domain_patterns,
 )
 
-from ._errors import ConfigError
 from ._provider_model import ModelProviderConfig as ModelProviderConfig
 from ._skills_model import SkillsConfig as SkillsConfig
 from ._skills_model import SkillToggle as SkillToggle
@@ -120,15 +119,14 @@ class RoleConfig(_Section):
         return self
 
     def read_instructions(self) -> str | None:
-        """The role's base instructions: its text, or its file read now."""
+        """The role's own instructions: its text, or its file read now (a loaded config has
+        read every role's file already, `_role_files`)."""
         if self.instructions_file is None:
             return self.instructions
-        try:
-            return self.instructions_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(
-                f"cannot read role instructions {self.instructions_file}: {exc}"
-            ) from exc
+        from ._role_files import read_role_file  # it reads roles: a cycle at import time
+
+        given = f"role instructions {self.instructions_file}"
+        return read_role_file(self.instructions_file, confine=None, given=given)
 
 
 class AgentsConfig(_Section):

@@ -1,0 +1,97 @@
+"""Reading each role's `instructions_file` once, when the config is loaded.
+
+The text becomes the role's `instructions`, so what a worker is told cannot change while the run
+goes on (an agent that swaps the file for a link to a secret later gains nothing). The file must
+be a regular file of at most `ROLE_FILE_MAX_BYTES` (the AGENTS.md budget); one that an untrusted
+project names must still lie inside the project, and outside `$CORRAL_HOME`, when it is opened
+(`_trust` checked the path when the layer was read; this checks what is opened).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._errors import ConfigError
+from ._model import RoleConfig
+
+if TYPE_CHECKING:
+    from ._load import LoadedConfig
+
+ROLE_FILE_MAX_BYTES = 32 * 1024
+"""As `project_doc_max_bytes` by default: a role's file is read like an AGENTS.md."""
+
+
+def with_role_files(loaded: LoadedConfig) -> LoadedConfig:
+    """`loaded` with every role's `instructions_file` read into its `instructions`."""
+    roles = loaded.config.agents.roles
+    if not any(role.instructions_file is not None for role in roles.values()):
+        return loaded
+    read = {name: _read_role(loaded, name, role) for name, role in roles.items()}
+    agents = loaded.config.agents.model_copy(update={"roles": read})
+    return replace(loaded, config=loaded.config.model_copy(update={"agents": agents}))
+
+
+def _read_role(loaded: LoadedConfig, name: str, role: RoleConfig) -> RoleConfig:
+    path = role.instructions_file
+    if path is None:
+        return role
+    key = ("agents", "roles", name, "instructions_file")
+    index = loaded.key_layers.get(key)
+    where = "default" if index is None else loaded.layers[index].label(key)
+    given = f"{where}: agents.roles.{name}.instructions_file = {str(path)!r}"
+    confine = _confinement(loaded, index)
+    within = None if confine is None else (confine, loaded.config.home)
+    text = read_role_file(path, confine=within, given=given)
+    return role.model_copy(update={"instructions": text, "instructions_file": None})
+
+
+def _confinement(loaded: LoadedConfig, index: int | None) -> Path | None:
+    """The project folder the file must stay in: set for an untrusted project's key."""
+    project = loaded.project
+    if index is None or project is None or loaded.layers[index].kind != "project":
+        return None
+    return None if project.verdict == "trusted" else project.folder
+
+
+def read_role_file(path: Path, *, confine: tuple[Path, Path] | None, given: str) -> str:
+    """The file's text; `ConfigError` (starting with `given`) when it may not or cannot be read.
+    `confine` is (project folder, `$CORRAL_HOME`): inside the one, outside the other."""
+    real = path.resolve()
+    if confine is not None and (
+        not real.is_relative_to(confine[0]) or real.is_relative_to(confine[1].resolve())
+    ):
+        raise ConfigError(f"{given}: it leads outside the project; keep role files in the project")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ConfigError(f"{given}: no such file; create it or fix the path") from None
+    except OSError as exc:
+        raise ConfigError(f"{given}: cannot be read: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{given}: not a regular file; point it at a Markdown file")
+        data = _read_at_most(fd, ROLE_FILE_MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > ROLE_FILE_MAX_BYTES:
+        raise ConfigError(f"{given}: the file is over {ROLE_FILE_MAX_BYTES:,} bytes; shorten it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{given}: not UTF-8 text; save it as UTF-8") from None
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
