@@ -124,6 +124,7 @@ from ._permissions_fragment import render_permissions as render_permissions
 from ._preparations import CompactionGate as CompactionGate
 from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
+from ._roles import ROLE_NAME as ROLE_NAME
 from ._roles import check_role as check_role
 from ._roles import config_role as config_role
 from ._roles import role_descriptions as role_descriptions
@@ -172,6 +173,7 @@ __all__ = [
     "PERMISSIONS",
     "PERSONALITIES",
     "ROLES",
+    "ROLE_NAME",
     "RUN_CANCELLED",
     "SKILL",
     "SKILLS_INSTRUCTIONS",

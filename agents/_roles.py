@@ -13,7 +13,19 @@ from collections.abc import Mapping
 
 from corral.tools._errors import InvalidInput
 
-from ._config._model import BUILTIN_ROLES, RoleConfig
+from ._config._model import BUILTIN_ROLES, ROLE_NAME, RoleConfig
+
+__all__ = [
+    "BUILTIN_DESCRIPTIONS",
+    "ROLE_NAME",
+    "ROLE_PART_HEADING",
+    "check_role",
+    "config_role",
+    "role_descriptions",
+    "role_names",
+    "role_part",
+    "with_role_part",
+]
 
 BUILTIN_DESCRIPTIONS = {
     "general": "any task (the default)",
