@@ -44,7 +44,9 @@ def _read_role(loaded: LoadedConfig, name: str, role: RoleConfig) -> RoleConfig:
     where = "default" if index is None else loaded.layers[index].label(key)
     given = f"{where}: agents.roles.{name}.instructions_file = {str(path)!r}"
     confine = _confinement(loaded, index)
-    within = None if confine is None else (confine, loaded.config.home)
+    within: tuple[Path, Path | None] | None = None
+    if confine is not None:
+        within = (confine, loaded.config.home)
     text = read_role_file(path, confine=within, given=given)
     return role.model_copy(update={"instructions": text, "instructions_file": None})
 
@@ -57,14 +59,19 @@ def _confinement(loaded: LoadedConfig, index: int | None) -> Path | None:
     return None if project.verdict == "trusted" else project.folder
 
 
-def read_role_file(path: Path, *, confine: tuple[Path, Path] | None, given: str) -> str:
+def read_role_file(
+    path: Path, *, confine: tuple[Path, Path | None] | None, given: str, what: str = "Markdown"
+) -> str:
     """The file's text; `ConfigError` (starting with `given`) when it may not or cannot be read.
-    `confine` is (project folder, `$CORRAL_HOME`): inside the one, outside the other."""
+    `confine` is (a folder, and optionally `$CORRAL_HOME`): inside the one, outside the other."""
     real = path.resolve()
     if confine is not None and (
-        not real.is_relative_to(confine[0]) or real.is_relative_to(confine[1].resolve())
+        not real.is_relative_to(confine[0].resolve())
+        or (confine[1] is not None and real.is_relative_to(confine[1].resolve()))
     ):
-        raise ConfigError(f"{given}: it leads outside the project; keep role files in the project")
+        raise ConfigError(
+            f"{given}: it leads outside {confine[0]}; keep the project's role files in it"
+        )
     try:
         fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -73,7 +80,7 @@ def read_role_file(path: Path, *, confine: tuple[Path, Path] | None, given: str)
         raise ConfigError(f"{given}: cannot be read: {exc.strerror}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigError(f"{given}: not a regular file; point it at a Markdown file")
+            raise ConfigError(f"{given}: not a regular file; point it at a {what} file")
         data = _read_at_most(fd, ROLE_FILE_MAX_BYTES + 1)
     finally:
         os.close(fd)
