@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from corral.agents import (
     AgentsConfig,
@@ -22,7 +23,7 @@ from corral.agents import (
 )
 from corral.agents._instruction_cap import check_instruction_cap
 from corral.orchestrator.runs import build_root_spec
-from corral.orchestrator.service import RequestRefused, ServicePolicy
+from corral.orchestrator.service import ExecRequest, RequestRefused, ServicePolicy
 from corral.orchestrator.service._policy import resolve_run_config
 from corral.orchestrator.supervisor import SpawnRequest, SpawnTerms, child_spec
 from corral.tools import SandboxMode
@@ -285,3 +286,16 @@ def test_a_service_request_may_not_give_a_role_a_sandbox_past_the_servers_allowa
             overrides={},
             settings=['agents.roles.wide.sandbox_mode="danger-full-access"'],
         )
+
+
+@pytest.mark.parametrize("role", ["../escape", "a\nb", "Bad Name", "x" * 41, "<role>", ""])
+def test_a_service_exec_request_with_an_odd_role_name_is_refused_before_anything_loads(
+    role: str,
+) -> None:
+    with pytest.raises(ValidationError, match="unknown role"):
+        ExecRequest.model_validate({"kind": "exec", "task": "go", "role": role})
+
+
+def test_a_service_exec_request_may_name_a_role_of_the_servers_config() -> None:
+    request = ExecRequest.model_validate({"kind": "exec", "task": "go", "role": "auditor"})
+    assert request.role == "auditor"
