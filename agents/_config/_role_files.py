@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._errors import ConfigError
-from ._model import RoleConfig
+from ._role_model import RoleConfig
 
 if TYPE_CHECKING:
     from ._load import LoadedConfig
