@@ -113,6 +113,18 @@ def test_a_role_file_swapped_for_a_link_to_a_secret_after_loading_is_not_read(
     assert worker.instructions.endswith("Review the docs.\n")
 
 
+def test_a_hard_link_to_a_secret_inside_an_untrusted_project_is_not_read(
+    project: Path, home: Path, secret: Path
+) -> None:
+    inside = project / ".corral" / "role.md"
+    inside.parent.mkdir(parents=True)
+    os.link(secret, inside)  # an inside name for the secret's content
+    project_roles(project, '[agents.roles.spy]\ninstructions_file = "role.md"\n')
+    with pytest.raises(ConfigError, match="a hard-linked file") as caught:
+        load(project, home)
+    assert SECRET not in str(caught.value)
+
+
 @pytest.mark.parametrize("kind", ["fifo", "huge", "device-link", "folder"])
 def test_a_role_file_that_is_no_small_regular_file_is_refused_with_a_clear_message(
     project: Path, home: Path, kind: str
