@@ -124,6 +124,11 @@ from ._permissions_fragment import render_permissions as render_permissions
 from ._preparations import CompactionGate as CompactionGate
 from ._resume import continue_agent as continue_agent
 from ._resume import replay_core as replay_core
+from ._roles import ROLE_NAME as ROLE_NAME
+from ._roles import check_role as check_role
+from ._roles import config_role as config_role
+from ._roles import role_descriptions as role_descriptions
+from ._roles import role_names as role_names
 from ._runner import AgentRunner as AgentRunner
 from ._runner import RunnerLimits as RunnerLimits
 from ._spend import AgentSpend as AgentSpend
@@ -168,6 +173,7 @@ __all__ = [
     "PERMISSIONS",
     "PERSONALITIES",
     "ROLES",
+    "ROLE_NAME",
     "RUN_CANCELLED",
     "SKILL",
     "SKILLS_INSTRUCTIONS",
@@ -272,6 +278,8 @@ __all__ = [
     "build_turn_context",
     "capture_environment",
     "carry_out",
+    "check_role",
+    "config_role",
     "continue_agent",
     "corral_home",
     "cost_of",
@@ -303,6 +311,8 @@ __all__ = [
     "replay_core",
     "request_overrun",
     "resolve_base_instructions",
+    "role_descriptions",
+    "role_names",
     "spec_from_config",
     "trust_target",
     "user_config_file",

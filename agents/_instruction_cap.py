@@ -1,7 +1,8 @@
 """The cap on how long an agent's instructions may be, checked before its turn is sent.
 
 What counts is what a person or a project wrote for the agent to follow: base instructions
-of their own (`base_instructions`, `model_instructions_file`), `developer_instructions`,
+of their own (`base_instructions`, `model_instructions_file`), a config role's part
+(`agents.roles`, without the shipped text it is added to), `developer_instructions`,
 `user_instructions` and each AGENTS.md file as kept, in the order the request carries them, at
 four bytes a token. Corral's own texts are not counted: its shipped base instructions, its
 fragments (permissions, environment, subagent context) and the marker that says an AGENTS.md
@@ -26,6 +27,7 @@ from ._instructions import (
     personality_text,
 )
 from ._prompt_files import prompt_exists, read_prompt
+from ._roles import role_part
 from ._tokens import ByteEstimator
 
 DEFAULT_MAX_INSTRUCTION_TOKENS = 8_192
@@ -43,7 +45,11 @@ def instruction_sources(
 ) -> Iterator[tuple[str, int]]:
     """Each counted source, in request order, with its size in tokens."""
     count = ByteEstimator().count_text
-    if base not in shipped_base_instructions():
+    shipped = shipped_base_instructions()
+    role = role_part(base, shipped) if base not in shipped else None
+    if role is not None:
+        yield "the role's instructions (`agents.roles`)", count(role)
+    elif base not in shipped:
         yield "the base instructions", count(base)
     if developer and developer.strip():
         yield "`developer_instructions` in the config", count(developer)

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from corral.tools._errors import InvalidInput
 
+from ._config._model import BUILTIN_ROLES, RoleConfig
 from ._prompt_files import prompt_dir, prompt_exists, read_prompt
+from ._roles import check_role, config_role, with_role_part
 
-ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
+ROLES = BUILTIN_ROLES
 PERSONALITIES = ("none", "friendly", "pragmatic")
 DEFAULT_FAMILY = "default"
 PERSONALITY_SLOT = "{{ personality }}"
@@ -49,13 +51,28 @@ def base_instructions(model: str, role: str = "general", personality: str = "pra
 
 
 def resolve_base_instructions(
-    *, override: str | None, journaled: str | None, model: str, role: str, personality: str
+    *,
+    override: str | None,
+    journaled: str | None,
+    model: str,
+    role: str,
+    personality: str,
+    roles: Mapping[str, RoleConfig] | None = None,
 ) -> str:
-    """Config override first, then the value journaled for this agent (resume), then the default."""
+    """Config override first, then the value journaled for this agent (resume), then the default.
+
+    A role of `roles` (the config's own) adds its text to the general instructions, or to the
+    override when there is one."""
+    if override is None and journaled is not None:
+        return journaled
+    if roles is not None:
+        check_role(role, roles)
+    own = config_role(role, roles)
+    if own is not None:
+        general = base_instructions(model, "general", personality)
+        return with_role_part(general if override is None else override, role, own)
     if override is not None:
         return override
-    if journaled is not None:
-        return journaled
     return base_instructions(model, role, personality)
 
 

@@ -103,7 +103,8 @@ IGNORED_IN: Mapping[Key, frozenset[str]] = {
 PROVIDER_KEYS = frozenset(
     {"name", "base_url", "env_key", "wire_api", "query_params", "http_headers", "env_http_headers"}
 )
-# `[agents]` keys corral reads; another table under `[agents]` is a Codex role definition.
+# `[agents]` keys corral reads; another table under `[agents]` is a Codex role definition,
+# which `_codex_roles` translates when the layer is read from a file.
 _AGENT_KEYS = frozenset(
     {"max_depth", "max_threads", "max_queued_spawns", "fanout_concurrency", "roles"}
 )

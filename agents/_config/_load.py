@@ -26,6 +26,7 @@ from pydantic_core import ErrorDetails
 
 from ._errors import ConfigError
 from ._model import DEFAULT_ROOT_MARKERS, CorralConfig, field_names
+from ._role_files import with_role_files
 from ._sources import (
     CONFIG_FILE_NAME,
     ConfigLayer,
@@ -87,7 +88,8 @@ def load_config(
     provider_url = apply_provider(merged, layers, key_layers)
     merged["key_endpoints"] = _named_endpoints(layers) + ([provider_url] if provider_url else [])
     config = _validate(merged, layers, key_layers)
-    return _with_instructions_file(LoadedConfig(config, layers, key_layers, verdict))
+    loaded = _with_instructions_file(LoadedConfig(config, layers, key_layers, verdict))
+    return with_role_files(loaded)
 
 
 def _read_layers(

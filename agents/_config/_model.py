@@ -30,8 +30,10 @@ from corral.tools import (
     check_domain_patterns,
 )
 
-from ._errors import ConfigError
 from ._provider_model import ModelProviderConfig as ModelProviderConfig
+from ._role_model import BUILTIN_ROLES as BUILTIN_ROLES
+from ._role_model import ROLE_NAME as ROLE_NAME
+from ._role_model import RoleConfig as RoleConfig
 from ._skills_model import SkillsConfig as SkillsConfig
 from ._skills_model import SkillToggle as SkillToggle
 
@@ -90,38 +92,6 @@ class ShellEnvironmentPolicy(_Section):
         return values
 
 
-class RoleConfig(_Section):
-    """`[agents.roles.NAME]`: a worker role of your own, next to the built-in ones."""
-
-    description: str = ""
-    instructions: str | None = None
-    instructions_file: Path | None = None
-    model: str | None = None
-    sandbox_mode: SandboxMode | None = None
-
-    @field_validator("sandbox_mode", mode="before")
-    @classmethod
-    def _codex_sandbox_spelling(cls, value: Any) -> Any:
-        return SandboxMode.FULL_ACCESS if value == "danger-full-access" else value
-
-    @model_validator(mode="after")
-    def _one_source_of_instructions(self) -> RoleConfig:
-        if self.instructions is not None and self.instructions_file is not None:
-            raise ValueError("set either instructions or instructions_file, not both")
-        return self
-
-    def read_instructions(self) -> str | None:
-        """The role's base instructions: its text, or its file read now."""
-        if self.instructions_file is None:
-            return self.instructions
-        try:
-            return self.instructions_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(
-                f"cannot read role instructions {self.instructions_file}: {exc}"
-            ) from exc
-
-
 class AgentsConfig(_Section):
     """`[agents]`: how deep and how wide a run may grow (Codex's `max_depth`, `max_threads`),
     how many fan-out workers run at once, and roles of your own."""
@@ -132,6 +102,19 @@ class AgentsConfig(_Section):
     """Spawns past `max_threads` that wait for a slot, per supervisor; past them, refused."""
     fanout_concurrency: int = Field(default=16, ge=1)
     roles: dict[str, RoleConfig] = {}
+
+    @field_validator("roles")
+    @classmethod
+    def _role_names(cls, roles: dict[str, RoleConfig]) -> dict[str, RoleConfig]:
+        for name in roles:
+            if name in BUILTIN_ROLES:
+                raise ValueError(f"{name!r} is a built-in role; give your role another name")
+            if not ROLE_NAME.fullmatch(name):
+                raise ValueError(
+                    f"role name {name[:60]!r} is not allowed; use 1-40 lower-case letters, "
+                    "digits, _ and -, starting with a letter"
+                )
+        return roles
 
 
 class BudgetConfig(_Section):

@@ -70,8 +70,9 @@ def _codex_section() -> str:
         "These keys of Codex's `config.toml` are taken out before validation and named in one "
         "warning line per file, so a Codex config loads as it is.\n\n"
         f"Top level: {keys}.\n\nInside tables corral reads: {inside}. Under `[agents]`, a "
-        "table other than `roles` is a Codex role definition and is skipped whole. Of a "
-        f"`[model_providers.ID]` table corral reads {provider}."
+        "table other than `roles` is a Codex role definition: it becomes "
+        "`[agents.roles.NAME]` (see Roles of your own in the configuration page), or is "
+        f"skipped whole. Of a `[model_providers.ID]` table corral reads {provider}."
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ._codex import ignored_warning, strip_codex
+from ._codex_roles import translate_codex_roles
 from ._errors import ConfigError
 
 logger = logging.getLogger("corral.config")
@@ -91,7 +92,8 @@ def read_file_layer(path: Path, kind: LayerKind) -> ConfigLayer | None:
         values = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
-    ignored = _without_codex_keys(values, str(path))
+    roles = translate_codex_roles(values, folder=path.parent, project=kind == "project")
+    ignored = _without_codex_keys(values, str(path), also=roles)
     layer = ConfigLayer(kind, str(path), values, path=path, ignored=ignored)
     normalise(values, base=path.parent, label=layer.label)
     return layer
@@ -215,9 +217,11 @@ def normalise(values: dict[str, Any], *, base: Path, label: Callable[[Key], str]
 _warned: set[str] = set()
 
 
-def _without_codex_keys(values: dict[str, Any], source: str) -> tuple[str, ...]:
+def _without_codex_keys(
+    values: dict[str, Any], source: str, also: Sequence[str] = ()
+) -> tuple[str, ...]:
     try:
-        ignored = strip_codex(values)
+        ignored = sorted({*strip_codex(values), *also})
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     message = ignored_warning(source, ignored)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from ..runs import SingleOutcome
 
 ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
-"""`corral.agents.ROLES`, spelled out so that `--help` need not import the agent core."""
+"""`corral.agents.ROLES`, spelled out so that `--help` need not import the agent core; the
+config's own roles are checked once the config is loaded."""
 
 
 def add_parser(sub: Any) -> None:
@@ -30,16 +31,19 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--run-id", help="choose the run id (default: generated)")
     parser.add_argument(
         "--role",
-        choices=ROLES,
         default="general",
-        help="the agent's role; a supervisor also gets the tools to spawn and manage workers",
+        metavar="ROLE",
+        help=(
+            f"the agent's role: {', '.join(ROLES)}, or one of your config's "
+            "[agents.roles.NAME]; a supervisor also gets the tools to spawn and manage workers"
+        ),
     )
     parser.add_argument("task", metavar="TASK", help="what the agent should do")
     parser.set_defaults(handler=run)
 
 
 async def run(args: argparse.Namespace) -> int:
-    from corral.agents import RunnerHooks
+    from corral.agents import RunnerHooks, check_role
 
     from ..runs import ExecJob, RunSetup, new_id
     from ._common import cli_executor, load_cli_config, resolve_cwd
@@ -47,6 +51,7 @@ async def run(args: argparse.Namespace) -> int:
 
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
+    check_role(args.role, config.agents.roles)
     hooks: RunnerHooks = (
         JsonLinesHooks() if args.json else RunnerHooks() if args.quiet else ProgressHooks()
     )

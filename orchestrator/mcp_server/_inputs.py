@@ -115,7 +115,10 @@ class ExecArgs(_StartArgs):
     """`corral_exec`: one agent on a task (a supervisor spawns its own workers)."""
 
     task: str = Field(min_length=1)
-    role: str = Field(default="general", description=f"one of {', '.join(ROLES)}")
+    role: str = Field(
+        default="general",
+        description=f"one of {', '.join(ROLES)}, or a role of the server's config",
+    )
     sandbox: Sandbox | None = Field(
         default=None, description="never wider than the server's [service] max_sandbox"
     )

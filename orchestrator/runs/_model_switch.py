@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from corral.agents import (
+    ROLES,
     AgentSpec,
     CorralConfig,
     Notify,
@@ -39,12 +40,16 @@ class ModelSwitch:
             raise InvalidInput("the model name is empty; name the model to carry on with")
         if model is None or model == spec.model.model:
             return None
+        roles = config.agents.roles
+        # A role the config no longer has keeps the instructions journaled with it.
+        gone = spec.role not in ROLES and spec.role not in roles
         instructions = resolve_base_instructions(
-            override=config.base_instructions,
-            journaled=None,
+            override=None if gone else config.base_instructions,
+            journaled=spec.instructions if gone else None,
             model=model,
             role=spec.role,
             personality=config.personality,
+            roles=None if gone else roles,
         )
         moved = spec.model_copy(update={"model": spec.model.model_copy(update={"model": model})})
         return cls(spec=moved, previous=spec.model.model, instructions=instructions)

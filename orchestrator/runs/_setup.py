@@ -19,6 +19,7 @@ from corral.agents import (
     CorralConfig,
     RunnerHooks,
     Store,
+    config_role,
     journal_target,
     model_settings_from_config,
     open_store,
@@ -139,12 +140,14 @@ def build_root_spec(
     role: str = "general",
     extra_tools: Sequence[str] = (),
 ) -> AgentSpec:
+    config = with_role_settings(config, role)
     instructions = resolve_base_instructions(
         override=config.base_instructions,
         journaled=None,
         model=config.model,
         role=role,
         personality=config.personality,
+        roles=config.agents.roles,
     )
     spec = spec_from_config(
         config,
@@ -157,6 +160,20 @@ def build_root_spec(
         profile=profile_from_config(config, cwd),
     )
     return spec.model_copy(update={"role": role, "nickname": "root"})
+
+
+def with_role_settings(config: CorralConfig, role: str) -> CorralConfig:
+    """`config` as an agent of `role` runs with it: a config role's model, and its sandbox mode
+    where that is narrower than the config's (a role never widens what an agent may do)."""
+    own = config_role(role, config.agents.roles)
+    if own is None:
+        return config
+    update: dict[str, object] = {"model": own.model or config.model}
+    widths = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.FULL_ACCESS)
+    if own.sandbox_mode is not None:
+        mode = SandboxMode(config.sandbox_mode)
+        update["sandbox_mode"] = min(own.sandbox_mode, mode, key=widths.index)
+    return config.model_copy(update=update)
 
 
 def _observed(

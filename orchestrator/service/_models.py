@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from corral.agents import ROLES
+from corral.agents import ROLE_NAME, ROLES
 from corral.tools import InvalidInput
 
 from ..pipelines.review import Severity
@@ -70,8 +70,12 @@ class ExecRequest(_RunRequest):
     @field_validator("role")
     @classmethod
     def _known_role(cls, role: str) -> str:
-        if role not in ROLES:
-            raise ValueError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
+        # The config's own roles are known once the run's config is (`RunManager._resolve`).
+        if role not in ROLES and not ROLE_NAME.fullmatch(role):
+            raise ValueError(
+                f"unknown role {role[:60]!r}; choose one of {', '.join(ROLES)} or a role of "
+                "the server's config ([agents.roles.NAME])"
+            )
         return role
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from corral.agents import CorralConfig, RunnerHooks, RunRecord, Store
+from corral.agents import CorralConfig, RunnerHooks, RunRecord, Store, check_role
 from corral.tools import CorralError, ToolServices
 
 from ..fanout import plan_fanout, resume_fanout
@@ -383,6 +383,8 @@ class RunManager:
         config = resolve_run_config(
             policy, cwd=cwd, env=self._env, overrides=overrides, settings=request.config
         )
+        if isinstance(request, ExecRequest):
+            check_role(request.role, config.agents.roles)
         return config, cwd
 
     async def _execute(self, entry: RunEntry) -> None:

@@ -34,12 +34,22 @@ def spawn_description(limits: AgentsConfig) -> str:
         "full-access); a worker never gets wider permissions than yours. `role` picks its "
         "instructions: general (any task, the default), reviewer (reports problems, changes "
         "nothing), refactorer (applies one change to the files it is given), triager "
-        "(classifies an issue), supervisor (splits work among workers of its own). `model` "
-        "defaults to yours.\n"
+        "(classifies an issue), supervisor (splits work among workers of its own)"
+        f"{_own_roles(limits)}. `model` defaults to yours.\n"
         f"Limits: at most {limits.max_threads} of your workers run at once; {_queue(limits)} "
         f"Agents nest at most {limits.max_depth} level(s) below the root. When a worker "
         "finishes you get a <subagent_notification> with its status and final message; do not "
         "redo work you delegated."
+    )
+
+
+def _own_roles(limits: AgentsConfig) -> str:
+    names = sorted(getattr(limits, "roles", None) or {})
+    if not names:
+        return ""
+    return (
+        f"; and this configuration's own roles: {', '.join(names)} (each described with "
+        "`role`; a role may fix the worker's model and narrow its sandbox)"
     )
 
 

@@ -7,11 +7,19 @@ Siblings of one role get byte-identical instructions and tools, so their prompts
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from corral.agents import ROLES, AgentsConfig, AgentSpec, ModelSettings, resolve_base_instructions
-from corral.tools import SandboxMode, core_tool_names
+from corral.agents import (
+    AgentsConfig,
+    AgentSpec,
+    ModelSettings,
+    RoleConfig,
+    check_role,
+    config_role,
+    resolve_base_instructions,
+)
+from corral.tools import InvalidInput, SandboxMode, core_tool_names
 
 from .._run import (
     AgentHandle,
@@ -24,6 +32,8 @@ from .._run import (
 from ..runs import new_id
 from ._catalog import COLLAB_TOOL_NAMES
 from ._profile import child_profile, write_set_of
+
+_SANDBOX_WIDTH = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.FULL_ACCESS)
 
 
 @dataclass(frozen=True)
@@ -80,13 +90,15 @@ class SpawnTerms:
 
 def child_spec(terms: SpawnTerms, parent: AgentSpec, request: SpawnRequest) -> AgentSpec:
     """The worker's spec: the parent's, with its own identity, instructions, tools and profile."""
-    _check_request(request)
+    roles = terms.agents.roles
+    _check_request(request, roles)
+    own = config_role(request.role, roles)
     depth = parent.depth + 1
-    model = _model_for(parent.model, request.model)
+    model = _model_for(parent.model, _model_name(request, own))
     profile = child_profile(
         parent.profile,
         cwd=parent.cwd,
-        sandbox=request.sandbox,
+        sandbox=_sandbox_for(request, own),
         write_set=request.write_set,
         allowed_domains=request.allowed_domains,
     )
@@ -96,6 +108,7 @@ def child_spec(terms: SpawnTerms, parent: AgentSpec, request: SpawnRequest) -> A
         model=model.model,
         role=request.role,
         personality=terms.personality,
+        roles=roles,
     )
     update = {
         "agent_id": new_id("agent"),
@@ -125,18 +138,35 @@ def peer_of(spec: AgentSpec) -> Peer:
     )
 
 
-def _check_request(request: SpawnRequest) -> None:
+def _check_request(request: SpawnRequest, roles: Mapping[str, RoleConfig]) -> None:
     if not request.message.strip():
         raise SpawnRefused("the worker's message is empty; say what it should do")
-    if request.role not in ROLES:
-        raise SpawnRefused(f"unknown role {request.role!r}; choose one of: {_join(ROLES)}")
+    try:
+        check_role(request.role, roles)
+    except InvalidInput as exc:
+        raise SpawnRefused(str(exc)) from None
     if request.model is not None and not request.model.strip():
         raise SpawnRefused("the model name is empty; leave it out to use your own model")
 
 
+def _model_name(request: SpawnRequest, role: RoleConfig | None) -> str | None:
+    """The role's model, which the spawn may not change (as in Codex), else the one asked for."""
+    fixed = role.model if role is not None else None
+    if fixed is None:
+        return request.model
+    if request.model is not None and request.model.strip() != fixed:
+        raise SpawnRefused(
+            f"role {request.role} always uses model {fixed}; leave `model` out for this role"
+        )
+    return fixed
+
+
+def _sandbox_for(request: SpawnRequest, role: RoleConfig | None) -> SandboxMode | None:
+    """The narrower of the role's sandbox mode and the one asked for; the parent's profile
+    narrows it again (`child_profile`), so a role never widens what a worker may do."""
+    asked = [m for m in (request.sandbox, role.sandbox_mode if role else None) if m is not None]
+    return min(asked, key=_SANDBOX_WIDTH.index) if asked else None
+
+
 def _model_for(parent: ModelSettings, name: str | None) -> ModelSettings:
     return parent if name is None else parent.model_copy(update={"model": name.strip()})
-
-
-def _join(names: Sequence[str]) -> str:
-    return ", ".join(names)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from corral.agents import AgentsConfig, role_descriptions
 from corral.tools import SandboxMode, Tool, ToolContext, ToolOutput
 
 from .._run import RunRuntime, ToolProvider, ToolScope
@@ -42,8 +44,6 @@ from ._targets import (
 )
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
-Role = Literal["general", "supervisor", "reviewer", "refactorer", "triager"]
-"""The roles of `agents.ROLES`, spelled out so the schema lists them."""
 
 
 class _Args(BaseModel):
@@ -51,8 +51,11 @@ class _Args(BaseModel):
 
 
 class SpawnAgentArgs(_Args):
+    """Any role name is accepted here; the run's own model (`spawn_args_for`) lists the roles
+    it knows in the schema, and spawning refuses any other."""
+
     message: str = Field(description="The worker's task, complete in itself.")
-    role: Role | None = Field(default=None, description="The worker's role (default general).")
+    role: str | None = Field(default=None, description="The worker's role (default general).")
     model: str | None = Field(default=None, description="A model name (default: yours).")
     sandbox: SandboxMode | None = Field(
         default=None, description="The worker's sandbox mode (default: yours; never wider)."
@@ -96,6 +99,23 @@ def collab_tool_providers() -> dict[str, ToolProvider]:
     }
 
 
+@lru_cache(maxsize=32)
+def _spawn_args_model(roles: tuple[tuple[str, str], ...]) -> type[SpawnAgentArgs]:
+    names = tuple(name for name, _ in roles)
+    listed = "; ".join(f"{name}: {description}" for name, description in roles)
+    role = Field(default=None, description=f"The worker's role (default general). {listed}.")
+    choice: Any = Literal[names]
+    return create_model("SpawnAgentArgs", __base__=SpawnAgentArgs, role=(choice | None, role))
+
+
+def spawn_args_for(agents: AgentsConfig) -> type[SpawnAgentArgs]:
+    """`spawn_agent`'s arguments as the run's model sees them: `role` is one of the built-in
+    roles or the config's own, each named with what it is for, always in the same order (one
+    model per set of roles, so every agent of the run sends the same schema)."""
+    roles = getattr(agents, "roles", None) or {}
+    return _spawn_args_model(tuple(role_descriptions(roles).items()))
+
+
 def spawn_agent_tool(scope: ToolScope) -> Tool[SpawnAgentArgs]:
     agent_id = scope.agent_id
 
@@ -121,7 +141,8 @@ def spawn_agent_tool(scope: ToolScope) -> Tool[SpawnAgentArgs]:
         )
 
     description = spawn_description(scope.agents)
-    return _tool(SPAWN_AGENT, description, SpawnAgentArgs, spawn, mutating=True)
+    args_model = spawn_args_for(scope.agents)
+    return _tool(SPAWN_AGENT, description, args_model, spawn, mutating=True)
 
 
 def send_input_tool(scope: ToolScope) -> Tool[SendInputArgs]:

@@ -40,6 +40,7 @@ def exec_input(
         max_threads=agents.max_threads,
         max_queued_spawns=agents.max_queued_spawns,
         personality=config.personality,
+        roles=agents.roles,
     )
     root = AgentInput(
         run_id=run_id, spec=WireSpec.of(spec), task=job.task, limits=limits, policy=policy

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from corral.agents import AgentsConfig, AgentSpec
+from corral.agents import AgentsConfig, AgentSpec, RoleConfig
 
 SHARED_QUEUE = "corral"
 HOST_QUEUE_PREFIX = "corral-host-"
@@ -355,19 +355,23 @@ def agent_workflow_id(run_id: str, agent_id: str) -> str:
 
 
 class CollabLimits(_Wire):
-    """What the collab tools need from the run's config: its limits and personality."""
+    """What the collab tools need from the run's config: its limits, personality and roles."""
 
     max_depth: int = Field(default=1, ge=1)
     max_threads: int = Field(default=6, ge=1)
     max_queued_spawns: int = Field(default=64, ge=0)
     personality: str = "pragmatic"
+    roles: dict[str, RoleConfig] = {}
+    """The config's own roles, their files read when the run started (so every worker host
+    offers and uses the same ones, whatever its own config says)."""
 
     def agents(self) -> AgentsConfig:
-        """The `[agents]` limits, for the admission code both executors share."""
+        """The `[agents]` limits and roles, for the spawning code both executors share."""
         return AgentsConfig(
             max_depth=self.max_depth,
             max_threads=self.max_threads,
             max_queued_spawns=self.max_queued_spawns,
+            roles=self.roles,
         )
 
 

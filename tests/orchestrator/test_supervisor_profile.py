@@ -7,10 +7,10 @@ from typing import get_args
 
 import pytest
 
-from corral.agents import ROLES
+from corral.agents import ROLES, AgentsConfig
 from corral.orchestrator._run import SpawnRefused
 from corral.orchestrator.supervisor import child_profile, write_set_of
-from corral.orchestrator.supervisor._tools import Role
+from corral.orchestrator.supervisor._tools import spawn_args_for
 from corral.tools import PermissionProfile, SandboxMode
 
 
@@ -97,4 +97,5 @@ def test_under_a_full_access_parent_a_workspace_write_child_gets_the_cwd(workspa
 
 
 def test_the_role_choices_offered_to_the_model_are_the_agents_roles() -> None:
-    assert get_args(Role) == ROLES
+    role = spawn_args_for(AgentsConfig()).model_fields["role"].annotation
+    assert get_args(get_args(role)[0]) == ROLES

@@ -269,3 +269,33 @@ async def test_a_supervisors_worker_fires_subagent_start_and_stop_on_temporal(
     ]
     start = lines_of(seen)[0]
     assert (start["agent_type"], start["parent_id"]) == ("reviewer", outcome.agent_id)
+
+
+async def test_a_supervisors_worker_of_a_config_role_runs_as_it_does_locally_on_temporal(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    auditor = {
+        "description": "checks licences",
+        "instructions": "List every licence you find.",
+        "model": "audit-model",
+        "sandbox_mode": "danger-full-access",
+    }
+    script = Supervise({"spawn-a": {"message": "audit", "role": "auditor"}}, last="audited")
+    async with serve_model_server(script) as model, time_skipping() as env:
+        run = {"home": home, "base_url": model.base_url, "sandbox_mode": "read-only"}
+        config = CorralConfig.model_validate({**run, "agents": {"roles": {"auditor": auditor}}})
+        # The worker host's own config has no roles: the run's travel with its workflows.
+        async with in_process_worker(env.client, CorralConfig.model_validate(run)):
+            ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
+            job = ExecJob(task="audit it", cwd=workspace, run_id="run-role", role="supervisor")
+            with anyio.fail_after(WAIT):
+                setup = RunSetup(env={}, tool_providers=collab_tool_providers())
+                outcome = await ex.run_single(config, job, setup)
+        requests = [r["normalised"] for r in model.requests]
+    assert outcome.finish.message == "audited"
+    (worker,) = [r for r in requests if r["model"] == "audit-model"]
+    assert worker["instructions"].endswith("# Your role: auditor\n\nList every licence you find.\n")
+    assert "## Sandbox: read-only" in json.dumps(worker["input"])
+    spawn = next(t for t in requests[0]["tools"] if t["name"] == "spawn_agent")
+    assert "auditor: checks licences" in spawn["parameters"]["properties"]["role"]["description"]
