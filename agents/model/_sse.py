@@ -9,10 +9,10 @@ only a watcher needs. An event object whose `error` field is set raises the sort
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
+from .._json import loads
 from ._failures import stream_error
 from ._retry import TransientFailure
 
@@ -88,7 +88,7 @@ class EventSplitter:
         if wanted is not None and name and name.decode("utf-8", "replace") not in wanted:
             return None
         try:
-            event = json.loads(payload)
+            event = loads(payload)
         except ValueError as exc:
             raise TransientFailure(f"the endpoint sent an event that is not JSON: {exc}") from exc
         if not isinstance(event, dict):
