@@ -7,11 +7,11 @@ since. The estimate sits behind `TokenCounter` so an exact tokenizer can replace
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ._items import Item, Message
+from ._json import dumps_utf8
 
 BYTES_PER_TOKEN = 4
 IMAGE_TOKENS = 1_000
@@ -39,8 +39,8 @@ class ByteEstimator:
     def _count_item(self, item: Item) -> int:
         if isinstance(item, Message) and item.images:
             text_only = item.model_copy(update={"images": ()})
-            return self.count_text(_wire_json(text_only)) + IMAGE_TOKENS * len(item.images)
-        return self.count_text(_wire_json(item))
+            return _wire_tokens(text_only) + IMAGE_TOKENS * len(item.images)
+        return _wire_tokens(item)
 
 
 class TailCount:
@@ -67,8 +67,9 @@ class TailCount:
         return sum(tokens for _, tokens in self._counted)
 
 
-def _wire_json(item: Item) -> str:
-    return json.dumps(item.to_wire(), ensure_ascii=False, separators=(",", ":"))
+def _wire_tokens(item: Item) -> int:
+    """`count_text` of the item's compact JSON, counted on the encoded bytes themselves."""
+    return _ceil_div(len(dumps_utf8(item.to_wire())), BYTES_PER_TOKEN)
 
 
 def _ceil_div(a: int, b: int) -> int:

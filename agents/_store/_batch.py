@@ -2,8 +2,11 @@
 
 A thread hop and a commit each cost more than a typical journal write, so the writer task takes
 every operation waiting at that moment and runs them in one worker-thread call and one
-transaction. Each operation runs under its own savepoint: one that fails is undone alone and its
-caller gets its error; a failed commit fails every operation in the batch.
+transaction. Operations rarely fail, so a batch first runs them one after the other with nothing
+between them; if one fails, the whole transaction is rolled back and the batch runs again with
+each operation under its own savepoint, so the one that fails is undone alone and its caller
+gets its error (an operation is a function of the database, so running it again after the
+rollback does what its first run did). A failed commit fails every operation in the batch.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import anyio
 
 from ._errors import StoreClosed
 from ._schema import translate
+from ._tails import Tails
 
 T = TypeVar("T")
 
@@ -35,13 +39,23 @@ class Job(Generic[T]):
         self._error: BaseException | None = None
         self._settled = False
 
-    def run(self, conn: sqlite3.Connection) -> None:
+    def run_plain(self, conn: sqlite3.Connection) -> bool:
+        """Run without a savepoint; False (the transaction is spoilt) if the operation failed."""
+        try:
+            self._result = self.operation(conn)
+        except Exception:  # the batch is rolled back and run again, savepoint by savepoint
+            return False
+        self._settled = True
+        return True
+
+    def run(self, conn: sqlite3.Connection, tails: Tails) -> None:
         self._settled = True
         conn.execute("SAVEPOINT job")
         try:
             self._result = self.operation(conn)
         except Exception as exc:  # handed to the caller that submitted the job, never dropped
             self._error = exc
+            tails.clear()  # what the job wrote of them is undone
             conn.execute("ROLLBACK TO job")
         conn.execute("RELEASE job")
 
@@ -61,19 +75,34 @@ class Job(Generic[T]):
         return cast(T, self._result)
 
 
-def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]]) -> None:
-    """Run `batch` in one transaction; called in a worker thread."""
+def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]], tails: Tails) -> None:
+    """Run `batch` in one transaction; called in the writer's thread."""
     # Reads alone need no write lock, so `corral status` never stalls a running journal.
-    begin = "BEGIN IMMEDIATE" if any(job.writes for job in batch) else "BEGIN"
+    writes = any(job.writes for job in batch)
     try:
-        conn.execute(begin)
-        for job in batch:
-            job.run(conn)
+        _begin(conn, tails, writes=writes)
+        if not all(job.run_plain(conn) for job in batch):
+            # Savepoints cost two statements per operation: only paid in a batch that needs them.
+            tails.clear()
+            if conn.in_transaction:  # an I/O error may have rolled it back already
+                conn.execute("ROLLBACK")
+            _begin(conn, tails, writes=writes)
+            for job in batch:
+                job.run(conn, tails)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
+        tails.clear()
         _roll_back(conn)
         for job in batch:
             job.fail(exc)
+
+
+def _begin(conn: sqlite3.Connection, tails: Tails, *, writes: bool) -> None:
+    if writes:
+        conn.execute("BEGIN IMMEDIATE")
+        tails.begin(conn)
+    else:
+        conn.execute("BEGIN")
 
 
 def _roll_back(conn: sqlite3.Connection) -> None:

@@ -24,7 +24,8 @@ from ._pg_pool import PgRunner
 from ._pg_rows import POSTGRES
 from ._pg_schema import check_version, redact_url
 from ._sql import Dialect
-from ._sql_ops import SqlStore, Tail
+from ._sql_ops import SqlStore
+from ._tails import Tail
 
 Conn = Any
 T = TypeVar("T")

@@ -107,16 +107,23 @@ def insert(
     caller learns that from the count without first reading for it."""
     if not rows:
         return 0
-    names = list(rows[0])
-    head = f"INSERT INTO {table} ({', '.join(quoted(names))}) VALUES "
-    one = "(" + ", ".join(["?"] * len(names)) + ")"
-    tail = f" ON CONFLICT ({', '.join(quoted(KEYS[table]))}) DO NOTHING" if skip_taken else ""
+    names = tuple(rows[0])
     added = 0
     for start in range(0, len(rows), MAX_ROWS_PER_INSERT):
         chunk = rows[start : start + MAX_ROWS_PER_INSERT]
-        sql = head + ", ".join([one] * len(chunk)) + tail
+        sql = _insert_sql(table, names, len(chunk), skip_taken)
         added += execute(d, conn, sql, [row[name] for row in chunk for name in names])
     return added
+
+
+@cache
+def _insert_sql(table: str, names: tuple[str, ...], count: int, skip_taken: bool) -> str:
+    """The INSERT of `count` rows with columns `names` (made once: appends come in a few
+    shapes, and building the text cost more than running it)."""
+    head = f"INSERT INTO {table} ({', '.join(quoted(names))}) VALUES "
+    one = "(" + ", ".join(["?"] * len(names)) + ")"
+    tail = f" ON CONFLICT ({', '.join(quoted(KEYS[table]))}) DO NOTHING" if skip_taken else ""
+    return head + ", ".join([one] * count) + tail
 
 
 def update(d: Dialect, conn: Conn, table: str, row: Row, *, keys: Row | None = None) -> int:

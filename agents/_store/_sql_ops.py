@@ -9,7 +9,7 @@ few steps that really differ: `_tail` (how an append finds its place) and `_lock
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from ._delete import DELETES, REFERRERS, DeletedRun, check_deletable, check_unreferenced, deleted
 from ._errors import InvalidRecord, UnknownAgent, UnknownCall, UnknownItem, UnknownRun, taken
@@ -45,6 +45,7 @@ from ._sql import (
     update,
     where,
 )
+from ._tails import Tail
 
 T = TypeVar("T")
 
@@ -54,16 +55,6 @@ _TAIL = (
     "(SELECT COALESCE(MAX(run_seq), 0) FROM events WHERE events.run_id = agents.run_id) "
     "FROM agents WHERE agent_id = ?"
 )
-
-
-class Tail(NamedTuple):
-    """Where an agent's next events go."""
-
-    run_id: str
-    last: int
-    """The agent's last seq."""
-    last_in_run: int
-    """The run's last run_seq."""
 
 
 class SqlStore:
@@ -80,6 +71,12 @@ class SqlStore:
 
     def _lock_run(self, conn: Conn, run_id: str) -> None:
         """Serialise the writers that decide about the run as a whole (leases, deletion)."""
+
+    def _appended(self, agent_id: str, tail: Tail) -> None:
+        """Told the agent's new tail after each append (in the append's transaction)."""
+
+    def _deleted(self) -> None:
+        """Told that a deletion removed events (in its transaction)."""
 
     def _tail(self, conn: Conn, agent_id: str) -> Tail:
         """The agent's run, its last seq and the run's, read in one statement."""
@@ -219,6 +216,8 @@ class SqlStore:
             rows.append({**row, "run_id": tail.run_id})
             added.append(event)
         insert(self.dialect, conn, "events", rows)
+        if added:
+            self._appended(agent_id, Tail(tail.run_id, added[-1].seq, added[-1].run_seq))
         return added
 
     async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
@@ -384,6 +383,7 @@ class SqlStore:
             others = [str(r) for (r,) in self.dialect.rows(conn, REFERRERS, (run_id,) * 4)]
             check_unreferenced(run_id, others, self.journal)
             counts = {t: execute(self.dialect, conn, q, (run_id,)) for t, q in DELETES}
+            self._deleted()
             return deleted(run_id, counts)
 
         return await self._write(write)

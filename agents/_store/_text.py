@@ -59,6 +59,13 @@ class TextSafeConnection(sqlite3.Connection):
 
 
 def _encoded(parameters: Any) -> Any:
+    if isinstance(parameters, tuple | list):
+        # Most statements' text is plain ASCII: checked all at once, their parameters go as they
+        # are (a value `encode_text` would change holds a NUL, the mark's \x01, or non-ASCII).
+        text = "".join([value for value in parameters if isinstance(value, str)])
+        if text.isascii() and "\x00" not in text and "\x01" not in text:
+            return parameters
+        return tuple(encode_text(value) for value in parameters)
     if isinstance(parameters, Mapping):
         return {name: encode_text(value) for name, value in parameters.items()}
     return tuple(encode_text(value) for value in parameters)

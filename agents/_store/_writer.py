@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 
 from ._batch import MAX_BATCH, Job, run_batch
+from ._tails import Tails
 
 _STOP = None
 """Queued after the last jobs by `stop`."""
@@ -35,6 +36,8 @@ class Writer:
         self._loop = asyncio.get_running_loop()
         self._queue: queue.SimpleQueue[list[Job[Any]] | None] = queue.SimpleQueue()
         self._gathering: list[Job[Any]] = []
+        self.tails = Tails()
+        """Used in the thread only."""
         self.stopped = anyio.Event()
         self._thread = threading.Thread(target=self._serve, name="corral-journal", daemon=True)
         self._thread.start()
@@ -66,7 +69,7 @@ class Writer:
                 batch, stopping = self._next_batch()
                 if batch:
                     try:
-                        run_batch(self._conn, batch)
+                        run_batch(self._conn, batch, self.tails)
                     finally:
                         self._wake(batch)
         finally:

@@ -7,12 +7,12 @@ status; what the gate does with them (rate limits, backoff) is the gate's busine
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from .._json import dumps_utf8
 from ._errors import ModelError, ModelRequestRejected, ModelResponseIncomplete
 from ._limits import LimitLearner
 from ._retry import TransientFailure
@@ -25,7 +25,7 @@ _BYTES_PER_TOKEN = 4
 
 def encode_body(body: dict[str, Any]) -> bytes:
     """`body` as the compact UTF-8 JSON sent on the wire."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    return dumps_utf8(body)
 
 
 def estimate_tokens(body: dict[str, Any] | bytes) -> int:

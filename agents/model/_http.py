@@ -25,6 +25,7 @@ import anyio.to_thread
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
+from .._json import loads
 from ._errors import ModelError
 from ._failures import connection_failure, failure_from_status
 from ._retry import TransientFailure
@@ -82,7 +83,7 @@ class HttpEndpoint:
             async for chunk in _chunks(response.content, self.max_response_bytes):
                 data += chunk
         try:
-            decoded: object = json.loads(data)
+            decoded: object = loads(data)
         except ValueError:
             raise TransientFailure(
                 f"the endpoint answered with a non-JSON body: {data[:200]!r}"

@@ -9,10 +9,10 @@ only a watcher needs. An event object whose `error` field is set raises the sort
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
+from .._json import loads
 from ._failures import stream_error
 from ._retry import TransientFailure
 
@@ -27,6 +27,7 @@ class EventSplitter:
 
     def __init__(self, wanted: Collection[str] | None, endpoint: str) -> None:
         self._wanted = wanted
+        self._wanted_names = None if wanted is None else {name.encode() for name in wanted}
         self._endpoint = endpoint
         self._pending = bytearray()
         self._held_cr = False
@@ -69,6 +70,8 @@ class EventSplitter:
         return events
 
     def _decode(self, block: bytes) -> dict[str, Any] | None:
+        if self._unwanted(block):
+            return None
         name = b""
         data: list[bytes] = []
         for line in block.split(b"\n"):
@@ -88,7 +91,7 @@ class EventSplitter:
         if wanted is not None and name and name.decode("utf-8", "replace") not in wanted:
             return None
         try:
-            event = json.loads(payload)
+            event = loads(payload)
         except ValueError as exc:
             raise TransientFailure(f"the endpoint sent an event that is not JSON: {exc}") from exc
         if not isinstance(event, dict):
@@ -96,3 +99,17 @@ class EventSplitter:
         if event.get("error"):
             raise stream_error(event["error"], self._endpoint)
         return event
+
+    def _unwanted(self, block: bytes) -> bool:
+        """True for a block that names, on its first line and only there, an event nobody
+        wants, and cannot end the stream: skipped without reading its other lines (most of a
+        Responses stream is deltas). Anything else is read line by line, as the standard says."""
+        wanted = self._wanted_names
+        if wanted is None or not block.startswith(b"event:") or b"[DONE]" in block:
+            return False
+        end = block.find(b"\n")
+        if end < 0 or b"\nevent:" in block:
+            return False
+        name = block[6:end]
+        name = name[1:] if name.startswith(b" ") else name
+        return bool(name) and name not in wanted

@@ -110,6 +110,27 @@ async def test_text_answer_becomes_one_assistant_message_with_usage_mapped(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("api", APIS)
+async def test_a_stream_nobody_watches_gives_the_same_response_as_a_watched_one(api: Api) -> None:
+    call = {"type": "function_call", "call_id": "call_a", "name": "step", "arguments": "{}"}
+    events: list[StreamEvent] = []
+    with anyio.fail_after(TEST_DEADLINE):
+        async with (
+            serve_model_server(lambda request: [assistant(LONG_TEXT), call]) as server,
+            open_client(server.base_url, api, SleepRecorder()) as client,
+        ):
+            unwatched = await client.complete(ask())
+            watched = await client.complete(ask(), on_event=events.append)
+    assert unwatched.items == watched.items
+    assert unwatched.items == [
+        Message(role="assistant", text=LONG_TEXT),
+        FunctionCall(call_id="call_a", name="step", arguments="{}"),
+    ]
+    assert unwatched.usage == watched.usage
+    assert streamed_text(events) == LONG_TEXT  # the watcher still gets every delta
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "blocking"])
 @pytest.mark.parametrize("api", APIS)
 async def test_two_parallel_function_calls_keep_order_call_ids_and_arguments(

@@ -84,3 +84,21 @@ def test_an_event_that_never_ends_fails_the_attempt_instead_of_growing_without_b
     with pytest.raises(TransientFailure, match="longer than"):
         for _ in range(MAX_EVENT_BYTES // len(chunk) + 2):
             splitter.feed(chunk)
+
+
+def test_a_later_event_line_names_the_event_even_when_the_first_names_an_unwanted_one() -> None:
+    splitter = EventSplitter({"wanted"}, ENDPOINT)
+    assert splitter.feed(b'event: delta\nevent: wanted\ndata: {"n": 1}\n\n') == [{"n": 1}]
+
+
+def test_done_ends_the_stream_even_in_an_event_nobody_wants() -> None:
+    splitter = EventSplitter({"wanted"}, ENDPOINT)
+    body = b"event: delta\ndata: [DONE]\n\n" + sse("wanted", {"n": 1})
+    assert splitter.feed(body) == []
+    assert splitter.ended
+
+
+@pytest.mark.parametrize("name", [b"", b" ", b"wanted"])
+def test_an_event_with_no_name_or_a_wanted_one_is_decoded(name: bytes) -> None:
+    splitter = EventSplitter({"wanted"}, ENDPOINT)
+    assert splitter.feed(b"event:" + name + b'\ndata: {"n": 1}\n\n') == [{"n": 1}]
