@@ -126,7 +126,7 @@ async def test_migrate_says_what_it_applied_then_that_nothing_was_left(
     env = corral_env(tmp_path / "home")
     first = await run_corral(["journal", "migrate", "--url", postgres_url], env=env, cwd=tmp_path)
     assert first.code == 0, first.stderr
-    assert "applied migration(s) 1, 2, 3, 4;" in first.stdout
+    assert "applied migration(s) 1, 2, 3, 4, 5;" in first.stdout
     again = await run_corral(["journal", "migrate", "--url", postgres_url], env=env, cwd=tmp_path)
     assert "nothing to apply" in again.stdout
     local = await run_corral(["journal", "migrate"], env=env, cwd=tmp_path)
