@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..model._headers import check_env_headers, check_headers, check_query_params
+from ..model._headers import EnvHeaders, Headers, QueryParams
 
 
 class _Section(BaseModel):
@@ -28,27 +28,12 @@ class ModelProviderConfig(_Section):
     base_url: str | None = None
     env_key: str | None = Field(default=None, min_length=1)
     wire_api: Literal["responses", "chat"] | None = None
-    query_params: dict[str, str] = {}
+    query_params: QueryParams = {}
     """Added to every request's URL, percent-encoded (Azure: `{ api-version = "..." }`)."""
-    http_headers: dict[str, str] = {}
+    http_headers: Headers = {}
     """Sent with every request. No credentials (`Authorization`, `api-key`): those come from
     environment variables, through `env_key` or `env_http_headers`."""
-    env_http_headers: dict[str, str] = {}
+    env_http_headers: EnvHeaders = {}
     """Header name -> the environment variable whose value is sent; a variable that is unset or
     blank leaves its header out. The values are secrets like the key: sent only to this
     provider's `base_url`, never journaled or shown."""
-
-    @field_validator("query_params")
-    @classmethod
-    def _check_query(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_query_params(value)
-
-    @field_validator("http_headers")
-    @classmethod
-    def _check_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_headers(value)
-
-    @field_validator("env_http_headers")
-    @classmethod
-    def _check_env_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_env_headers(value)

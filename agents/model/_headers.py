@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Annotated
 from urllib.parse import quote
 
+from pydantic import AfterValidator
+
 __all__ = [
+    "EnvHeaders",
+    "Headers",
+    "QueryParams",
     "allowed_headers",
     "check_env_headers",
     "check_header_value",
@@ -147,3 +153,11 @@ def _check_names(headers: Mapping[str, str]) -> None:
 
 def _visible(value: str) -> bool:
     return all(" " <= char <= "~" or char == "\t" for char in value)
+
+
+QueryParams = Annotated[dict[str, str], AfterValidator(check_query_params)]
+"""A provider's query parameters, checked (the config's table and a spec's settings alike)."""
+Headers = Annotated[dict[str, str], AfterValidator(check_headers)]
+"""A provider's plain headers, checked: no credentials, nothing that frames the request."""
+EnvHeaders = Annotated[dict[str, str], AfterValidator(check_env_headers)]
+"""Header name -> environment variable, checked."""

@@ -15,15 +15,15 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from ._errors import ModelConfigError
 from ._headers import (
+    EnvHeaders,
+    Headers,
+    QueryParams,
     allowed_headers,
-    check_env_headers,
     check_header_value,
-    check_headers,
-    check_query_params,
 )
 from ._retry import DEFAULT_RETRY_DEADLINE
 
@@ -55,31 +55,16 @@ class ModelSettings(BaseModel):
     """The longest wait for the next bytes of a streamed response (Codex: 300 s)."""
     reasoning_effort: str | None = None
     """Sent with every request that sets none itself (Codex's `model_reasoning_effort`)."""
-    query_params: dict[str, str] = {}
+    query_params: QueryParams = {}
     """Added to every request's URL, percent-encoded (the provider's, e.g. Azure's
     `api-version`)."""
-    http_headers: dict[str, str] = {}
+    http_headers: Headers = {}
     """Sent with every request (the provider's; no credentials: those come from variables)."""
-    env_http_headers: dict[str, str] = Field(default={}, exclude=True)
+    env_http_headers: EnvHeaders = Field(default={}, exclude=True)
     """Header name -> the environment variable holding its value. Never dumped: a reloaded spec
     takes them from the config the user loaded now, as it takes the key."""
     secret_headers: dict[str, SecretStr] = Field(default={}, exclude=True)
     """The values `env_http_headers` read, filled in by `with_endpoint`; never dumped."""
-
-    @field_validator("query_params")
-    @classmethod
-    def _check_query(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_query_params(value)
-
-    @field_validator("http_headers")
-    @classmethod
-    def _check_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_headers(value)
-
-    @field_validator("env_http_headers")
-    @classmethod
-    def _check_env_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_env_headers(value)
 
     @classmethod
     def resolve(
