@@ -12,18 +12,11 @@ import pytest
 from corral.agents import AgentStatus, Finish
 from corral.orchestrator.cli._exec import report
 from corral.orchestrator.runs._single import SingleOutcome
+from tests._terminal import HOSTILE_TEXT, acting
 
 pytestmark = pytest.mark.hostile
 
-HOSTILE = {
-    "osc-title": "\x1b]0;owned\x07",
-    "clipboard": "\x1b]52;c;cm0gLXJmIH4=\x07",
-    "clear-screen": "\x1b[2J\x1b[H",
-    "c1-csi": "\x9b2J",
-    "carriage-return": "all done\rnothing changed",
-    "bidi-override": "\u202etxt.exe",
-}
-_ACTS = {*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+HOSTILE = HOSTILE_TEXT
 
 
 class Terminal(io.StringIO):
@@ -37,10 +30,6 @@ def outcome(finish: Finish) -> SingleOutcome:
     return SingleOutcome(run_id="run-1", agent_id="agent-1", finish=finish, journal="j.sqlite")
 
 
-def acting(text: str) -> list[str]:
-    return sorted({f"U+{ord(c):04X}" for c in text if ord(c) in _ACTS - {0x0A, 0x09}})
-
-
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_an_answer_shown_on_a_terminal_has_its_escapes_spelled_out(
     text: str, monkeypatch: pytest.MonkeyPatch
@@ -50,7 +39,8 @@ def test_an_answer_shown_on_a_terminal_has_its_escapes_spelled_out(
     answer = Finish(status=AgentStatus.COMPLETED, message=f"line one\n\tindented {text}")
     assert report(outcome(answer), json_mode=False, command="exec") == 0
     written = terminal.getvalue()
-    assert not acting(written), f"written raw: {acting(written)}"
+    raw = acting(written, allowed="\n\t")
+    assert not raw, f"written raw: {raw}"
     assert written.startswith("line one\n\tindented "), "line breaks and tabs are kept"
 
 
@@ -72,4 +62,4 @@ def test_a_failure_reason_is_spelled_out_on_stderr(
     failed = Finish(status=AgentStatus.FAILED, error=f"the model said {text}")
     assert report(outcome(failed), json_mode=False, command="exec") == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and not acting(err)
+    assert err.count("\n") == 1 and not acting(err, allowed="\n")

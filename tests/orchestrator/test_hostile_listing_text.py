@@ -18,28 +18,16 @@ from corral.orchestrator.services.mcp import McpServerStatus, ServerState
 from corral.orchestrator.services.skills import Skill, SkillCatalog, SkillMatcher
 from corral.orchestrator.services.skills._model import UnavailableSkill
 from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
+from tests._terminal import HOSTILE_TEXT, acting
 
 pytestmark = pytest.mark.hostile
 
-HOSTILE = {
-    "clear screen": "\x1b[2J\x1b[H",
-    "window title": "\x1b]0;owned\x07",
-    "clipboard": "\x1b]52;c;cm0gLXJmIH4=\x07",
-    "overwrite the line": "safe\rrm -rf ~",
-    "backspaces": "rm -rf ~\b\b\b\b\b\b\b\bls",
-    "bidi override": "good\u202edab\u202c",
-    "isolate": "\u2066hidden\u2069",
-    "c1 csi": "\x9b2J",
-    "delete": "a\x7fb",
-}
-# What a terminal acts on instead of printing; a line break of our own is the one allowed.
-_ACTS = {*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
-_ACTS.discard(ord("\n"))
+HOSTILE = HOSTILE_TEXT
 
 
 def assert_spelled(output: str) -> None:
-    acting = sorted({f"U+{ord(c):04X}" for c in output if ord(c) in _ACTS})
-    assert not acting, f"printed raw: {acting}"
+    raw = acting(output, allowed="\n")  # a line break of our own is the one allowed
+    assert not raw, f"printed raw: {raw}"
 
 
 def hostile_tools(text: str) -> list[IndexedTool]:

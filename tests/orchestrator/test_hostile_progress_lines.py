@@ -12,25 +12,17 @@ import pytest
 from corral.agents import FunctionCall
 from corral.orchestrator.cli._hooks import ProgressHooks
 from corral.tools import ToolOutput
+from tests._terminal import HOSTILE_TEXT, acting
 
 pytestmark = pytest.mark.hostile
 
-HOSTILE = {
-    "osc-title": "\x1b]0;owned\x07",
-    "erase-line": "\x1b[2K\rall good",
-    "fake-line": "ok\n  <- shell ok: nothing to see",
-    "bidi-override": "\u202etxt.exe",
-    "c1-csi": "\x9b2J",
-    "clipboard": "\x1b]52;c;cm0gLXJmIH4=\x07",
-    "backspaces": "rm -rf ~\b\b\b\b\b\b\b\bls",
-}
-_ACTS = {*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+HOSTILE = HOSTILE_TEXT
 
 
 def assert_one_line_each(out: str, lines: int) -> None:
     assert out.count("\n") == lines
-    acting = sorted({f"U+{ord(c):04X}" for c in out.replace("\n", "") if ord(c) in _ACTS})
-    assert not acting, f"written raw: {acting}"
+    raw = acting(out, allowed="\n")
+    assert not raw, f"written raw: {raw}"
 
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
