@@ -238,6 +238,7 @@ class _WorkerProcess:
         self.hooks = SafeHooks(run.hooks)
         self.timeout = run.config.agents.fanout_heartbeat_timeout_sec
         self.silence = Silence()
+        self.watching = False
         self.killed: str | None = None
         """Why this process was killed before it could end by itself (None: it was not)."""
 
@@ -280,6 +281,14 @@ class _WorkerProcess:
         self._kill(process, f"went silent for {self.timeout:g} s (no heartbeat) and was killed")
         tg.cancel_scope.cancel()
 
+    def _heard(self, process: Process, tg: TaskGroup) -> None:
+        """A word from the worker. The first (a beat, once it has read its `init`) starts the
+        watch: what came before is its interpreter starting, which `START_TIMEOUT` bounds."""
+        if not self.watching:
+            self.watching = True
+            tg.start_soon(self._watch, process, tg)
+        self.silence.heard()
+
     def _kill(self, process: Process, why: str) -> None:
         if process.returncode is None:  # not reaped yet: its pid is still its own
             self.killed = why
@@ -319,12 +328,11 @@ class _WorkerProcess:
         try:
             with anyio.fail_after(START_TIMEOUT) as startup:
                 async for message in channel.messages():
-                    self.silence.heard()
+                    self._heard(process, tg)
                     op = message.get("op")
                     if op == "ready" and not self.ready:
                         self.ready = True
                         startup.deadline = float("inf")
-                        tg.start_soon(self._watch, process, tg)
                         self.deal_more()
                     elif op == "finished" and self.dealt.pop(int(message["index"]), None):
                         self.in_flight -= 1
