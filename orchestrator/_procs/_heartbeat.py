@@ -16,8 +16,10 @@ wakes to find a minute gone) counts the stall as one tick, not as a worker's sil
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
+import sys
 
 import anyio
 
@@ -72,3 +74,17 @@ def kill_group(pid: int) -> None:
     one of its own). Call it only while `pid` is not yet reaped, so the id is still its."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def continue_when_orphaned() -> None:
+    """Have the kernel send this worker process SIGCONT when its parent dies. A worker stopped
+    then (SIGSTOP) would otherwise stay stopped for ever, since no parent is left to kill it and
+    its own process group keeps any other signal off it; woken, it finds its channel closed and
+    stops as any orphaned worker does. Linux only; elsewhere nothing is asked."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGCONT), 0, 0, 0)

@@ -231,9 +231,12 @@ async def test_a_silent_worker_process_is_killed_and_a_busy_one_is_not(tmp_path:
     assert witness(workspace) == list(range(ITEMS + 1)), "every item's shell call took effect once"
 
 
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
 async def test_the_parent_killed_takes_its_workers_down_and_resume_finishes_every_item_once(
-    tmp_path: Path,
+    tmp_path: Path, stopped: bool
 ) -> None:
+    """A worker stopped with SIGSTOP when its parent dies is woken by the kernel (SIGCONT, its
+    parent-death signal), finds its channel closed and stops like a running one."""
     workspace, home = tmp_path / "ws", tmp_path / "home"
     prepare(workspace, ITEMS)
     policy = HoldAfterShell()
@@ -241,6 +244,8 @@ async def test_the_parent_killed_takes_its_workers_down_and_resume_finishes_ever
         env = corral_env(home, server.base_url)
         async with await start_fanout(workspace, env) as process:
             (worker,) = await held_with_workers(policy, process)
+            if stopped:
+                os.kill(worker_pids(process.pid)[0], signal.SIGSTOP)
             process.kill()
             await exited(worker)  # no orphan: the worker saw its channel close and exited
             os.close(worker)
