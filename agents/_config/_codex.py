@@ -106,7 +106,14 @@ PROVIDER_KEYS = frozenset(
 # `[agents]` keys corral reads; another table under `[agents]` is a Codex role definition,
 # which `_codex_roles` translates when the layer is read from a file.
 _AGENT_KEYS = frozenset(
-    {"max_depth", "max_threads", "max_queued_spawns", "fanout_concurrency", "roles"}
+    {
+        "max_depth",
+        "max_threads",
+        "max_queued_spawns",
+        "fanout_concurrency",
+        "fanout_heartbeat_timeout_sec",
+        "roles",
+    }
 )
 
 

@@ -101,6 +101,9 @@ class AgentsConfig(_Section):
     max_queued_spawns: int = Field(default=64, ge=0)
     """Spawns past `max_threads` that wait for a slot, per supervisor; past them, refused."""
     fanout_concurrency: int = Field(default=16, ge=1)
+    fanout_heartbeat_timeout_sec: float = Field(default=30.0, ge=1.0, le=3600.0)
+    """How long a fan-out's worker process (`--processes`) may go without a word to its parent
+    before it is killed and its items are dealt again; it beats six times in that span."""
     roles: dict[str, RoleConfig] = {}
 
     @field_validator("roles")

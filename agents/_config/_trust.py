@@ -119,6 +119,10 @@ WIDENING_KEYS = frozenset(
         "memories.excluded_projects",
         # Where every run's journal goes: a project must not send it to a database of its own.
         "journal.url",
+        # How long a wedged worker process may hold its items (and its share of the rate limits)
+        # before it is killed: a project must not switch off that watch, nor have healthy
+        # workers killed over and over.
+        "agents.fanout_heartbeat_timeout_sec",
         # Arrays replace: a project's list would switch back on the skills the user turned off.
         "skills.config",
     }

@@ -4,8 +4,9 @@ It opens the run's journal itself (SQLite in WAL takes writers from several proc
 the run's lease, which the parent holds; its model clients ask the parent for every attempt's
 permit, and its run budget hears what the other processes spent (`_budget`). Each item it is
 given runs exactly as in one process (`WorkerPool.run_one`: restored by replay if it has an
-agent, started afresh if not), and it tells the parent when the item is final. When the parent's
-end of the channel closes (the parent stopped, or died), it stops its agents and exits.
+agent, started afresh if not), and it tells the parent when the item is final. It beats on its
+event loop while it serves (`_heartbeat`), so a parent can tell it is not wedged. When the
+parent's end of the channel closes (the parent stopped, or died), it stops its agents and exits.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ..fanout._schema import ResultSchema
 from ..fanout._template import Template
 from ..runs import RunSetup, open_run
 from ._budget import SharedBudget
+from ._heartbeat import beat_interval, continue_when_orphaned, send_beats
 from ._permits import PermitClient
 from ._wire import Channel, Message
 
@@ -82,8 +84,10 @@ class RelayHooks(RunnerHooks):
 
 def main(fd: int) -> None:
     """`python -m corral.orchestrator._procs FD`: serve the parent over inherited socket `fd`."""
-    # Ctrl-C reaches the whole process group; the parent alone decides when workers stop.
+    # A worker leads a session of its own, away from the terminal's Ctrl-C; should a SIGINT
+    # reach it anyway, the parent alone decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    continue_when_orphaned()
     sock = socket.socket(fileno=fd)
     sock.set_inheritable(False)  # the agents' commands must never hold the parent's channel
     anyio.run(serve_parent, sock)
@@ -101,7 +105,10 @@ async def serve_parent(sock: socket.socket) -> None:
         with anyio.fail_after(INIT_TIMEOUT):
             init = await anext(inbox, None)
         if init is not None and init.get("op") == "init":
-            await _Worker(channel, init).run(inbox)
+            worker = _Worker(channel, init)
+            timeout = worker.config.agents.fanout_heartbeat_timeout_sec
+            tg.start_soon(send_beats, channel, beat_interval(timeout))
+            await worker.run(inbox)
         with anyio.move_on_after(INIT_TIMEOUT, shield=True):
             await channel.flush_and_close()
         tg.cancel_scope.cancel()

@@ -5,11 +5,12 @@ Items are dealt one at a time to whichever process has room (each may run its sh
 concurrency at once; this one starts on its share while the others start up), so an item is
 handed to exactly one process at a time. Permits, budget charges and the workers' hook calls
 come back over each worker's channel. A worker process that ends before it is told to stop
-(killed, out of memory) does not fail the run: once it is gone for sure (reaped), the items it
-had not finished are read back from the journal and dealt again, to another process or this
-one, which carries each on by replay as `corral resume` would (its ledger decides what already
-ran). However the run ends, every worker process has exited, or has been killed, before
-`run_in_processes` returns.
+(killed, out of memory) does not fail the run, nor does one that is alive but silent past its
+heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked), which is killed
+with its process group: once it is gone for sure (reaped), the items it had not finished are
+read back from the journal and dealt again, to another process or this one, which carries each
+on by replay as `corral resume` would (its ledger decides what already ran). However the run
+ends, every worker process has exited, or has been killed, before `run_in_processes` returns.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
 from ._budget import BudgetDesk, SharedBudget, has_run_limits
+from ._heartbeat import Silence, beat_interval, kill_group, watch_silence
 from ._permits import PermitDesk
 from ._wire import Channel, Message, MessageTooLarge
 
@@ -234,6 +236,11 @@ class _WorkerProcess:
         self.ready = False
         self.channel: Channel | None = None
         self.hooks = SafeHooks(run.hooks)
+        self.timeout = run.config.agents.fanout_heartbeat_timeout_sec
+        self.silence = Silence()
+        self.watching = False
+        self.killed: str | None = None
+        """Why this process was killed before it could end by itself (None: it was not)."""
 
     def post(self, message: Message) -> None:
         if self.channel is not None:
@@ -265,7 +272,27 @@ class _WorkerProcess:
                         await self.channel.flush_and_close()
                 await _reap(process)
         if not self.stopping:
-            await self._hand_over(process, f"ended with exit code {process.returncode}")
+            what = self.killed or f"ended with exit code {process.returncode}"
+            await self._hand_over(process, what)
+
+    async def _watch(self, process: Process, tg: TaskGroup) -> None:
+        """Kill this worker process once it has been silent past its heartbeat timeout."""
+        await watch_silence(self.silence, beat_interval(self.timeout))
+        self._kill(process, f"went silent for {self.timeout:g} s (no heartbeat) and was killed")
+        tg.cancel_scope.cancel()
+
+    def _heard(self, process: Process, tg: TaskGroup) -> None:
+        """A word from the worker. The first (a beat, once it has read its `init`) starts the
+        watch: what came before is its interpreter starting, which `START_TIMEOUT` bounds."""
+        if not self.watching:
+            self.watching = True
+            tg.start_soon(self._watch, process, tg)
+        self.silence.heard()
+
+    def _kill(self, process: Process, why: str) -> None:
+        if process.returncode is None:  # not reaped yet: its pid is still its own
+            self.killed = why
+            kill_group(process.pid)
 
     async def _hand_over(self, process: Process, what: str) -> None:
         """This process is gone for sure (reaped): deal its unfinished items again."""
@@ -301,6 +328,7 @@ class _WorkerProcess:
         try:
             with anyio.fail_after(START_TIMEOUT) as startup:
                 async for message in channel.messages():
+                    self._heard(process, tg)
                     op = message.get("op")
                     if op == "ready" and not self.ready:
                         self.ready = True
@@ -324,6 +352,7 @@ class _WorkerProcess:
             logger.warning(
                 "worker process %d did not start within %g s", self.number, START_TIMEOUT
             )
+            self._kill(process, f"did not start within {START_TIMEOUT:g} s and was killed")
         finally:
             permits.drop_all()
 
@@ -382,6 +411,8 @@ async def _spawn(fd: int) -> Process:
     env = _worker_environ()
     # -P: the folder corral runs in is the user's repository, whose `json.py` or `corral/`
     # must never be imported by a worker (which holds the model key, outside the sandbox).
+    # A process group of its own, so a wedged worker is killed with whatever it started; it
+    # ignores Ctrl-C anyway, and sees its channel close if this process dies.
     return await anyio.open_process(
         [sys.executable, "-P", "-m", "corral.orchestrator._procs", str(fd)],
         stdin=subprocess.DEVNULL,
@@ -389,6 +420,7 @@ async def _spawn(fd: int) -> Process:
         stderr=None,
         pass_fds=(fd,),
         env=env,
+        start_new_session=True,
     )
 
 
@@ -397,7 +429,7 @@ async def _reap(process: Process) -> None:
     with anyio.move_on_after(STOP_TIMEOUT):
         await process.wait()
     if process.returncode is None:
-        process.kill()
+        kill_group(process.pid)
         with anyio.move_on_after(STOP_TIMEOUT):
             await process.wait()
     await process.aclose()

@@ -80,6 +80,7 @@ NEVER: Final[Mapping[Key, str]] = {
     ("shell_environment_policy", BELOW): "it sets variables in commands run on the server",
     ("memories", BELOW): "it reads and writes the memories in the server's journal",
     ("journal", "url"): "it points the server's journal at another database",
+    ("agents", "fanout_heartbeat_timeout_sec"): "it is the server's own setting",
 }
 """Keys no request may change, with the reason the refusal gives."""
 

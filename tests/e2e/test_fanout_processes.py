@@ -1,7 +1,8 @@
 """`corral fanout --processes 2` killed or stopped in the middle, with real processes: a worker
-process SIGKILLed (the run hands its items on and finishes every item exactly once), the parent
-SIGKILLed, the parent sent SIGTERM (no worker process outlives its parent, and `corral resume`
-then finishes every item exactly once).
+process SIGKILLed (the run hands its items on and finishes every item exactly once), a worker
+process SIGSTOPped (alive but silent: the parent kills it once its heartbeat is overdue, while a
+worker busy in a long tool call lives on), the parent SIGKILLed, the parent sent SIGTERM (no
+worker process outlives its parent, and `corral resume` then finishes every item exactly once).
 
 Each item appends its number to `witness.txt` with one shell call, then reports it
 (`benchmarks.kill_resume.step`; and, as a model would, it checks the file before repeating a
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 from pathlib import Path
@@ -162,9 +164,79 @@ async def test_a_worker_process_killed_hands_its_items_on_and_the_run_finishes_e
     assert witness(workspace) == list(range(ITEMS)), "every item's shell call took effect once"
 
 
+HEARTBEAT_TIMEOUT = 3
+"""Seconds of silence after which the parent kills a worker process (six beats' worth)."""
+BUSY = 6
+"""Items at once with `--processes 3 --concurrency 6`: two in each of the three processes."""
+WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done"
+
+
+class BusyInShell:
+    """Each item's first call is a shell command that writes its witness line, then runs until
+    the test creates `go` (a tool call as long as the test likes); then as `careful_step`."""
+
+    def __init__(self) -> None:
+        self.started: set[int] = set()
+        self.all_busy = anyio.Event()
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        if any(i.get("type") == "function_call" for i in request["input"]):
+            return careful_step(request)
+        n = int(_ITEM.findall(json.dumps(request["input"]))[-1])
+        self.started.add(n)
+        if len(self.started) >= BUSY:
+            self.all_busy.set()
+        command = f"echo {n} >> witness.txt && {WAIT_FOR_GO}"
+        return call("shell", {"command": command, "timeout_ms": 300_000})
+
+
+def has_exited(pidfd: int) -> bool:
+    return bool(select.select([pidfd], [], [], 0)[0])
+
+
+async def test_a_silent_worker_process_is_killed_and_a_busy_one_is_not(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    prepare(workspace, ITEMS + 1)
+    policy = BusyInShell()
+    args = [*ARGS[:-4], "--concurrency", str(BUSY), "--processes", "3"]
+    args += ["-c", f"agents.fanout_heartbeat_timeout_sec={HEARTBEAT_TIMEOUT}"]
+    async with serve_model_server(policy) as server:
+        env = corral_env(home, server.base_url)
+        argv = corral_argv(*args)
+        async with await anyio.open_process(
+            argv, env=env, cwd=workspace, stdin=subprocess.DEVNULL
+        ) as process:
+            with anyio.fail_after(WAIT):
+                await policy.all_busy.wait()
+            stopped, busy = worker_pids(process.pid)
+            pidfds = os.pidfd_open(stopped), os.pidfd_open(busy)
+            os.kill(stopped, signal.SIGSTOP)
+            # No signal but the parent's SIGKILL ends it: it went silent, so it was killed.
+            await exited(pidfds[0])
+            # It went silent for the whole timeout while the other was in its tool call.
+            assert not has_exited(pidfds[1]), "a worker busy in a long tool call lives on"
+            (workspace / "go").touch()
+            with anyio.fail_after(WAIT):
+                code = await process.wait()
+            for pidfd in pidfds:
+                os.close(pidfd)
+            assert process.stderr is not None
+            stderr = await read_all(process.stderr)
+    written = (workspace / "results.jsonl").read_text()
+    assert code == 0, stderr + written
+    assert "Traceback" not in stderr
+    assert f"went silent for {HEARTBEAT_TIMEOUT} s" in stderr
+    assert stderr.count("went silent") == 1, "only the stopped worker was killed"
+    assert results(workspace) == [(n, "done", {"n": n}) for n in range(ITEMS + 1)]
+    assert witness(workspace) == list(range(ITEMS + 1)), "every item's shell call took effect once"
+
+
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
 async def test_the_parent_killed_takes_its_workers_down_and_resume_finishes_every_item_once(
-    tmp_path: Path,
+    tmp_path: Path, stopped: bool
 ) -> None:
+    """A worker stopped with SIGSTOP when its parent dies is woken by the kernel (SIGCONT, its
+    parent-death signal), finds its channel closed and stops like a running one."""
     workspace, home = tmp_path / "ws", tmp_path / "home"
     prepare(workspace, ITEMS)
     policy = HoldAfterShell()
@@ -172,6 +244,8 @@ async def test_the_parent_killed_takes_its_workers_down_and_resume_finishes_ever
         env = corral_env(home, server.base_url)
         async with await start_fanout(workspace, env) as process:
             (worker,) = await held_with_workers(policy, process)
+            if stopped:
+                os.kill(worker_pids(process.pid)[0], signal.SIGSTOP)
             process.kill()
             await exited(worker)  # no orphan: the worker saw its channel close and exited
             os.close(worker)
