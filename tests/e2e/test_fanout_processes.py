@@ -164,7 +164,7 @@ async def test_a_worker_process_killed_hands_its_items_on_and_the_run_finishes_e
     assert witness(workspace) == list(range(ITEMS)), "every item's shell call took effect once"
 
 
-HEARTBEAT_TIMEOUT = 3
+HEARTBEAT_TIMEOUT = 5
 """Seconds of silence after which the parent kills a worker process (six beats' worth)."""
 BUSY = 6
 """Items at once with `--processes 3 --concurrency 6`: two in each of the three processes."""
