@@ -12,9 +12,19 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import unquote
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from ._reply import CLOSE_CONNECTION
+
+MAX_HEAD_BYTES = 1 << 20
+"""The most a request line and its headers may take together. uvicorn's h11 protocol stops a
+head at 16 KiB; httptools keeps every header it is sent, so without this a client could hold
+any amount of the server's memory in one request's headers. It is counted a received chunk at a
+time (at most 256 KiB each), so a head is refused somewhere between this and one chunk more."""
+_TOO_LARGE = (
+    f"the request line and headers passed {MAX_HEAD_BYTES // 1024} KiB; send fewer or shorter "
+    "headers"
+).encode()
 
 
 class ClosableHttpToolsProtocol(HttpToolsProtocol):
@@ -24,8 +34,35 @@ class ClosableHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         # A copy per connection: uvicorn shares one state dict between all connections.
         self.app_state = {**self.app_state, CLOSE_CONNECTION: transport.close}
+        self._in_head = False
+        self._head_bytes = 0
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if not self._in_head or self.transport.is_closing():
+            return
+        self._head_bytes += len(data)
+        if self._head_bytes > MAX_HEAD_BYTES:
+            self._in_head = False
+            self._refuse_head()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+        self._head_bytes = 0
+
+    def _refuse_head(self) -> None:
+        head = (
+            STATUS_LINE[431]
+            + b"content-type: text/plain; charset=utf-8\r\n"
+            + f"content-length: {len(_TOO_LARGE)}\r\n".encode()
+            + b"connection: close\r\n\r\n"
+        )
+        self.transport.write(head + _TOO_LARGE)
+        self.transport.close()
 
     def on_headers_complete(self) -> None:
+        self._in_head = False
         target = self.url
         super().on_headers_complete()
         if target.startswith(b"http://") or target.startswith(b"https://"):
