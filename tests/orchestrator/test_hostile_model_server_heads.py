@@ -1,7 +1,8 @@
-"""Requests built to make the scripted server hold memory without bound: a head of endless
-headers (many, one endless value or name, trickled in small pieces) is refused with a 431 or a
-closed connection once it passes the cap, and an endless body with a 413; the server answers the
-next request as before."""
+"""Requests built to make the scripted server hold memory or connections without bound: a head
+of endless headers (many, one endless value or name, trickled in small pieces) is refused with a
+431 or a closed connection once it passes the cap, an endless body with a 413, and a head that
+never comes (or never ends) is disconnected after `HEAD_TIMEOUT`; the server answers the next
+request as before."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import anyio
 import httpx2
 import pytest
 
-from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server import _connection, serve_model_server
 from corral.orchestrator.model_server._app import MAX_BODY_BYTES
 from corral.orchestrator.model_server._connection import MAX_HEAD_BYTES
 
@@ -87,3 +88,31 @@ async def test_a_body_past_the_cap_is_a_413_saying_so() -> None:
     assert good.status_code == 200
     assert reply.status_code == 413
     assert "MiB" in reply.json()["error"]["message"]
+
+
+SLOW = {
+    "nothing at all": [],
+    "a head that never ends": [b"GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n"],
+    "blank lines after an answer": [b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", b"\r\n"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLOW))
+async def test_a_client_that_never_finishes_a_head_is_disconnected(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Short, so the case ends soon; the default gives a slow client half a minute.
+    monkeypatch.setattr(_connection, "HEAD_TIMEOUT", 0.2)
+    async with serve_model_server(lambda request: "ok") as server:
+        with anyio.fail_after(DEADLINE):
+            async with await anyio.connect_tcp("127.0.0.1", server.port) as stream:
+                for piece in SLOW[name]:
+                    await stream.send(piece)
+                received = b""
+                with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError)):
+                    while True:  # the server closes it: the wait ends, whatever came first
+                        received += await stream.receive()
+            async with httpx2.AsyncClient(timeout=DEADLINE) as http:
+                good = await http.post(server.base_url + "/responses", json={"input": "hi"})
+    assert good.status_code == 200
+    assert received.count(b"HTTP/1.1 200") == sum(b"\r\n\r\n" in p for p in SLOW[name])
