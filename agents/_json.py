@@ -12,7 +12,7 @@ differences are left: a float may be written in another form of the same value (
 `1e+16`), and orjson writes enums and UUIDs, which `json` refuses (corral's payloads hold
 neither). Decoding falls back the same way: orjson refuses what `json` accepts beyond the
 standard (lone surrogates, `NaN`, huge numbers), and `json` then decodes it or raises its own
-error.
+error; text nested past `json`'s recursion limit is a `ValueError` (`TooDeep`) like the rest.
 """
 
 from __future__ import annotations
@@ -76,4 +76,13 @@ def loads(data: bytes | bytearray | str) -> Any:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
-    return json.loads(data)
+    try:
+        return json.loads(data)
+    except RecursionError:
+        # orjson stops at 1,024 levels, `json` at the interpreter's recursion limit; the text
+        # comes from a model endpoint or a file, so it is bad input like any other, not a crash.
+        raise TooDeep("the JSON nests too deeply to read") from None
+
+
+class TooDeep(ValueError):
+    """JSON nested past what `json` can read (a `ValueError`, as its other refusals are)."""

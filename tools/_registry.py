@@ -228,7 +228,11 @@ def _describe_validation_error(name: str, exc: ValidationError) -> str:
 
 def parse_arguments(arguments: str) -> dict[str, Any]:
     """Decode a call's JSON arguments into a dict (empty on blank input)."""
-    value = json.loads(arguments) if arguments.strip() else {}
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except RecursionError:
+        # The model writes them: nesting past json's limit is bad input, not a tool's crash.
+        raise ValueError("the arguments nest too deeply to read") from None
     if not isinstance(value, dict):
         raise ValueError("tool arguments must be a JSON object")
     return value

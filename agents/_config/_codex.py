@@ -275,8 +275,15 @@ _FEATURE_SETTINGS: Mapping[tuple[str, str], tuple[tuple[str, ...], Any]] = {
 
 # Codex switches that turn off a tool corral always offers: skipping one would hand agents a
 # tool the user took away, so such a file is refused with what to do instead.
-_TOOLS_TURNED_OFF: Mapping[tuple[str, str], str] = {
+_TOOLS_TURNED_OFF: Mapping[tuple[str, ...], str] = {
     ("features", "shell_tool"): "the shell tool",
+    # Skipped, these handed agents a tool the user had switched off: apply_patch writes files,
+    # view_image sends a file's pixels to the model.
+    ("include_apply_patch_tool",): "the apply_patch tool",
+    ("tools_view_image",): "the view_image tool",
+    ("include_view_image_tool",): "the view_image tool",
+    ("tools", "view_image"): "the view_image tool",
+    ("features", "view_image_tool"): "the view_image tool",
 }
 
 
@@ -285,12 +292,11 @@ def _translate_features(values: dict[str, Any]) -> None:
     is `web_search` (`live`, or `cached`); a key set itself wins. A switch that turns off a
     tool corral always offers is refused. The rest of `[features]` and `[tools]` is skipped
     with the warning."""
-    for (table, flag), tool in _TOOLS_TURNED_OFF.items():
-        flags = values.get(table)
-        if isinstance(flags, dict) and flags.get(flag) is False:
+    for path, tool in _TOOLS_TURNED_OFF.items():
+        if _value_at(values, path) is False:
             raise ConfigError(
-                f"{table}.{flag} = false turns off {tool}, which corral always offers (every "
-                "command runs in the sandbox); to keep agents from changing files set "
+                f"{'.'.join(path)} = false turns off {tool}, which corral always offers (every "
+                "command and file runs in the sandbox); to keep agents from changing files set "
                 'sandbox_mode = "read-only", then delete this line'
             )
     for (table, flag), (key, word) in _FEATURE_SETTINGS.items():
@@ -308,6 +314,13 @@ def _translate_features(values: dict[str, Any]) -> None:
     for table in ("features", "tools"):
         if values.get(table) == {}:
             del values[table]
+
+
+def _value_at(values: dict[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = values
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
 
 
 # Keys of a Codex hook handler that only shape how Codex shows or schedules it: skipping them

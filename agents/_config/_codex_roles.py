@@ -6,9 +6,10 @@ corral reads the settings it has for a role: `model`, `sandbox_mode` (narrowed b
 profile, as every worker's is) and `developer_instructions`, which become the role's
 instructions (added to the general base instructions, where Codex sends them as the role's
 developer message). Settings whose loss can only narrow a worker or change its style (effort,
-web search, nicknames) are skipped by name. A role that sets anything else, whose name corral
-cannot take, or whose `config_file` cannot be read (a project's must lie in its `.corral/`
-folder) is skipped whole: with a key left out it could run wider than its author meant, and
+reasoning summaries, web search turned on, nicknames) are skipped by name. A role that sets
+anything else (Codex-only settings too, which may turn a tool off), whose name corral cannot
+take, or whose `config_file` cannot be read (a project's must lie in its `.corral/` folder) is
+skipped whole: with a key left out it could run wider than its author meant, and
 without the role a spawn asking for it is refused. Skipped names join the file's warning line.
 """
 
@@ -19,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from ._codex import _AGENT_KEYS as AGENT_KEYS
-from ._codex import IGNORED_TOP
 from ._errors import ConfigError
 from ._role_files import read_role_file
 from ._role_model import BUILTIN_ROLES, ROLE_NAME
@@ -27,17 +27,31 @@ from ._role_model import BUILTIN_ROLES, ROLE_NAME
 _TABLE_ONLY = frozenset({"description", "config_file", "nickname_candidates"})
 _TRANSLATED = {"model": "model", "sandbox_mode": "sandbox_mode"}
 _INSTRUCTIONS = "developer_instructions"
-# Dropping these narrows the worker or changes only its style: web search it would have had,
-# its effort, its wording. The role runs without them.
+# Dropping these changes only the worker's style: its effort, its wording, how its reasoning
+# is summed up or shown. The role runs without them. Every other setting corral does not read
+# skips the role whole, Codex-only ones too: `[features] shell_tool = false`,
+# `include_apply_patch_tool = false`, `tools_view_image = false` or `[permissions]` take a tool
+# or a right away, so dropping one would hand the worker what its author turned off.
 _DROPPABLE = frozenset(
     {
         "model_reasoning_effort",
         "model_verbosity",
         "personality",
-        "web_search",
+        "model_personality",
+        "model_reasoning_summary",
+        "model_reasoning_summary_format",
+        "model_supports_reasoning_summaries",
+        "hide_agent_reasoning",
+        "show_raw_agent_reasoning",
+        "plan_mode_reasoning_effort",
+        "service_tier",
         "nickname_candidates",
     }
 )
+_WEB_SEARCH = "web_search"
+"""Dropped when it turns web search on (the worker goes without, which only narrows it); a role
+that turns it off is skipped whole, since without the key its worker would have the parent's."""
+_WEB_SEARCH_OFF = ("disabled", False)
 
 
 class _Unusable(Exception):
@@ -82,7 +96,7 @@ def _role_of(
             role[_TRANSLATED[key]] = value
         elif key == _INSTRUCTIONS:
             role["instructions"] = value
-        elif key in _DROPPABLE or key in IGNORED_TOP:
+        elif key in _DROPPABLE or (key == _WEB_SEARCH and value not in _WEB_SEARCH_OFF):
             dropped.append(key)
         else:
             raise _Unusable

@@ -32,6 +32,7 @@ from corral.tools import (
 
 from ._provider_model import ModelProviderConfig as ModelProviderConfig
 from ._role_model import BUILTIN_ROLES as BUILTIN_ROLES
+from ._role_model import MAX_ROLES
 from ._role_model import ROLE_NAME as ROLE_NAME
 from ._role_model import RoleConfig as RoleConfig
 from ._skills_model import SkillsConfig as SkillsConfig
@@ -109,6 +110,8 @@ class AgentsConfig(_Section):
     @field_validator("roles")
     @classmethod
     def _role_names(cls, roles: dict[str, RoleConfig]) -> dict[str, RoleConfig]:
+        if len(roles) > MAX_ROLES:
+            raise ValueError(f"{len(roles)} roles; at most {MAX_ROLES} may be defined, remove some")
         for name in roles:
             if name in BUILTIN_ROLES:
                 raise ValueError(f"{name!r} is a built-in role; give your role another name")

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from ._codex import _TOOLS_TURNED_OFF as TOOLS_TURNED_OFF
 from ._codex import IGNORED_IN, IGNORED_TOP, PROVIDER_KEYS
 from ._model import CorralConfig
 from ._trust import CHECK_WORDS, CHECKED_KEYS, SAFE_KEYS
@@ -65,11 +66,14 @@ def _codex_section() -> str:
     )
     keys = ", ".join(f"`{k}`" for k in sorted(IGNORED_TOP))
     provider = ", ".join(f"`{k}`" for k in sorted(PROVIDER_KEYS))
+    switches = ", ".join(f"`{'.'.join(path)} = false`" for path in sorted(TOOLS_TURNED_OFF))
     return (
         "## Codex keys corral skips\n\n"
         "These keys of Codex's `config.toml` are taken out before validation and named in one "
         "warning line per file, so a Codex config loads as it is.\n\n"
-        f"Top level: {keys}.\n\nInside tables corral reads: {inside}. Under `[agents]`, a "
+        f"Top level: {keys}.\n\nA switch that turns off a tool corral always offers is refused "
+        f"instead of skipped: {switches}.\n\nInside tables corral reads: {inside}. Under "
+        "`[agents]`, a "
         "table other than `roles` is a Codex role definition: it becomes "
         "`[agents.roles.NAME]` (see Roles of your own in the configuration page), or is "
         f"skipped whole. Of a `[model_providers.ID]` table corral reads {provider}."

@@ -19,6 +19,10 @@ ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 BUILTIN_ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
 """`agents.ROLES`, which no role of one's own may take the name of."""
 ROLE_DESCRIPTION_MAX_CHARS = 500
+MAX_ROLES = 32
+"""Roles of one's own at most: every role's name and description go into the spawn tool's
+schema, sent with every request of every agent that may spawn (and the roles travel with each
+Temporal workflow), so a file with thousands of them would make every run costly or fail."""
 
 
 class RoleConfig(BaseModel):

@@ -53,14 +53,20 @@ _RESERVED = frozenset(
     ]
 )
 # A credential written in the config file itself; from an environment variable it is allowed.
-_SECRET_IN_FILE = frozenset({"api-key", "x-api-key"})
+# `http_headers` and `query_params` are journaled with every spec, so a name that looks like it
+# carries one (`api-key`, `X-Goog-Api-Key`, `Ocp-Apim-Subscription-Key`, `api_key`, `Cookie`,
+# `X-Auth-Token`, `?key=`, `?sig=`) is refused whatever its spelling: the words are looked for
+# in the name's letters alone, and a few short ones as whole parts of it.
+_SECRET_WORDS = ("key", "token", "secret", "passw", "cookie", "credential", "auth", "signature")
+_SECRET_PARTS = frozenset({"sig", "pat", "pwd", "jwt", "sas"})
+_PARTS = re.compile(r"[^a-z0-9]+")
 
 
 def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """`http_headers` as given; raises `ValueError` naming the first header that is refused."""
     _check_names(headers)
     for name, value in headers.items():
-        if name.lower() in _SECRET_IN_FILE:
+        if _names_a_credential(name):
             raise ValueError(
                 f"header {name!r} carries a credential, which a config file must not hold; "
                 f'put it in an environment variable and use env_http_headers = {{ "{name}" = '
@@ -107,6 +113,12 @@ def check_query_params(params: Mapping[str, str]) -> dict[str, str]:
                 )
         if not name:
             raise ValueError("a query parameter has an empty name; name each parameter")
+        if _names_a_credential(name):
+            raise ValueError(
+                f"query parameter {name!r} carries a credential, which a config file must not "
+                "hold (the query is journaled with every run); send it as a header read from "
+                f'an environment variable: env_http_headers = {{ "{name}" = "VARIABLE" }}'
+            )
     return dict(params)
 
 
@@ -149,6 +161,14 @@ def _check_names(headers: Mapping[str, str]) -> None:
         if lower in seen:
             raise ValueError(f"header {name!r} is given twice (names ignore case); keep one")
         seen.add(lower)
+
+
+def _names_a_credential(name: str) -> bool:
+    lower = name.lower()
+    letters = _PARTS.sub("", lower)
+    if any(word in letters for word in _SECRET_WORDS):
+        return True
+    return any(part in _SECRET_PARTS for part in _PARTS.split(lower))
 
 
 def _visible(value: str) -> bool:

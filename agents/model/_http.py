@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import io
-import json
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Collection, Mapping
 from contextlib import aclosing, asynccontextmanager
@@ -186,7 +185,7 @@ async def _refusal(
         raw = b""
     text = raw.decode("utf-8", "replace")
     try:
-        body: object = json.loads(text)
+        body: object = loads(text)
     except ValueError:
         body = text
     if isinstance(body, dict):

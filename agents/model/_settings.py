@@ -207,6 +207,14 @@ def _check_url(url: str) -> None:
         raise ModelConfigError(
             f"model base URL {url!r} is not an http(s) URL; use e.g. http://127.0.0.1:8000/v1"
         )
+    if "@" in parts.netloc:
+        # Credentials in the URL would be journaled with every spec and shown in every error
+        # that names the endpoint (and sent as Basic auth beside corral's Bearer key).
+        shown = f"{parts.scheme}://…@{parts.netloc.rpartition('@')[2]}{parts.path}"
+        raise ModelConfigError(
+            f"model base URL {shown!r} holds credentials before its host; remove them and put "
+            "the key in an environment variable (env_key, or env_http_headers for a header)"
+        )
     if "?" in url or "#" in url:
         # The request path is appended to the base URL: it would land inside the query.
         raise ModelConfigError(

@@ -87,6 +87,7 @@ def _modules_for(argv: Sequence[str] | None) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code. Output cut short by the reader (`| head`) is exit 0."""
+    _spell_out_unencodable()
     try:
         code = _main(argv)
     except SystemExit:  # --help and usage errors: argparse itself ignores a closed pipe
@@ -99,6 +100,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     _flush_stdout()
     return code
+
+
+def _spell_out_unencodable() -> None:
+    """Text from a journal or a model may hold a lone surrogate (`"\\ud800"` is valid JSON),
+    which UTF-8 cannot carry: printed, it raised in the middle of the output, and under the C
+    locale (`surrogateescape`) `\\udc9b` became the raw byte 0x9b, a terminal's CSI. Written as
+    `\\ud800` instead, which in `--json` output is the same string to a JSON reader."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _main(argv: Sequence[str] | None) -> int:

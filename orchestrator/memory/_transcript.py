@@ -64,7 +64,7 @@ def _cut(text: str) -> str:
 def _argument(arguments: str, name: str) -> str | None:
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # the model's text, nested as deep as it liked
         return None
     found = value.get(name) if isinstance(value, dict) else None
     return found if isinstance(found, str) else None

@@ -45,6 +45,9 @@ from ._responses_wire import encode_event, response_events, response_object
 from ._throttle import Throttle, Verdict
 
 DEFAULT_MODEL = "corral-scripted"
+MAX_BODY_BYTES = 64 << 20
+"""The largest request body read: far past any conversation a model takes, and a bound on what
+one request can make the server hold (it reads the whole body before parsing it)."""
 
 
 @dataclass
@@ -124,6 +127,9 @@ class _ModelEndpoint:
         raw = await _read_body(receive)
         if raw is None:
             return  # the client went away before it finished sending
+        if isinstance(raw, Reply):
+            await send_reply(send, raw)
+            return
         parsed = _parse_body(raw)
         if isinstance(parsed, Reply):
             await send_reply(send, parsed)
@@ -253,14 +259,21 @@ def _header_pairs(scope: Scope) -> list[tuple[str, str]]:
     return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The request's body, or None when the client disconnected first."""
+async def _read_body(receive: Receive) -> bytes | Reply | None:
+    """The request's body, None when the client disconnected first, or the 413 reply once it
+    passes `MAX_BODY_BYTES` (the rest is not read)."""
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return None
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            refusal = f"the request body passed {MAX_BODY_BYTES >> 20} MiB; send a shorter one"
+            return error_reply(413, refusal, "invalid_request_error", "request_too_large")
+        chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
 

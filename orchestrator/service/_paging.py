@@ -7,12 +7,14 @@ those created after the run `after` names; `has_more` says whether another page 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
+_DIGITS = re.compile(r"[0-9]{1,9}")
 
 
 class BadPage(ValueError):
@@ -27,7 +29,8 @@ def page_of(runs: list[dict[str, Any]], query: Mapping[str, str]) -> dict[str, A
     if after is not None:
         ids = [run["id"] for run in ordered]
         if after not in ids:
-            raise BadPage(f"after={after} is no run in this list; start again without it")
+            shown = after[:60] + ("…" if len(after) > 60 else "")
+            raise BadPage(f"after={shown} is no run in this list; start again without it")
         ordered = ordered[ids.index(after) + 1 :]
     page = ordered[:limit]
     body: dict[str, Any] = {"runs": page, "has_more": len(ordered) > limit}
@@ -40,6 +43,10 @@ def page_of(runs: list[dict[str, Any]], query: Mapping[str, str]) -> dict[str, A
 def _limit(raw: str | None) -> int:
     if raw is None:
         return DEFAULT_LIMIT
-    if not raw.strip().isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-        raise BadPage(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {raw!r}")
-    return int(raw)
+    # ASCII digits only, and few of them: `str.isdigit` also takes "²" (which `int` refuses)
+    # and `int` refuses more than 4,300 digits; either would be a 500, not the caller's 422.
+    text = raw.strip()
+    if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_LIMIT:
+        shown = raw[:20] + ("…" if len(raw) > 20 else "")
+        raise BadPage(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {shown!r}")
+    return int(text)

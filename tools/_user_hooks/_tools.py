@@ -102,7 +102,7 @@ async def permission_by_hooks(
 def _input_of(call: ToolCall) -> Any:
     try:
         return json.loads(call.arguments) if call.arguments.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # the model's text, as unreadable as it may be
         return call.arguments
 
 
