@@ -11,12 +11,11 @@ rollback does what its first run did). A failed commit fails every operation in 
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
-
-import anyio
 
 from ._errors import StoreClosed
 from ._schema import translate
@@ -29,12 +28,16 @@ MAX_BATCH = 512
 
 
 class Job(Generic[T]):
-    """One store operation: a function of the connection, and what became of it."""
+    """One store operation: a function of the connection, and what became of it.
+
+    Made in the event loop, whose future `done` the writer settles once the job's batch has
+    committed or failed (a bare future: an `anyio.Event` per journal write cost more than the
+    write's own Python; the writer is asyncio's alone, as it wakes the loop by its handle)."""
 
     def __init__(self, operation: Callable[[sqlite3.Connection], T], *, writes: bool) -> None:
         self.operation = operation
         self.writes = writes
-        self.done = anyio.Event()
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._result: T | None = None
         self._error: BaseException | None = None
         self._settled = False

@@ -78,7 +78,7 @@ class SQLiteStore(SqlStore):
             raise StoreClosed(f"journal {self.path} is closed; open it again")
         job = Job(operation, writes=writes)
         self._writer.submit(job)
-        await job.done.wait()
+        await job.done
         return job.outcome(self.path)
 
     async def _write(self, operation: Callable[[Sql], T]) -> T:

@@ -43,7 +43,7 @@ class Writer:
         self._thread.start()
 
     def submit(self, job: Job[Any]) -> None:
-        """Queue `job`; its `done` event is set once its batch committed or failed.
+        """Queue `job`; its `done` future is settled once its batch committed or failed.
 
         Called in the event loop. The jobs submitted during one pass of the loop go to the
         thread together, at the start of the next: many agents answered in the same pass
@@ -104,12 +104,15 @@ class Writer:
             jobs += more or ()
 
     def _wake(self, batch: Sequence[Job[Any]] | None) -> None:
-        """Set the `done` of each job of `batch` in the loop; None: set `stopped`."""
-        done = [job.done for job in batch] if batch is not None else [self.stopped]
+        """Settle the `done` of each job of `batch` in the loop; None: set `stopped`."""
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is left to wake
-            self._loop.call_soon_threadsafe(_set_all, done)
+            if batch is None:
+                self._loop.call_soon_threadsafe(self.stopped.set)
+            else:
+                self._loop.call_soon_threadsafe(_settle, [job.done for job in batch])
 
 
-def _set_all(events: Sequence[anyio.Event]) -> None:
-    for event in events:
-        event.set()
+def _settle(futures: Sequence[asyncio.Future[None]]) -> None:
+    for future in futures:
+        if not future.done():  # a cancelled caller's future is cancelled; its job still ran
+            future.set_result(None)

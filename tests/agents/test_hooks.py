@@ -28,6 +28,17 @@ def test_a_hook_that_raises_is_logged_and_never_reaches_the_agent(
     with caplog.at_level(logging.ERROR):
         SafeHooks(Broken()).turn_started("agent-1", 0)
     assert "hook turn_started failed" in caplog.text
+    assert "RuntimeError: hook bug" in caplog.text  # with the hook's traceback
+
+
+class Interrupting(RunnerHooks):
+    def turn_started(self, agent_id: str, turn: int) -> None:
+        raise KeyboardInterrupt
+
+
+def test_a_hook_interrupted_by_a_base_exception_is_not_swallowed() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        SafeHooks(Interrupting()).turn_started("agent-1", 0)
 
 
 def test_composite_hooks_reach_every_hook_even_after_one_fails() -> None:

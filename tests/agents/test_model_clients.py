@@ -444,3 +444,20 @@ async def test_requests_carry_the_api_key_as_a_bearer_token() -> None:
             await client.complete(ask())
             authorization = server.requests[0]["headers"]["authorization"]
     assert authorization.startswith("Bearer") and authorization.endswith("1234")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_request_past_its_whole_deadline_is_retried_then_reported(stream: bool) -> None:
+    options = ModelServerOptions(latency_ms=400)
+    with anyio.fail_after(TEST_DEADLINE):
+        async with (
+            serve_model_server(lambda request: "late", options) as server,
+            open_client(
+                server.base_url, "responses", SleepRecorder(), max_attempts=2, request_timeout=0.05
+            ) as client,
+        ):
+            with pytest.raises(ModelUnavailable) as caught:
+                await client.complete(ask(stream=stream))
+    assert "failed after 2 attempts" in str(caught.value)
+    assert "no complete response within 0.05 s" in str(caught.value)
