@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -194,3 +195,20 @@ def test_cgroups_left_by_killed_corral_processes_are_swept_and_no_others(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [live.name, busy.name, foreign.name]
     )
+
+
+def test_a_process_left_in_a_killed_corral_processes_cgroup_is_ended_by_the_sweep(
+    tmp_path: Path,
+) -> None:
+    finished = subprocess.run([PYTHON, "-c", "import os; print(os.getpid())"], check=True,
+                              capture_output=True, text=True)  # fmt: skip
+    stuck = subprocess.Popen(["sleep", "600"])
+    try:
+        orphan = tmp_path / f"corral-{int(finished.stdout)}-0123456789ab"
+        orphan.mkdir()
+        (orphan / "cgroup.procs").write_text(f"{stuck.pid}\n")
+        sweep_orphan_cgroups(tmp_path)
+        assert stuck.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        stuck.kill()
+        stuck.wait(timeout=30)

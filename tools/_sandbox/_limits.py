@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -97,10 +98,12 @@ def _new_pids_cgroup(max_processes: int) -> Path | None:
 
 
 def sweep_orphan_cgroups(parent: Path) -> None:
-    """Remove the empty cgroups left by corral processes that were killed before they could
-    remove their own (a SIGKILL skips `ProcessLimit.close`). A cgroup is named after the process
-    that made it, so one of a live process (perhaps just made, not yet joined) is never touched;
-    `rmdir` refuses a cgroup that still holds a process."""
+    """Remove the cgroups left by corral processes that were killed before they could remove
+    their own (a SIGKILL skips `ProcessLimit.close`), ending what is still in them first: a
+    command's sandbox dies with its corral (`--die-with-parent`), but one caught while bwrap was
+    still setting up can be left blocked for ever. A cgroup is named after the process that made
+    it, so one of a live process (perhaps just made, not yet joined) is never touched; `rmdir`
+    refuses a cgroup whose processes have not gone yet, and the next sweep takes it."""
     try:
         entries = list(parent.iterdir())
     except OSError:
@@ -109,8 +112,22 @@ def sweep_orphan_cgroups(parent: Path) -> None:
         owner = _ORPHAN.fullmatch(entry.name)
         if owner is None or _alive(int(owner.group(1))):
             continue
+        _kill_members(entry)
         with contextlib.suppress(OSError):
             entry.rmdir()
+
+
+def _kill_members(cgroup: Path) -> None:
+    """SIGKILL every process in `cgroup` (cgroup v2's `cgroup.kill` where there is one)."""
+    with contextlib.suppress(OSError):
+        if (cgroup / "cgroup.kill").exists():
+            (cgroup / "cgroup.kill").write_text("1\n")
+            return
+        members = (cgroup / "cgroup.procs").read_text().split()
+        for pid in members:
+            if pid.isdigit():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:
