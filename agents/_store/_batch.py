@@ -19,7 +19,6 @@ from typing import Any, Generic, TypeVar, cast
 
 from ._errors import StoreClosed
 from ._schema import translate
-from ._tails import Tails
 
 T = TypeVar("T")
 
@@ -51,14 +50,13 @@ class Job(Generic[T]):
         self._settled = True
         return True
 
-    def run(self, conn: sqlite3.Connection, tails: Tails) -> None:
+    def run(self, conn: sqlite3.Connection) -> None:
         self._settled = True
         conn.execute("SAVEPOINT job")
         try:
             self._result = self.operation(conn)
         except Exception as exc:  # handed to the caller that submitted the job, never dropped
             self._error = exc
-            tails.clear()  # what the job wrote of them is undone
             conn.execute("ROLLBACK TO job")
         conn.execute("RELEASE job")
 
@@ -78,32 +76,29 @@ class Job(Generic[T]):
         return cast(T, self._result)
 
 
-def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]], tails: Tails) -> None:
+def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]]) -> None:
     """Run `batch` in one transaction; called in the writer's thread."""
     # Reads alone need no write lock, so `corral status` never stalls a running journal.
     writes = any(job.writes for job in batch)
     try:
-        _begin(conn, tails, writes=writes)
+        _begin(conn, writes=writes)
         if not all(job.run_plain(conn) for job in batch):
             # Savepoints cost two statements per operation: only paid in a batch that needs them.
-            tails.clear()
             if conn.in_transaction:  # an I/O error may have rolled it back already
                 conn.execute("ROLLBACK")
-            _begin(conn, tails, writes=writes)
+            _begin(conn, writes=writes)
             for job in batch:
-                job.run(conn, tails)
+                job.run(conn)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        tails.clear()
         _roll_back(conn)
         for job in batch:
             job.fail(exc)
 
 
-def _begin(conn: sqlite3.Connection, tails: Tails, *, writes: bool) -> None:
+def _begin(conn: sqlite3.Connection, *, writes: bool) -> None:
     if writes:
         conn.execute("BEGIN IMMEDIATE")
-        tails.begin(conn)
     else:
         conn.execute("BEGIN")
 

@@ -72,12 +72,6 @@ class SqlStore:
     def _lock_run(self, conn: Conn, run_id: str) -> None:
         """Serialise the writers that decide about the run as a whole (leases, deletion)."""
 
-    def _appended(self, agent_id: str, tail: Tail) -> None:
-        """Told the agent's new tail after each append (in the append's transaction)."""
-
-    def _deleted(self) -> None:
-        """Told that a deletion removed events (in its transaction)."""
-
     def _tail(self, conn: Conn, agent_id: str) -> Tail:
         """The agent's run, its last seq and the run's, read in one statement."""
         found = self.dialect.rows(conn, _TAIL, (agent_id, agent_id))
@@ -216,8 +210,6 @@ class SqlStore:
             rows.append({**row, "run_id": tail.run_id})
             added.append(event)
         insert(self.dialect, conn, "events", rows)
-        if added:
-            self._appended(agent_id, Tail(tail.run_id, added[-1].seq, added[-1].run_seq))
         return added
 
     async def events(self, agent_id: str, *, after_seq: int = 0) -> list[JournalEvent]:
@@ -383,7 +375,6 @@ class SqlStore:
             others = [str(r) for (r,) in self.dialect.rows(conn, REFERRERS, (run_id,) * 4)]
             check_unreferenced(run_id, others, self.journal)
             counts = {t: execute(self.dialect, conn, q, (run_id,)) for t, q in DELETES}
-            self._deleted()
             return deleted(run_id, counts)
 
         return await self._write(write)

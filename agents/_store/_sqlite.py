@@ -1,7 +1,6 @@
 """`SQLiteStore`: the journal in one SQLite file (WAL), shared safely by tasks and processes.
 
-Each open store has one connection and one writer thread that owns it (`_writer`), and what
-that thread last wrote of each agent's tail (`_tails`), so an append need not read it. Operations
+Each open store has one connection and one writer thread that owns it (`_writer`). Operations
 (written once for both databases, `_sql_ops`) queue for the writer, which runs all that are
 waiting in one transaction (`_batch`); writes take the lock up front (`BEGIN IMMEDIATE`), so
 `seq` stays gap-free even when another process appends to the same journal. Waits are bounded
@@ -23,7 +22,6 @@ from ._batch import Job
 from ._errors import StoreClosed
 from ._schema import connect, connect_read_only
 from ._sql_ops import SqlStore
-from ._tails import Tail
 from ._writer import Writer
 
 T = TypeVar("T")
@@ -61,17 +59,6 @@ class SQLiteStore(SqlStore):
             self._closed = True
             self._writer.stop()
         await self._writer.stopped.wait()
-
-    def _tail(self, conn: Sql, agent_id: str) -> Tail:
-        # Called in the writer's thread, like the other two: the writer owns `tails`.
-        known = self._writer.tails.get(agent_id)
-        return known if known is not None else super()._tail(conn, agent_id)
-
-    def _appended(self, agent_id: str, tail: Tail) -> None:
-        self._writer.tails.put(agent_id, tail)
-
-    def _deleted(self) -> None:
-        self._writer.tails.clear()
 
     async def _call(self, operation: Callable[[Sql], T], *, writes: bool = True) -> T:
         if self._closed:

@@ -22,7 +22,6 @@ from typing import Any
 import anyio
 
 from ._batch import MAX_BATCH, Job, run_batch
-from ._tails import Tails
 
 _STOP = None
 """Queued after the last jobs by `stop`."""
@@ -36,8 +35,6 @@ class Writer:
         self._loop = asyncio.get_running_loop()
         self._queue: queue.SimpleQueue[list[Job[Any]] | None] = queue.SimpleQueue()
         self._gathering: list[Job[Any]] = []
-        self.tails = Tails()
-        """Used in the thread only."""
         self.stopped = anyio.Event()
         self._thread = threading.Thread(target=self._serve, name="corral-journal", daemon=True)
         self._thread.start()
@@ -69,7 +66,7 @@ class Writer:
                 batch, stopping = self._next_batch()
                 if batch:
                     try:
-                        run_batch(self._conn, batch, self.tails)
+                        run_batch(self._conn, batch)
                     finally:
                         self._wake(batch)
         finally:
