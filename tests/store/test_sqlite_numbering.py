@@ -1,6 +1,6 @@
-"""The SQLite writer remembers where each agent's next events go; what it remembers never
-outlives the file's state: another connection's appends, a rolled-back operation in the same
-transaction, and a deleted run all make the next append read the file again."""
+"""The SQLite journal numbers each agent's events without a gap whatever else wrote to the file:
+another connection's appends, an operation that fails beside appends in one transaction (the
+batch then runs again with a savepoint per job), and a run deleted and made again."""
 
 from __future__ import annotations
 
