@@ -89,9 +89,12 @@ class SummariesAfterTools(CorralActivities):
 
 
 @asynccontextmanager
-async def summaries_after_tools(client: Client, config: CorralConfig) -> AsyncIterator[None]:
+async def worker_of(
+    kind: type[CorralActivities], client: Client, config: CorralConfig
+) -> AsyncIterator[None]:
+    """A corral worker in this process whose activities are `kind`'s."""
     async with open_worker_services(config, host=HOST, env={}) as services:
-        activities = SummariesAfterTools(services)
+        activities = kind(services)
         workers = [
             Worker(
                 client,
@@ -118,7 +121,7 @@ async def test_a_background_summary_that_runs_late_leaves_no_gap_in_the_journal(
     settings = {"hooks": hooks, "model_auto_compact_token_limit": 9000}
     async with serve_model_server(grow_until_summarised) as model, time_skipping() as env:
         config = CorralConfig.model_validate({"home": home, "base_url": model.base_url, **settings})
-        async with summaries_after_tools(env.client, config):
+        async with worker_of(SummariesAfterTools, env.client, config):
             ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
             with anyio.fail_after(WAIT):
                 outcome = await ex.run_single(
@@ -129,3 +132,54 @@ async def test_a_background_summary_that_runs_late_leaves_no_gap_in_the_journal(
     journal = await journal_of(home, outcome.agent_id)
     ran = [e["event"] for e in journal if e["kind"] == "hook_ran"]
     assert ran[:2] == ["PreCompact", "PostCompact"], "the held notes were journaled"
+
+
+class ResultLostOnce(CorralActivities):
+    """The real activities, except that the first model call's result is lost after its
+    events were journaled (as when a worker dies before the server hears of it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lost = False
+
+    @activity.defn(name="corral.call_model")
+    async def call_model(self, call: ModelCallInput) -> ModelCallOutput:
+        out = await super().call_model(call)
+        if not self.lost:
+            self.lost = True
+            raise RuntimeError("the worker died before the result reached the server")
+        return out
+
+
+def answers_differently_each_time() -> Any:
+    asked = 0
+
+    def answer(request: dict[str, Any]) -> Any:
+        nonlocal asked
+        asked += 1
+        return f"answer {asked}"
+
+    return answer
+
+
+async def test_a_model_call_retried_after_its_response_was_journaled_answers_that_response(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    async with (
+        serve_model_server(answers_differently_each_time()) as model,
+        time_skipping() as env,
+    ):
+        config = CorralConfig.model_validate({"home": home, "base_url": model.base_url})
+        async with worker_of(ResultLostOnce, env.client, config):
+            ex = TemporalExecutor(TemporalSettings(address="test"), POLICY, env.client)
+            with anyio.fail_after(WAIT):
+                outcome = await ex.run_single(
+                    config, ExecJob(task="go", cwd=workspace, run_id="run-lost"), RunSetup(env={})
+                )
+        asked = len(model.requests)
+    assert outcome.finish.error is None, outcome.finish.error
+    assert outcome.finish.message == "answer 1", "the journaled response, not a second one"
+    assert asked == 1, "the model is not asked again for a response the journal holds"
+    journal = await journal_of(home, outcome.agent_id)
+    assert [e["kind"] for e in journal].count("model_completed") == 1
