@@ -1,8 +1,8 @@
-"""A supervisor's worker of a config role (`[agents.roles.NAME]`) through a kill and a resume:
-the real CLI, killed with SIGKILL while the worker waits for its model, then `corral resume`
-after the role was changed in the config. The worker carries on as it was spawned: its role's
-instructions, model and narrowed sandbox come from the spec the journal holds, not from the
-config read again."""
+"""A supervisor's worker of a config role (`[agents.roles.NAME]`) through a stop and a resume:
+the real CLI, killed with SIGKILL or interrupted with SIGINT while the worker waits for its
+model, then `corral resume` after the role was changed in (or removed from) the config. The
+worker carries on as it was spawned: its role's instructions, model and narrowed sandbox come
+from the spec the journal holds, not from the config read again."""
 
 from __future__ import annotations
 
