@@ -15,9 +15,10 @@ import pytest
 
 from corral.orchestrator.mcp_server._lines import MAX_MESSAGE_BYTES, OVERLONG, LineSplitter
 
+from ..service._harness import TOKEN
 from ._harness import WAIT
 from .test_real_client_mcp import stdio_server
-from .test_transports import TOKEN, http_server
+from .test_transports import http_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
 
