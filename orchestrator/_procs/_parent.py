@@ -2,15 +2,16 @@
 runs its own share of them, and is the one place the run's rate limits and budget are kept.
 
 Items are dealt one at a time to whichever process has room (each may run its share of the run's
-concurrency at once; this one starts on its share while the others start up), so an item is
-handed to exactly one process at a time. Permits, budget charges and the workers' hook calls
-come back over each worker's channel. A worker process that ends before it is told to stop
-(killed, out of memory) does not fail the run, nor does one that is alive but silent past its
-heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked), which is killed
-with its process group: once it is gone for sure (reaped), the items it had not finished are
-read back from the journal and dealt again, to another process or this one, which carries each
-on by replay as `corral resume` would (its ledger decides what already ran). However the run
-ends, every worker process has exited, or has been killed, before `run_in_processes` returns.
+concurrency at once, and never more than the concurrency in all; this one also runs the shares of
+worker processes still starting up, or lost, so the run's concurrency is used from the first
+second), so an item is handed to exactly one process at a time. Permits, budget charges and the
+workers' hook calls come back over each worker's channel. A worker process that ends before it is
+told to stop (killed, out of memory) does not fail the run, nor does one that is alive but silent
+past its heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked), which is
+killed with its process group: once it is gone for sure (reaped), the items it had not finished are
+read back from the journal and dealt again, to another process or this one, which carries each on
+by replay as `corral resume` would (its ledger decides what already ran). However the run ends,
+every worker process has exited, or has been killed, before `run_in_processes` returns.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
 from ._budget import BudgetDesk, SharedBudget, has_run_limits
+from ._gil import short_switch_interval
 from ._heartbeat import Silence, beat_interval, kill_group, watch_silence
 from ._permits import PermitDesk
 from ._wire import Channel, Message, MessageTooLarge
@@ -117,31 +119,60 @@ class ProcessRun:
 
 @dataclass
 class _Deal:
-    """The items left to hand out, and how many are not final yet."""
+    """The items left to hand out, how many are not final yet, and how many are out at once:
+    never more than the run's `concurrency` in all the processes together."""
 
     queue: deque[tuple[ItemRecord, str | None]]
     left: int
+    concurrency: int
+    out: int = 0
+    """Items handed to a process (this one included) and not final yet."""
     all_final: anyio.Event = field(default_factory=anyio.Event)
     workers: list[_WorkerProcess] = field(default_factory=list)
     local: _LocalWorker | None = None
 
+    def take(self) -> tuple[ItemRecord, str | None] | None:
+        """The next item for a process with room, if the run has room for one more."""
+        if not self.queue or self.out >= self.concurrency:
+            return None
+        self.out += 1
+        return self.queue.popleft()
+
     def finished(self) -> None:
+        """An item handed out is final: count it, and hand out what its room allows."""
+        self.out -= 1
+        self._count_final()
+        self.deal_more()
+
+    def _count_final(self) -> None:
         self.left -= 1
         if self.left <= 0:
             self.all_final.set()
 
-    def hand_back(self, items: list[ReadBack]) -> None:
-        """A lost process's items, read back: the final ones count, the others go first in line
-        to whichever process has room."""
-        for item in reversed(items):
-            if item.final:
-                self.finished()
-            else:
-                self.queue.appendleft((item.record, item.owner))
-        for worker in self.workers:
-            worker.deal_more()
+    def lent(self) -> int:
+        """The shares of the worker processes not serving (still starting, or gone), which
+        this process runs meanwhile: a worker process's start-up (its interpreter, imports,
+        journal) took a second or more, half the run's concurrency idle."""
+        return sum(worker.share for worker in self.workers if not worker.serving)
+
+    def deal_more(self) -> None:
+        """Hand out what the processes have room for (a finished item frees room in the run,
+        not only in the process that ran it)."""
         if self.local is not None:
             self.local.deal_more()
+        for worker in self.workers:
+            worker.deal_more()
+
+    def hand_back(self, items: list[ReadBack], held: int) -> None:
+        """A lost process's `held` items, read back: the final ones count, the others go first
+        in line to whichever process has room."""
+        self.out -= held
+        for item in reversed(items):
+            if item.final:
+                self._count_final()
+            else:
+                self.queue.appendleft((item.record, item.owner))
+        self.deal_more()
 
 
 async def run_in_processes(
@@ -155,28 +186,38 @@ async def run_in_processes(
     count = max(1, min(run.processes, len(todo)))
     share = math.ceil(run.concurrency / count)
     owned = [(r, owners[r.index].agent_id if r.index in owners else None) for r in todo]
-    deal = _Deal(deque(owned), len(todo))
-    posts: dict[int, Callable[[Message], None]] = {}
-    desk = BudgetDesk(run.budget, posts)
-    if has_run_limits(run.budget.limits):
-        run.budget.post = desk.local_spent
+    deal = _Deal(deque(owned), len(todo), run.concurrency)
     try:
-        async with anyio.create_task_group() as tg:
-            for number in range(count - 1 if run.local is not None else count):
-                worker = _WorkerProcess(number, run, deal, share, desk)
-                deal.workers.append(worker)
-                posts[number] = worker.post
-                tg.start_soon(worker.run)
-            if run.local is not None:
-                deal.local = _LocalWorker(run.local, deal, share)
-                tg.start_soon(deal.local.run)
-            await deal.all_final.wait()
-            for worker in deal.workers:
-                worker.stop()
+        with short_switch_interval():
+            await _run_all(run, deal, count, share, {})
     except BaseExceptionGroup as group:
         raise _first(group) from None
     finally:
         run.budget.post = None
+
+
+async def _run_all(
+    run: ProcessRun,
+    deal: _Deal,
+    count: int,
+    share: int,
+    posts: dict[int, Callable[[Message], None]],
+) -> None:
+    desk = BudgetDesk(run.budget, posts)
+    if has_run_limits(run.budget.limits):
+        run.budget.post = desk.local_spent
+    async with anyio.create_task_group() as tg:
+        for number in range(count - 1 if run.local is not None else count):
+            worker = _WorkerProcess(number, run, deal, share, desk)
+            deal.workers.append(worker)
+            posts[number] = worker.post
+            tg.start_soon(worker.run)
+        if run.local is not None:
+            deal.local = _LocalWorker(run.local, deal, share)
+            tg.start_soon(deal.local.run)
+        await deal.all_final.wait()
+        for worker in deal.workers:
+            worker.stop()
 
 
 class _LocalWorker:
@@ -199,16 +240,17 @@ class _LocalWorker:
             await self.deal.all_final.wait()
 
     def deal_more(self) -> None:
-        while self._tg is not None and self.in_flight < self.share and self.deal.queue:
-            record, _ = self.deal.queue.popleft()
+        while self._tg is not None and self.in_flight < self.share + self.deal.lent():
+            taken = self.deal.take()
+            if taken is None:
+                return
             self.in_flight += 1
-            self._tg.start_soon(self._item, record)
+            self._tg.start_soon(self._item, taken[0])
 
     async def _item(self, record: ItemRecord) -> None:
         await self.run_one(record)
         self.in_flight -= 1
         self.deal.finished()
-        self.deal_more()
 
 
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -314,7 +356,7 @@ class _WorkerProcess:
             what,
             len(held),
         )
-        self.deal.hand_back(await read_back([record.index for record, _ in held]))
+        self.deal.hand_back(await read_back([record.index for record, _ in held]), len(held))
 
     def _gone(self, process: Process, what: str) -> WorkerProcessGone:
         run_id = self.run_spec.run_id
@@ -333,11 +375,10 @@ class _WorkerProcess:
                     if op == "ready" and not self.ready:
                         self.ready = True
                         startup.deadline = float("inf")
-                        self.deal_more()
+                        self.deal.deal_more()
                     elif op == "finished" and self.dealt.pop(int(message["index"]), None):
                         self.in_flight -= 1
                         self.deal.finished()
-                        self.deal_more()
                     elif op == "attempt":
                         permits.ask(message)
                     elif op == "used":
@@ -356,10 +397,17 @@ class _WorkerProcess:
         finally:
             permits.drop_all()
 
+    @property
+    def serving(self) -> bool:
+        """Whether this process takes items: started, and not stopped or lost."""
+        return self.ready and not self.stopping
+
     def deal_more(self) -> None:
-        queue = self.deal.queue
-        while self.ready and self.in_flight < self.share and queue and not self.stopping:
-            record, owner = queue.popleft()
+        while self.serving and self.in_flight < self.share:
+            taken = self.deal.take()
+            if taken is None:
+                return
+            record, owner = taken
             self.in_flight += 1
             self.dealt[record.index] = (record, owner)
             self._post_item(record, owner)
