@@ -140,10 +140,10 @@ def main() -> None:
             "rss_peak_mb", "workers_rss_peak_mb"]  # fmt: skip
     if args.timeline:
         rows += ["idle_share", "idle_core_s", "below_cap_s"]
-    print(f"{'figure':<24}" + "".join(f"{mode:>22}" for mode in runs))
+    print(f"{'figure':<24}" + "".join(f"{mode:>26}" for mode in runs))
     table = {mode: _figures(figures, ideal) for mode, figures in runs.items()}
     for row in rows:
-        print(f"{row:<24}" + "".join(f"{table[mode][row]:>22.3f}" for mode in runs))
+        print(f"{row:<24}" + "".join(f"{table[mode][row]:>26.3f}" for mode in runs))
 
 
 def _run(mode: str, url: str, agents: int, before: Path | None, timeline: bool) -> dict[str, Any]:

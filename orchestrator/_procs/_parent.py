@@ -2,16 +2,17 @@
 runs its own share of them, and is the one place the run's rate limits and budget are kept.
 
 Items are dealt one at a time to whichever process has room (each may run its share of the run's
-concurrency at once, and never more than the concurrency in all; this one also runs the shares of
-worker processes still starting up, or lost, so the run's concurrency is used from the first
-second), so an item is handed to exactly one process at a time. Permits, budget charges and the
-workers' hook calls come back over each worker's channel. A worker process that ends before it is
-told to stop (killed, out of memory) does not fail the run, nor does one that is alive but silent
-past its heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked), which is
-killed with its process group: once it is gone for sure (reaped), the items it had not finished are
-read back from the journal and dealt again, to another process or this one, which carries each on
-by replay as `corral resume` would (its ledger decides what already ran). However the run ends,
-every worker process has exited, or has been killed, before `run_in_processes` returns.
+concurrency at once, and never more than the concurrency in all; this one starts on its share while
+the others start up, and runs the share of a worker process that was lost too, so the run keeps its
+concurrency), so an item is handed to exactly one process at a time. Permits, budget charges and
+the workers' hook calls come back over each worker's channel. A worker process that ends before it
+is told to stop (killed, out of memory) does not fail the run, nor does one that is alive but
+silent past its heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked),
+which is killed with its process group: once it is gone for sure (reaped), the items it had not
+finished are read back from the journal and dealt again, to another process or this one, which
+carries each on by replay as `corral resume` would (its ledger decides what already ran). However
+the run ends, every worker process has exited, or has been killed, before `run_in_processes`
+returns.
 """
 
 from __future__ import annotations
@@ -150,10 +151,12 @@ class _Deal:
             self.all_final.set()
 
     def lent(self) -> int:
-        """The shares of the worker processes not serving (still starting, or gone), which
-        this process runs meanwhile: a worker process's start-up (its interpreter, imports,
-        journal) took a second or more, half the run's concurrency idle."""
-        return sum(worker.share for worker in self.workers if not worker.serving)
+        """The shares of the worker processes lost (killed, or ended), which this process runs
+        from then on. Not those of worker processes still starting: an item lasts several
+        turns, so a share borrowed during a start-up of a second or two came back only once
+        those items ended, and the new process sat idle meanwhile (`benchmarks/timeline.py`,
+        docs/performance.md, round 7)."""
+        return sum(worker.share for worker in self.workers if worker.lost)
 
     def deal_more(self) -> None:
         """Hand out what the processes have room for (a finished item frees room in the run,
@@ -401,6 +404,11 @@ class _WorkerProcess:
     def serving(self) -> bool:
         """Whether this process takes items: started, and not stopped or lost."""
         return self.ready and not self.stopping
+
+    @property
+    def lost(self) -> bool:
+        """Whether this process ended before the run was done with it."""
+        return self.stopping and not self.deal.all_final.is_set()
 
     def deal_more(self) -> None:
         while self.serving and self.in_flight < self.share:

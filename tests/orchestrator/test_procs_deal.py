@@ -1,6 +1,6 @@
-"""How a fan-out in processes deals its items: the parent runs the shares of worker processes
-that are not serving yet (or any more), and never more than the run's concurrency is out in
-all the processes together.
+"""How a fan-out in processes deals its items: the parent runs its own share while a worker
+process starts, and the share of one that was lost; never more than the run's concurrency is
+out in all the processes together.
 
 The worker process here is the parent's record of one that has not started (no process is
 spawned): the deal is tested alone, the processes in `test_fanout_processes.py`.
@@ -77,32 +77,32 @@ def deal_of(items: int, local: Items) -> tuple[_Deal, _WorkerProcess]:
     return deal, worker
 
 
-async def test_the_parent_runs_the_whole_concurrency_while_its_worker_process_starts() -> None:
+async def test_the_parent_runs_its_share_while_its_worker_process_starts() -> None:
     local = Items()
     deal, worker = deal_of(10, local)
     assert deal.local is not None
     async with anyio.create_task_group() as tg:
         tg.start_soon(deal.local.run)
-        await local.until(CONCURRENCY)
-        assert (deal.out, worker.in_flight) == (CONCURRENCY, 0)
+        await local.until(SHARE)
+        assert (deal.out, deal.local.in_flight, worker.in_flight) == (SHARE, SHARE, 0)
+        worker.ready = True
+        deal.deal_more()  # as the worker's `ready` does
+        assert (deal.out, worker.in_flight) == (CONCURRENCY, SHARE)
         tg.cancel_scope.cancel()
 
 
-async def test_a_worker_process_that_is_up_gets_the_room_the_parent_gives_back() -> None:
+async def test_a_freed_slot_goes_to_whichever_process_has_room_never_past_the_concurrency() -> None:
     local = Items()
     deal, worker = deal_of(10, local)
     assert deal.local is not None
+    worker.ready = True
     async with anyio.create_task_group() as tg:
         tg.start_soon(deal.local.run)
-        await local.until(CONCURRENCY)
-        worker.ready = True
+        await local.until(SHARE)
         deal.deal_more()
-        # The run is full: the worker process waits for room, the parent takes no more.
-        assert (deal.out, worker.in_flight) == (CONCURRENCY, 0)
-        for index in sorted(local.running)[:3]:
-            await local.end(index)
-        # The parent is back within its share; the rest of the concurrency went to the worker.
-        assert (deal.local.in_flight, worker.in_flight, deal.out) == (SHARE, SHARE, CONCURRENCY)
+        assert (deal.out, worker.in_flight) == (CONCURRENCY, SHARE)
+        await local.end(sorted(local.running)[0])
+        assert (deal.out, deal.local.in_flight, worker.in_flight) == (CONCURRENCY, SHARE, SHARE)
         tg.cancel_scope.cancel()
 
 
