@@ -139,7 +139,7 @@ def main() -> None:
     rows = ["wall_s", "efficiency", "cpu_ms_per_turn", "server_cpu_ms_per_turn", "lost_agents",
             "rss_peak_mb", "workers_rss_peak_mb"]  # fmt: skip
     if args.timeline:
-        rows += ["idle_share", "idle_core_s", "below_cap_s"]
+        rows += ["timeline_s", "idle_share", "idle_core_s", "below_cap_s", "machine_cpu_s"]
     print(f"{'figure':<24}" + "".join(f"{mode:>26}" for mode in runs))
     table = {mode: _figures(figures, ideal) for mode, figures in runs.items()}
     for row in rows:
@@ -176,8 +176,11 @@ def _figures(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
         "lost_agents": median(lambda r: r["lost_agents"]),
         "rss_peak_mb": median(lambda r: r["rss_peak_mb"]),
         "workers_rss_peak_mb": median(lambda r: r["workers_rss_peak_mb"]),
-        **{name: _median_of(runs, name) for name in ("idle_share", "idle_core_s", "below_cap_s")},
+        **{name: _median_of(runs, name) for name in TIMELINE_FIGURES},
     }
+
+
+TIMELINE_FIGURES = ("timeline_s", "idle_share", "idle_core_s", "below_cap_s", "machine_cpu_s")
 
 
 def _median_of(runs: list[dict[str, Any]], name: str) -> float:

@@ -171,11 +171,12 @@ class Timeline:
         return "\n".join(rows)
 
     def summary(self, concurrency: int) -> dict[str, float]:
-        """The run's figures: wall seen, cores idle on average, CPU seconds by role, and the
-        seconds with fewer than `concurrency` requests in flight while some were answered."""
+        """The run's figures: its span from the first request answered to the last
+        (`timeline_s`), CPU seconds by role (`machine`: the rest of the machine's), core-seconds
+        idle, and the seconds with fewer than `concurrency` requests in flight."""
         run = self.active()
         wall = sum(s.span for s in run)
-        figures: dict[str, float] = {"wall_s": wall}
+        figures: dict[str, float] = {"timeline_s": wall}
         for role in ROLES:
             figures[f"{role}_cpu_s"] = sum(s.cpu.get(role, 0.0) for s in run)
         used = sum(figures[f"{r}_cpu_s"] for r in ROLES)
