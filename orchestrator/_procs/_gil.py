@@ -6,11 +6,11 @@ writer thread holds that lock from `BEGIN IMMEDIATE` to `COMMIT`, and between it
 (Python's `sqlite3` lets go of the GIL around each) it needs the GIL, which a busy event loop
 (every process of a fan-out at scale) hands over only after the switch interval, 5 ms by
 default. Timed in both processes of a fan-out at 1,000 agents (docs/performance.md, round 7):
-the lock was held about seven times as long as the writer's own CPU in its transactions, and
+the lock was held four to eleven times as long as the writer's own CPU in its transactions, and
 each process waited seconds per run for the other's; with 0.5 ms the one-process fan-out held
 it about a third less, two processes mostly less (the machine's load blurs the rest). The loop
 pays a switch only when another thread waits for the GIL, which in a fan-out is mostly that
-writer; no CPU per turn was lost in the same runs.
+writer. Kept provisionally: whether it pays is for a quiet machine to show (the page says how).
 """
 
 from __future__ import annotations
