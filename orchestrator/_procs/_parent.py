@@ -25,7 +25,7 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -47,6 +47,7 @@ from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
 from ._budget import BudgetDesk, SharedBudget, has_run_limits
+from ._deal import Deal, LocalWorker, ReadItems
 from ._gil import short_switch_interval
 from ._heartbeat import Silence, beat_interval, kill_group, watch_silence
 from ._permits import PermitDesk
@@ -66,20 +67,6 @@ model call arrives as its model and usage alone (no input, no output items)."""
 class WorkerProcessGone(OperationFailed):
     """A worker process ended before the run was done with it, and its items cannot be dealt
     again (the run gave no way to read them back)."""
-
-
-@dataclass(frozen=True)
-class ReadBack:
-    """An item of a lost worker process as the journal now has it: its record, its latest
-    agent (None: none was journaled, it starts afresh), and whether it is final already."""
-
-    record: ItemRecord
-    owner: str | None
-    final: bool
-
-
-ReadItems = Callable[[list[int]], Awaitable[list[ReadBack]]]
-"""Reads the given items back from the journal (for items a lost worker process held)."""
 
 
 @dataclass(frozen=True)
@@ -118,66 +105,6 @@ class ProcessRun:
         }
 
 
-@dataclass
-class _Deal:
-    """The items left to hand out, how many are not final yet, and how many are out at once:
-    never more than the run's `concurrency` in all the processes together."""
-
-    queue: deque[tuple[ItemRecord, str | None]]
-    left: int
-    concurrency: int
-    out: int = 0
-    """Items handed to a process (this one included) and not final yet."""
-    all_final: anyio.Event = field(default_factory=anyio.Event)
-    workers: list[_WorkerProcess] = field(default_factory=list)
-    local: _LocalWorker | None = None
-
-    def take(self) -> tuple[ItemRecord, str | None] | None:
-        """The next item for a process with room, if the run has room for one more."""
-        if not self.queue or self.out >= self.concurrency:
-            return None
-        self.out += 1
-        return self.queue.popleft()
-
-    def finished(self) -> None:
-        """An item handed out is final: count it, and hand out what its room allows."""
-        self.out -= 1
-        self._count_final()
-        self.deal_more()
-
-    def _count_final(self) -> None:
-        self.left -= 1
-        if self.left <= 0:
-            self.all_final.set()
-
-    def lent(self) -> int:
-        """The shares of the worker processes lost (killed, or ended), which this process runs
-        from then on. Not those of worker processes still starting: an item lasts several
-        turns, so a share borrowed during a start-up of a second or two came back only once
-        those items ended, and the new process sat idle meanwhile (`benchmarks/timeline.py`,
-        docs/performance.md, round 7)."""
-        return sum(worker.share for worker in self.workers if worker.lost)
-
-    def deal_more(self) -> None:
-        """Hand out what the processes have room for (a finished item frees room in the run,
-        not only in the process that ran it)."""
-        if self.local is not None:
-            self.local.deal_more()
-        for worker in self.workers:
-            worker.deal_more()
-
-    def hand_back(self, items: list[ReadBack], held: int) -> None:
-        """A lost process's `held` items, read back: the final ones count, the others go first
-        in line to whichever process has room."""
-        self.out -= held
-        for item in reversed(items):
-            if item.final:
-                self._count_final()
-            else:
-                self.queue.appendleft((item.record, item.owner))
-        self.deal_more()
-
-
 async def run_in_processes(
     run: ProcessRun, records: list[ItemRecord], owners: dict[int, AgentRecord]
 ) -> None:
@@ -189,7 +116,7 @@ async def run_in_processes(
     count = max(1, min(run.processes, len(todo)))
     share = math.ceil(run.concurrency / count)
     owned = [(r, owners[r.index].agent_id if r.index in owners else None) for r in todo]
-    deal = _Deal(deque(owned), len(todo), run.concurrency)
+    deal = Deal(deque(owned), len(todo), run.concurrency)
     try:
         with short_switch_interval():
             await _run_all(run, deal, count, share, {})
@@ -201,7 +128,7 @@ async def run_in_processes(
 
 async def _run_all(
     run: ProcessRun,
-    deal: _Deal,
+    deal: Deal,
     count: int,
     share: int,
     posts: dict[int, Callable[[Message], None]],
@@ -209,51 +136,21 @@ async def _run_all(
     desk = BudgetDesk(run.budget, posts)
     if has_run_limits(run.budget.limits):
         run.budget.post = desk.local_spent
+    workers = [
+        _WorkerProcess(number, run, deal, share, desk)
+        for number in range(count - 1 if run.local is not None else count)
+    ]
     async with anyio.create_task_group() as tg:
-        for number in range(count - 1 if run.local is not None else count):
-            worker = _WorkerProcess(number, run, deal, share, desk)
+        for worker in workers:
             deal.workers.append(worker)
-            posts[number] = worker.post
+            posts[worker.number] = worker.post
             tg.start_soon(worker.run)
         if run.local is not None:
-            deal.local = _LocalWorker(run.local, deal, share)
+            deal.local = LocalWorker(run.local, deal, share)
             tg.start_soon(deal.local.run)
         await deal.all_final.wait()
-        for worker in deal.workers:
+        for worker in workers:
             worker.stop()
-
-
-class _LocalWorker:
-    """This process's own share of the items, run by the fan-out's pool as in one process."""
-
-    def __init__(
-        self, run_one: Callable[[ItemRecord], Awaitable[None]], deal: _Deal, share: int
-    ) -> None:
-        self.run_one = run_one
-        self.deal = deal
-        self.share = share
-        self.in_flight = 0
-        self._tg: TaskGroup | None = None
-
-    async def run(self) -> None:
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            self.deal_more()
-            # Until the run is done: a lost worker process's items may come back to deal.
-            await self.deal.all_final.wait()
-
-    def deal_more(self) -> None:
-        while self._tg is not None and self.in_flight < self.share + self.deal.lent():
-            taken = self.deal.take()
-            if taken is None:
-                return
-            self.in_flight += 1
-            self._tg.start_soon(self._item, taken[0])
-
-    async def _item(self, record: ItemRecord) -> None:
-        await self.run_one(record)
-        self.in_flight -= 1
-        self.deal.finished()
 
 
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -268,7 +165,7 @@ def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
 
 
 class _WorkerProcess:
-    def __init__(self, number: int, run: ProcessRun, deal: _Deal, share: int, desk: BudgetDesk):
+    def __init__(self, number: int, run: ProcessRun, deal: Deal, share: int, desk: BudgetDesk):
         self.number = number
         self.run_spec = run
         self.deal = deal

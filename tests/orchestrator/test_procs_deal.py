@@ -16,7 +16,8 @@ import pytest
 from corral.agents import BudgetConfig, CorralConfig, ItemRecord, RunnerHooks
 from corral.orchestrator._procs import ProcessRun, SharedBudget
 from corral.orchestrator._procs._budget import BudgetDesk
-from corral.orchestrator._procs._parent import _Deal, _LocalWorker, _WorkerProcess
+from corral.orchestrator._procs._deal import Deal, LocalWorker
+from corral.orchestrator._procs._parent import _WorkerProcess
 from corral.orchestrator._ratelimit import RateLimiterRegistry
 
 pytestmark = pytest.mark.anyio
@@ -57,7 +58,7 @@ class Items:
                 await self.changed.wait()
 
 
-def deal_of(items: int, local: Items) -> tuple[_Deal, _WorkerProcess]:
+def deal_of(items: int, local: Items) -> tuple[Deal, _WorkerProcess]:
     budget = SharedBudget(BudgetConfig())
     run = ProcessRun(
         run_id=RUN,
@@ -70,10 +71,10 @@ def deal_of(items: int, local: Items) -> tuple[_Deal, _WorkerProcess]:
         local=local.run_one,
     )
     records = [(ItemRecord(run_id=RUN, index=i, input={}), None) for i in range(items)]
-    deal = _Deal(deque(records), items, CONCURRENCY)
+    deal = Deal(deque(records), items, CONCURRENCY)
     worker = _WorkerProcess(0, run, deal, SHARE, BudgetDesk(budget, {}))
     deal.workers.append(worker)
-    deal.local = _LocalWorker(local.run_one, deal, SHARE)
+    deal.local = LocalWorker(local.run_one, deal, SHARE)
     return deal, worker
 
 
