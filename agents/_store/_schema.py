@@ -259,7 +259,12 @@ def _configure(conn: sqlite3.Connection, path: Path) -> None:
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the journal to `SCHEMA_VERSION` under the write lock; a journal already there is
+    only read, so opening one does not queue behind other processes' writes (each worker process
+    of a fan-out opens the run's journal while the others append to it)."""
     try:
+        if _committed_version(conn) == SCHEMA_VERSION:
+            return
         with _transaction(conn):
             version = _schema_version(conn, path)
             if version > SCHEMA_VERSION:
@@ -273,6 +278,15 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
             conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
     except sqlite3.Error as exc:
         raise translate(exc, path) from exc
+
+
+def _committed_version(conn: sqlite3.Connection) -> int | None:
+    """The committed schema version, read without the write lock; None when there is none yet."""
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    row = conn.execute("SELECT version FROM schema_version").fetchone() if found else None
+    return None if row is None else int(row[0])
 
 
 def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
