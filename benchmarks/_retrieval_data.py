@@ -25,6 +25,9 @@ class Query:
     text: str
     expected: frozenset[str]
     part: Part
+    # The round of issue 20 that wrote the query (0 where the file does not say), so each
+    # round's queries can be scored apart: later rounds wrote them in other styles.
+    written: int = 0
 
 
 def part_of(text: str) -> Part:
@@ -44,5 +47,6 @@ def read_queries(path: Path, known: Collection[str]) -> list[Query]:
         unknown = sorted(expected - set(known))
         if unknown:
             raise SystemExit(f"{path}:{number}: unknown names {', '.join(unknown)}")
-        queries.append(Query(record["query"], expected, part_of(record["query"])))
+        text = record["query"]
+        queries.append(Query(text, expected, part_of(text), int(record.get("round", 0))))
     return queries

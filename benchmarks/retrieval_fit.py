@@ -48,18 +48,24 @@ def samples(
 
 
 def fit(train: Sequence[Sample], l2: float, steps: int = 3000, rate: float = 0.5) -> Matrix:
-    """Weights per raw feature (standardisation folded in), by gradient descent."""
+    """Weights per raw feature (standardisation folded in), by gradient descent over all
+    queries at once: each head padded to the longest, padding masked out of the softmax."""
     stacked = np.concatenate([x for x, _ in train])
     mean, scale = stacked.mean(axis=0), stacked.std(axis=0) + 1e-9
-    scaled = [((x - mean) / scale, y / y.sum()) for x, y in train]
+    longest = max(len(y) for _, y in train)
+    x_all = np.zeros((len(train), longest, len(FEATURES)), dtype=np.float64)
+    target = np.zeros((len(train), longest), dtype=np.float64)
+    mask = np.full((len(train), longest), -np.inf)
+    for row, (x, y) in enumerate(train):
+        x_all[row, : len(y)] = (x - mean) / scale
+        target[row, : len(y)] = y / y.sum()
+        mask[row, : len(y)] = 0.0
     w = np.zeros(len(FEATURES), dtype=np.float64)
     for _ in range(steps):
-        grad = l2 * w
-        for x, target in scaled:
-            s = x @ w
-            p = np.exp(s - s.max())
-            grad += x.T @ (p / p.sum() - target)
-        w -= rate * grad / len(scaled)
+        s = x_all @ w + mask
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        w -= rate * (l2 * w + np.einsum("ql,qlf->f", p - target, x_all)) / len(train)
     weights: Matrix = w / scale
     return weights
 
@@ -77,20 +83,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     tools = load_catalog(SHARED / "tools")
     tune = [q for q in read_queries(TOOL_QUERIES, {t.name for t in tools}) if q.part == "tune"]
     index = ToolIndex(tools, MiniLMEmbedder())
-    data = samples(index, [q.text for q in tune], [q.expected for q in tune])
+    # One query at a time, to know each kept sample's round; a query whose expected tool is
+    # outside the head is dropped here and counts as a miss below.
+    data, rounds = [], []
+    for query in tune:
+        for sample in samples(index, [query.text], [query.expected]):
+            data.append(sample)
+            rounds.append(query.written)
     folds = np.array_split(np.random.default_rng(0).permutation(len(data)), 5)
-    at1 = at5 = 0.0
+    hit1, hit5 = np.zeros(len(data), dtype=bool), np.zeros(len(data), dtype=bool)
     for k, fold in enumerate(folds):
-        rest = [data[i] for j, f in enumerate(folds) if j != k for i in f]
-        weights = fit(rest, args.l2)
-        held = [data[i] for i in fold]
-        at1 += recall(weights, held, 1) * len(held)
-        at5 += recall(weights, held, 5) * len(held)
-    # Queries whose expected tool is outside the head count as misses.
+        weights = fit([data[i] for j, f in enumerate(folds) if j != k for i in f], args.l2)
+        for i in fold:
+            hit1[i] = recall(weights, [data[i]], 1) > 0
+            hit5[i] = recall(weights, [data[i]], 5) > 0
     print(
-        f"5-fold cross-validation on tune: recall@1 {at1 / len(tune):.3f}, "
-        f"recall@5 {at5 / len(tune):.3f}"
+        f"5-fold cross-validation on tune: recall@1 {hit1.sum() / len(tune):.3f}, "
+        f"recall@5 {hit5.sum() / len(tune):.3f}"
     )
+    for written in sorted(set(rounds)):
+        total = sum(q.written == written for q in tune)
+        mine = np.array(rounds) == written
+        print(
+            f"  round {written}'s {total} tune queries: recall@1 {hit1[mine].sum() / total:.3f}, "
+            f"recall@5 {hit5[mine].sum() / total:.3f}"
+        )
     weights = fit(data, args.l2)
     for name, weight in zip(FEATURES, weights, strict=True):
         print(f"{name:20} {weight:8.3f}")
