@@ -200,9 +200,17 @@ class AgentLives:
             await self._record_end(handle, finish)
             await self._finished(handle, finish)
             return False
-        now = self.options.clock()
-        await self.store.update_agent(handle.agent_id, status="running", updated_at=now)
-        await self.note(handle.agent_id, "agent_started", started_note(handle.spec))
+        # Its status and the note of its start in one write.
+        now, note = self.options.clock(), started_note(handle.spec)
+        (record,) = await self.store.append_events(
+            handle.agent_id,
+            [("agent_started", note)],
+            at=now,
+            agent_update={"status": "running", "updated_at": now},
+        )
+        SafeHooks(self.options.hooks).event(
+            handle.agent_id, record.seq, record.kind, record.payload
+        )
         return True
 
     async def _crashed(self, handle: AgentHandle, exc: Exception, *, internal: bool = True) -> None:

@@ -103,12 +103,10 @@ class RunRuntime(AgentLives):
         handle.skills = listing
         if queued and parent is not None:
             handle.first, handle.queued = first, True
-            await self._journal_agent(spec, task, status=PENDING)
-            await self.note(spec.agent_id, "agent_queued", started_note(spec))
+            await self._journal_agent(spec, task, "agent_queued", status=PENDING)
             self._admit_waiting(parent)  # a slot may have freed while this one was journaled
             return handle
-        await self._journal_agent(spec, task)
-        await self.note(spec.agent_id, "agent_started", started_note(spec))
+        await self._journal_agent(spec, task, "agent_started")
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
 
@@ -260,11 +258,15 @@ class RunRuntime(AgentLives):
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
         return self.budget.charge(usage, cost, tool_calls)
 
-    async def _journal_agent(self, spec: AgentSpec, task: str, status: str | None = None) -> None:
+    async def _journal_agent(
+        self, spec: AgentSpec, task: str, note: str, status: str | None = None
+    ) -> None:
+        """The agent's row and the note of its start (or queueing): one write, not two."""
         record = spec.journal_record(task, now=self.options.clock())
         if status is not None:
             record = record.model_copy(update={"status": status})
-        await self.store.create_agent(record)
+        (event,) = await self.store.create_agent(record, events=[(note, started_note(spec))])
+        SafeHooks(self.options.hooks).event(spec.agent_id, event.seq, note, event.payload)
 
     # -- what supervisors do to their children ------------------------------------------------
 
