@@ -55,7 +55,7 @@ from ._host import carry_out
 from ._items import FunctionCall, Message, Usage
 from ._outputs import journaled_result, ledger_output
 from ._preparations import CompactionGate, Preparations, open_preparations
-from ._store import LedgerEntry, Store
+from ._store import JournalEvent, LedgerEntry, Store
 from .model import ModelClient, ModelError, ModelRequest, ModelResponse
 
 CLEANUP_TIMEOUT = 10.0
@@ -152,6 +152,13 @@ class AgentRunner:
         """Journal `event`, then hand it to the core."""
         async with self._lock:
             return await self._feed_locked(event)
+
+    async def take_journaled(self, event: Event, record: JournalEvent) -> list[Action]:
+        """Hand the core `event`, which its host journaled already as `record` (a root agent's
+        task goes to the journal with the agent's own row): what `feed` does, but the write."""
+        async with self._lock:
+            self._hooks.event(self.agent_id, record.seq, event.kind, record.payload)
+            return self.core.handle(event)
 
     async def _feed_locked(self, event: Event) -> list[Action]:
         payload = event_to_payload(event)

@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup
 from corral.agents import (
     HOOK_NOTE,
     RUN_CANCELLED,
+    Action,
     AgentHooks,
     AgentSpec,
     AgentStatus,
@@ -255,11 +256,18 @@ class AgentLives:
             if first is None:
                 finish = await continue_agent(handle.runner)
             else:
-                finish = await handle.runner.drive(await handle.runner.feed(first))
+                finish = await handle.runner.drive(await self._take_input(handle, first))
         handle.turn_scope, handle.runner.interrupt_reason = None, RUN_CANCELLED
         if finish is None:
             finish = Finish(status=AgentStatus.INTERRUPTED, error="interrupted")
         await self._finished(handle, finish)
+
+    async def _take_input(self, handle: AgentHandle, message: UserInput) -> list[Action]:
+        """Feed `message` to the agent, unless it is the task journaled with its row."""
+        journaled, handle.journaled_first = handle.journaled_first, None
+        if journaled is not None and journaled[0] is message:
+            return await handle.runner.take_journaled(message, journaled[1])
+        return await handle.runner.feed(message)
 
     async def _finished(self, handle: AgentHandle, finish: Finish) -> None:
         if finish.status is AgentStatus.INTERRUPTED and handle.inbox and not handle.closed:
