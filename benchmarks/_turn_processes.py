@@ -9,7 +9,8 @@ turn: it runs on the same cores, so it bounds the fan-out's wall time as much as
 
     python -m benchmarks.turns --scenarios scale --modes corral-fanout-p1,corral-fanout-p2
     python -m benchmarks._turn_processes --repeat 3     # the same, with the workers' figures
-    python -m benchmarks._turn_processes --before /tmp/before   # and against that server too
+    python -m benchmarks._turn_processes --before /tmp/before   # and that checkout's clients
+    python -m benchmarks._turn_processes --repeat 1 --timeline  # where the cores sit idle
 """
 
 from __future__ import annotations
@@ -97,49 +98,67 @@ PROCESS_MODES = {"corral-fanout-p1": _mode(1), "corral-fanout-p2": _mode(2)}
 
 
 def main() -> None:
-    from contextlib import ExitStack
-
     from ._server import model_server, server_cpu
-    from .turns import SCENARIOS, TURNS, run_worker
+    from .turns import BEFORE, SCENARIOS
 
     parser = argparse.ArgumentParser(description="fan-out in 1 and 2 processes: scale scenario")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--agents", type=int, default=SCENARIOS["scale"].agents)
+    parser.add_argument("--modes", default=",".join(PROCESS_MODES))
     parser.add_argument(
         "--before",
         type=Path,
-        help="a checkout of older code: its model server also serves each mode, as "
-        "MODE@server-before, interleaved (the clients are this checkout's)",
+        help="a checkout of older code: each mode also runs from it, as MODE@before, "
+        "interleaved, against the same model server",
+    )
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="sample every process's CPU and the requests in flight each 100 ms; print a "
+        "table per run and add the idle figures",
     )
     args = parser.parse_args()
     scenario = SCENARIOS["scale"]
-    options = ("--latency-ms", str(scenario.latency_ms))
-    servers = {"": None} if args.before is None else {"": None, "@server-before": args.before}
+    modes = args.modes.split(",")
+    if args.before is not None:
+        modes = [m + tag for m in modes for tag in ("", BEFORE)]
     runs: dict[str, list[dict[str, Any]]] = {}
-    with ExitStack() as stack:
-        urls = {
-            tag: stack.enter_context(model_server("benchmarks.turns:policy", *options, code=code))
-            for tag, code in servers.items()
-        }
+    with model_server("benchmarks.turns:policy", "--latency-ms", str(scenario.latency_ms)) as url:
         for _ in range(args.repeat):
-            for mode in PROCESS_MODES:
-                for tag, url in urls.items():
-                    served = server_cpu(url)
-                    figures = run_worker(mode, url, scenario, args.agents, "asyncio", None)
-                    figures["server_cpu_s"] = server_cpu(url) - served
-                    runs.setdefault(mode + tag, []).append(figures)
-    ideal = -(-args.agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
+            for mode in modes:
+                served = server_cpu(url)
+                figures = _run(mode, url, args.agents, args.before, args.timeline)
+                figures["server_cpu_s"] = server_cpu(url) - served
+                runs.setdefault(mode, []).append(figures)
+    ideal = -(-args.agents // scenario.concurrency) * TURNS_PER_AGENT * scenario.latency_ms / 1000
     print(
-        f"scale: {args.agents} agents x {TURNS} turns, {scenario.concurrency} at a time, "
-        f"{scenario.latency_ms} ms; ideal {ideal:g} s; medians of {args.repeat}; "
+        f"scale: {args.agents} agents x {TURNS_PER_AGENT} turns, {scenario.concurrency} at a "
+        f"time, {scenario.latency_ms} ms; ideal {ideal:g} s; medians of {args.repeat}; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
-    rows = ("wall_s", "efficiency", "cpu_ms_per_turn", "server_cpu_ms_per_turn", "lost_agents",
-            "rss_peak_mb", "workers_rss_peak_mb")  # fmt: skip
-    print(f"{'figure':<22}" + "".join(f"{mode:>32}" for mode in runs))
+    rows = ["wall_s", "efficiency", "cpu_ms_per_turn", "server_cpu_ms_per_turn", "lost_agents",
+            "rss_peak_mb", "workers_rss_peak_mb"]  # fmt: skip
+    if args.timeline:
+        rows += ["timeline_s", "idle_share", "idle_core_s", "below_cap_s", "machine_cpu_s"]
+    print(f"{'figure':<24}" + "".join(f"{mode:>26}" for mode in runs))
     table = {mode: _figures(figures, ideal) for mode, figures in runs.items()}
     for row in rows:
-        print(f"{row:<22}" + "".join(f"{table[mode][row]:>32.3f}" for mode in runs))
+        print(f"{row:<24}" + "".join(f"{table[mode][row]:>26.3f}" for mode in runs))
+
+
+def _run(mode: str, url: str, agents: int, before: Path | None, timeline: bool) -> dict[str, Any]:
+    from .timeline import Timeline
+    from .turns import SCENARIOS, run_worker
+
+    scenario = SCENARIOS["scale"]
+    if not timeline:
+        return run_worker(mode, url, scenario, agents, "asyncio", before)
+    with Timeline(url.removesuffix("/v1") + "/stats") as line:
+        figures = run_worker(mode, url, scenario, agents, "asyncio", before)
+    summary = line.summary(scenario.concurrency)
+    print(f"\n{mode}: {json.dumps({k: round(v, 2) for k, v in summary.items()})}")
+    print(line.table(every=5), flush=True)
+    return {**figures, **summary}
 
 
 def _figures(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
@@ -157,7 +176,15 @@ def _figures(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
         "lost_agents": median(lambda r: r["lost_agents"]),
         "rss_peak_mb": median(lambda r: r["rss_peak_mb"]),
         "workers_rss_peak_mb": median(lambda r: r["workers_rss_peak_mb"]),
+        **{name: _median_of(runs, name) for name in TIMELINE_FIGURES},
     }
+
+
+TIMELINE_FIGURES = ("timeline_s", "idle_share", "idle_core_s", "below_cap_s", "machine_cpu_s")
+
+
+def _median_of(runs: list[dict[str, Any]], name: str) -> float:
+    return statistics.median(float(run.get(name, 0.0)) for run in runs)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,10 @@ from ._metrics import RunMetrics as RunMetrics
 from ._prices import DEFAULT_PRICES as DEFAULT_PRICES
 from ._prices import missing_price as missing_price
 from ._prices import price_table as price_table
-from ._setup import TelemetrySettings as TelemetrySettings
+from ._settings import TelemetrySettings as TelemetrySettings
+from ._settings import telemetry_settings as telemetry_settings
 from ._setup import build_telemetry as build_telemetry
 from ._setup import open_observability as open_observability
-from ._setup import telemetry_settings as telemetry_settings
 from ._tool_extras import record_hook_span as record_hook_span
 from ._tool_extras import record_tool_extras as record_tool_extras
 from ._trace_tree import TURN_KIND as TURN_KIND

@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 
-from ._setup import TelemetrySettings
+from ._settings import TelemetrySettings
 
 logger = logging.getLogger("corral.observability._setup")
 """The warnings keep the logger name they always had."""

@@ -9,10 +9,8 @@ The OpenTelemetry SDK (`_providers`) is imported only when something is exported
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
@@ -24,53 +22,15 @@ from corral.agents import CompositeHooks, OtelConfig, RunnerHooks
 from ._content import Redactor, capture_enabled
 from ._logging import trace_ids_on_logs
 from ._metrics import RunMetrics
+from ._settings import TelemetrySettings, telemetry_settings
 from ._tracing import CostFn, TracingHooks
 from ._waits import WaitRecorder, recording_waits
 
 if TYPE_CHECKING:
     from ._providers import Telemetry
 
-logger = logging.getLogger(__name__)
 SHUTDOWN_GRACE = 15.0
 """Seconds the final flush may take: longer than the exporter's own 10 s default timeout."""
-_EXPORTERS = ("otlp", "console", "none")
-
-
-@dataclass(frozen=True)
-class TelemetrySettings:
-    """What to export where, once config and environment are merged."""
-
-    traces: str
-    metrics: str
-    endpoint: str | None
-    protocol: str
-    service_name: str
-
-    @property
-    def enabled(self) -> bool:
-        return self.traces != "none" or self.metrics != "none"
-
-
-def telemetry_settings(config: OtelConfig, env: Mapping[str, str]) -> TelemetrySettings:
-    endpoint = env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or config.endpoint
-    default = config.exporter
-    if default == "none" and env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
-        default = "otlp"
-    return TelemetrySettings(
-        traces=_choice(env.get("OTEL_TRACES_EXPORTER"), default),
-        metrics=_choice(env.get("OTEL_METRICS_EXPORTER"), default),
-        endpoint=endpoint,
-        protocol=env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or config.protocol,
-        service_name=env.get("OTEL_SERVICE_NAME") or config.service_name,
-    )
-
-
-def _choice(value: str | None, default: str) -> str:
-    chosen = (value or default).strip().lower()
-    if chosen not in _EXPORTERS:
-        logger.warning("unknown OpenTelemetry exporter %r: nothing is exported", chosen)
-        return "none"
-    return chosen
 
 
 @asynccontextmanager

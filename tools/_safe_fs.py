@@ -109,10 +109,10 @@ def open_regular(path: Path) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def read_bytes(path: Path) -> bytes:
-    """The whole of the regular file at `path`."""
+def read_bytes(path: Path, limit: int = -1) -> bytes:
+    """The regular file at `path`: the whole of it, or its first `limit` bytes."""
     with open_regular(path) as handle:
-        return handle.read()
+        return handle.read(limit)
 
 
 def read_link(path: Path) -> str:

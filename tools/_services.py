@@ -14,7 +14,7 @@ from ._exec_sessions import ExecSessions
 from ._sandbox import Sandbox
 
 if TYPE_CHECKING:
-    from ._user_hooks import HookRunner
+    from ._user_hooks._run import HookRunner
 
 
 @dataclass(frozen=True)

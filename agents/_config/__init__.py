@@ -7,8 +7,8 @@ file widens power (sandbox, MCP servers, endpoints, ...) only in a project the u
 """
 
 from ._errors import ConfigError as ConfigError
-from ._load import LoadedConfig as LoadedConfig
 from ._load import load_config as load_config
+from ._loaded import LoadedConfig as LoadedConfig
 from ._model import AgentsConfig as AgentsConfig
 from ._model import BudgetConfig as BudgetConfig
 from ._model import CompactionConfig as CompactionConfig

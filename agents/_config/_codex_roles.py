@@ -21,8 +21,8 @@ from typing import Any
 
 from ._codex import _AGENT_KEYS as AGENT_KEYS
 from ._errors import ConfigError
-from ._role_files import read_role_file
 from ._role_model import BUILTIN_ROLES, ROLE_NAME
+from ._role_read import read_role_file
 
 _TABLE_ONLY = frozenset({"description", "config_file", "nickname_candidates"})
 _TRANSLATED = {"model": "model", "sandbox_mode": "sandbox_mode"}

@@ -17,7 +17,6 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ._errors import ConfigError
+from ._loaded import DEFAULT_ORIGIN, LoadedConfig
 from ._model import DEFAULT_ROOT_MARKERS, CorralConfig, field_names
 from ._role_files import with_role_files
 from ._sources import (
@@ -36,36 +36,9 @@ from ._sources import (
     find_project_file,
     flags_layer,
     normalise,
-    parse_key,
     read_file_layer,
 )
 from ._trust import ProjectVerdict, judge_project
-
-_DEFAULT = "default"
-
-
-@dataclass(frozen=True)
-class LoadedConfig:
-    """The effective config, the layers it came from, and which layer last set each key."""
-
-    config: CorralConfig
-    layers: tuple[ConfigLayer, ...]
-    key_layers: Mapping[Key, int]
-    """Index into `layers` of the layer that last set each key (tables included)."""
-    project: ProjectVerdict | None = None
-    """The project file's trust verdict; None when no project file applies."""
-
-    def origin(self, dotted_key: str) -> str:
-        """Where a key's value came from: "default", a file path, "env NAME" or "flag ...".
-
-        Raises `KeyError` for a key that is not in the config's schema.
-        """
-        key = parse_key(dotted_key, "origin")
-        names = field_names(key[:-1])
-        if names is not None and key[-1] not in names:
-            raise KeyError(dotted_key)
-        index = self.key_layers.get(key)
-        return _DEFAULT if index is None else self.layers[index].label(key)
 
 
 def load_config(
@@ -105,7 +78,7 @@ def _read_layers(
     if project is not None:
         project, verdict = judge_project(project, user, home)
     candidates = (
-        ConfigLayer("default", _DEFAULT, {"home": str(home)}),
+        ConfigLayer("default", DEFAULT_ORIGIN, {"home": str(home)}),
         user,
         project,
         env_layer(env, home),
@@ -272,7 +245,7 @@ def _where(loc: Key, layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, i
         if loc[:end] in key_layers:
             label = layers[key_layers[loc[:end]]].label(loc[:end])
             return label.replace("env ", "environment variable ", 1)
-    return _DEFAULT
+    return DEFAULT_ORIGIN
 
 
 def _suggestion(loc: Key) -> str:

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from corral.tools import SandboxMode
 
+from ._role_read import read_role_file
+
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 """A role of one's own: lower-case letters, digits, `_` and `-`, as a model can spell it."""
 BUILTIN_ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
@@ -54,7 +56,5 @@ class RoleConfig(BaseModel):
         read every role's file already, `_role_files`)."""
         if self.instructions_file is None:
             return self.instructions
-        from ._role_files import read_role_file  # it reads roles: a cycle at import time
-
         given = f"role instructions {self.instructions_file}"
         return read_role_file(self.instructions_file, confine=None, given=given)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ LayerKind = Literal["default", "user", "project", "profile", "env", "flags"]
 
 CONFIG_FILE_NAME = "config.toml"
 PROJECT_CONFIG_DIR = ".corral"
+CONFIG_FILE_MAX_BYTES = 1024 * 1024
+"""The largest config file read (1 MiB): the largest written by hand is a few KiB."""
 # Environment variable -> dotted key. The base URL falls back to the SDK's own variable.
 ENV_KEYS = {
     "CORRAL_MODEL": "model",
@@ -80,7 +83,7 @@ def corral_home(env: Mapping[str, str], cwd: Path | None = None) -> Path:
 def read_file_layer(path: Path, kind: LayerKind) -> ConfigLayer | None:
     """The layer in the TOML file at `path`, or None when there is no such file."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = _read_config_bytes(path).decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:
@@ -97,6 +100,23 @@ def read_file_layer(path: Path, kind: LayerKind) -> ConfigLayer | None:
     layer = ConfigLayer(kind, str(path), values, path=path, ignored=ignored)
     normalise(values, base=path.parent, label=layer.label)
     return layer
+
+
+def _read_config_bytes(path: Path) -> bytes:
+    """At most `CONFIG_FILE_MAX_BYTES` of the regular file at `path`. A project's file is the
+    repository's to write (a model's too): a sparse `truncate -s 100G` must not be read whole,
+    nor a FIFO swapped in after it was found wait for a writer for ever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file; a config file must be one")
+        data = handle.read(CONFIG_FILE_MAX_BYTES + 1)
+    if len(data) > CONFIG_FILE_MAX_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {CONFIG_FILE_MAX_BYTES // 2**20} MiB, which no config file "
+            "needs; shorten it"
+        )
+    return data
 
 
 def find_project_file(cwd: Path, markers: Sequence[str]) -> Path | None:

@@ -5,8 +5,8 @@ limits and budget; each worker process runs its items through the same agent hos
 """
 
 from ._budget import SharedBudget as SharedBudget
+from ._deal import ReadBack as ReadBack
 from ._parent import ProcessRun as ProcessRun
-from ._parent import ReadBack as ReadBack
 from ._parent import WorkerProcessGone as WorkerProcessGone
 from ._parent import default_processes as default_processes
 from ._parent import is_loopback as is_loopback

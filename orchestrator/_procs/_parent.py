@@ -2,15 +2,17 @@
 runs its own share of them, and is the one place the run's rate limits and budget are kept.
 
 Items are dealt one at a time to whichever process has room (each may run its share of the run's
-concurrency at once; this one starts on its share while the others start up), so an item is
-handed to exactly one process at a time. Permits, budget charges and the workers' hook calls
-come back over each worker's channel. A worker process that ends before it is told to stop
-(killed, out of memory) does not fail the run, nor does one that is alive but silent past its
-heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked), which is killed
-with its process group: once it is gone for sure (reaped), the items it had not finished are
-read back from the journal and dealt again, to another process or this one, which carries each
-on by replay as `corral resume` would (its ledger decides what already ran). However the run
-ends, every worker process has exited, or has been killed, before `run_in_processes` returns.
+concurrency at once, and never more than the concurrency in all; this one starts on its share while
+the others start up, and runs the share of a worker process that was lost too, so the run keeps its
+concurrency), so an item is handed to exactly one process at a time. Permits, budget charges and
+the workers' hook calls come back over each worker's channel. A worker process that ends before it
+is told to stop (killed, out of memory) does not fail the run, nor does one that is alive but
+silent past its heartbeat timeout (`_heartbeat`: stopped, deadlocked, its event loop blocked),
+which is killed with its process group: once it is gone for sure (reaped), the items it had not
+finished are read back from the journal and dealt again, to another process or this one, which
+carries each on by replay as `corral resume` would (its ledger decides what already ran). However
+the run ends, every worker process has exited, or has been killed, before `run_in_processes`
+returns.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -45,6 +47,8 @@ from corral.tools import OperationFailed
 
 from .._ratelimit import RateLimiterRegistry
 from ._budget import BudgetDesk, SharedBudget, has_run_limits
+from ._deal import Deal, LocalWorker, ReadItems
+from ._gil import short_switch_interval
 from ._heartbeat import Silence, beat_interval, kill_group, watch_silence
 from ._permits import PermitDesk
 from ._wire import Channel, Message, MessageTooLarge
@@ -63,20 +67,6 @@ model call arrives as its model and usage alone (no input, no output items)."""
 class WorkerProcessGone(OperationFailed):
     """A worker process ended before the run was done with it, and its items cannot be dealt
     again (the run gave no way to read them back)."""
-
-
-@dataclass(frozen=True)
-class ReadBack:
-    """An item of a lost worker process as the journal now has it: its record, its latest
-    agent (None: none was journaled, it starts afresh), and whether it is final already."""
-
-    record: ItemRecord
-    owner: str | None
-    final: bool
-
-
-ReadItems = Callable[[list[int]], Awaitable[list[ReadBack]]]
-"""Reads the given items back from the journal (for items a lost worker process held)."""
 
 
 @dataclass(frozen=True)
@@ -115,35 +105,6 @@ class ProcessRun:
         }
 
 
-@dataclass
-class _Deal:
-    """The items left to hand out, and how many are not final yet."""
-
-    queue: deque[tuple[ItemRecord, str | None]]
-    left: int
-    all_final: anyio.Event = field(default_factory=anyio.Event)
-    workers: list[_WorkerProcess] = field(default_factory=list)
-    local: _LocalWorker | None = None
-
-    def finished(self) -> None:
-        self.left -= 1
-        if self.left <= 0:
-            self.all_final.set()
-
-    def hand_back(self, items: list[ReadBack]) -> None:
-        """A lost process's items, read back: the final ones count, the others go first in line
-        to whichever process has room."""
-        for item in reversed(items):
-            if item.final:
-                self.finished()
-            else:
-                self.queue.appendleft((item.record, item.owner))
-        for worker in self.workers:
-            worker.deal_more()
-        if self.local is not None:
-            self.local.deal_more()
-
-
 async def run_in_processes(
     run: ProcessRun, records: list[ItemRecord], owners: dict[int, AgentRecord]
 ) -> None:
@@ -155,60 +116,41 @@ async def run_in_processes(
     count = max(1, min(run.processes, len(todo)))
     share = math.ceil(run.concurrency / count)
     owned = [(r, owners[r.index].agent_id if r.index in owners else None) for r in todo]
-    deal = _Deal(deque(owned), len(todo))
-    posts: dict[int, Callable[[Message], None]] = {}
-    desk = BudgetDesk(run.budget, posts)
-    if has_run_limits(run.budget.limits):
-        run.budget.post = desk.local_spent
+    deal = Deal(deque(owned), len(todo), run.concurrency)
     try:
-        async with anyio.create_task_group() as tg:
-            for number in range(count - 1 if run.local is not None else count):
-                worker = _WorkerProcess(number, run, deal, share, desk)
-                deal.workers.append(worker)
-                posts[number] = worker.post
-                tg.start_soon(worker.run)
-            if run.local is not None:
-                deal.local = _LocalWorker(run.local, deal, share)
-                tg.start_soon(deal.local.run)
-            await deal.all_final.wait()
-            for worker in deal.workers:
-                worker.stop()
+        with short_switch_interval():
+            await _run_all(run, deal, count, share, {})
     except BaseExceptionGroup as group:
         raise _first(group) from None
     finally:
         run.budget.post = None
 
 
-class _LocalWorker:
-    """This process's own share of the items, run by the fan-out's pool as in one process."""
-
-    def __init__(
-        self, run_one: Callable[[ItemRecord], Awaitable[None]], deal: _Deal, share: int
-    ) -> None:
-        self.run_one = run_one
-        self.deal = deal
-        self.share = share
-        self.in_flight = 0
-        self._tg: TaskGroup | None = None
-
-    async def run(self) -> None:
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            self.deal_more()
-            # Until the run is done: a lost worker process's items may come back to deal.
-            await self.deal.all_final.wait()
-
-    def deal_more(self) -> None:
-        while self._tg is not None and self.in_flight < self.share and self.deal.queue:
-            record, _ = self.deal.queue.popleft()
-            self.in_flight += 1
-            self._tg.start_soon(self._item, record)
-
-    async def _item(self, record: ItemRecord) -> None:
-        await self.run_one(record)
-        self.in_flight -= 1
-        self.deal.finished()
-        self.deal_more()
+async def _run_all(
+    run: ProcessRun,
+    deal: Deal,
+    count: int,
+    share: int,
+    posts: dict[int, Callable[[Message], None]],
+) -> None:
+    desk = BudgetDesk(run.budget, posts)
+    if has_run_limits(run.budget.limits):
+        run.budget.post = desk.local_spent
+    workers = [
+        _WorkerProcess(number, run, deal, share, desk)
+        for number in range(count - 1 if run.local is not None else count)
+    ]
+    async with anyio.create_task_group() as tg:
+        for worker in workers:
+            deal.workers.append(worker)
+            posts[worker.number] = worker.post
+            tg.start_soon(worker.run)
+        if run.local is not None:
+            deal.local = LocalWorker(run.local, deal, share)
+            tg.start_soon(deal.local.run)
+        await deal.all_final.wait()
+        for worker in workers:
+            worker.stop()
 
 
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -223,7 +165,7 @@ def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
 
 
 class _WorkerProcess:
-    def __init__(self, number: int, run: ProcessRun, deal: _Deal, share: int, desk: BudgetDesk):
+    def __init__(self, number: int, run: ProcessRun, deal: Deal, share: int, desk: BudgetDesk):
         self.number = number
         self.run_spec = run
         self.deal = deal
@@ -314,7 +256,7 @@ class _WorkerProcess:
             what,
             len(held),
         )
-        self.deal.hand_back(await read_back([record.index for record, _ in held]))
+        self.deal.hand_back(await read_back([record.index for record, _ in held]), len(held))
 
     def _gone(self, process: Process, what: str) -> WorkerProcessGone:
         run_id = self.run_spec.run_id
@@ -333,11 +275,10 @@ class _WorkerProcess:
                     if op == "ready" and not self.ready:
                         self.ready = True
                         startup.deadline = float("inf")
-                        self.deal_more()
+                        self.deal.deal_more()
                     elif op == "finished" and self.dealt.pop(int(message["index"]), None):
                         self.in_flight -= 1
                         self.deal.finished()
-                        self.deal_more()
                     elif op == "attempt":
                         permits.ask(message)
                     elif op == "used":
@@ -356,10 +297,22 @@ class _WorkerProcess:
         finally:
             permits.drop_all()
 
+    @property
+    def serving(self) -> bool:
+        """Whether this process takes items: started, and not stopped or lost."""
+        return self.ready and not self.stopping
+
+    @property
+    def lost(self) -> bool:
+        """Whether this process ended before the run was done with it."""
+        return self.stopping and not self.deal.all_final.is_set()
+
     def deal_more(self) -> None:
-        queue = self.deal.queue
-        while self.ready and self.in_flight < self.share and queue and not self.stopping:
-            record, owner = queue.popleft()
+        while self.serving and self.in_flight < self.share:
+            taken = self.deal.take()
+            if taken is None:
+                return
+            record, owner = taken
             self.in_flight += 1
             self.dealt[record.index] = (record, owner)
             self._post_item(record, owner)

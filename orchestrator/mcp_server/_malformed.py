@@ -2,9 +2,11 @@
 
 JSON-RPC 2.0 wants an error for each: -32700 when the line is not JSON, -32600 when it is JSON
 but no request, notification or response; with the request's id when one can be read from it
-(so a client waiting on that id hears why), else `null`. A malformed response (to a request of
-the server's) gets no answer, as JSON-RPC never answers responses. Over streamable HTTP the SDK
-answers these itself (400 with the same codes). Everything that parses is passed on untouched.
+(so a client waiting on that id hears why), else `null`. A line past the size cap (`_lines`) is
+a parse error with `null`: it was dropped unread, so no id can be known. A malformed response
+(to a request of the server's) gets no answer, as JSON-RPC never answers responses. Over
+streamable HTTP the SDK answers these itself (400 with the same codes). Everything that
+parses is passed on untouched.
 """
 
 from __future__ import annotations
@@ -18,13 +20,22 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from ._lines import MAX_MESSAGE_BYTES, OVERLONG
+
 MAX_DETAIL = 200
+TOO_LONG = (
+    f"Parse error: the line is longer than {MAX_MESSAGE_BYTES // 2**20} MiB and was dropped "
+    "unread; send smaller messages"
+)
 
 
 def malformed_reply(exc: Exception) -> SessionMessage | None:
     """The JSON-RPC error that answers a line the transport could not read as a message; None
     for a malformed response, which is not answered."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if errors and errors[0].get("input") == OVERLONG:  # `_lines` dropped it: nothing to read
+        error = types.ErrorData(code=types.PARSE_ERROR, message=TOO_LONG)
+        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
     if not errors or any(e["type"] == "json_invalid" for e in errors):
         detail = str(errors[0]["msg"]) if errors else str(exc)
         error = types.ErrorData(

@@ -3,7 +3,8 @@
 The SDK's own reader keeps a worker thread in `readline`, and cancelling the server waits for
 that thread: a server told to stop (SIGTERM, Ctrl-C) went on until the client sent its next line
 or closed stdin. Here a daemon thread reads and hands each line to the event loop; a cancelled
-server stops at once, and the thread, still blocked in `read`, ends with the process. As the SDK
+server stops at once, and the thread, still blocked in `read`, ends with the process. It reads
+bytes, not text lines, so a line past the size cap is dropped as it comes (`_lines`). As the SDK
 does, fd 0 points at the null device while serving, so no child process reads the client's
 messages; it is restored on exit.
 """
@@ -24,8 +25,10 @@ import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._errors import McpServerOptionsError
+from ._lines import LineSplitter
 
 STDIN = 0
+READ_CHUNK = 1 << 20
 
 
 @asynccontextmanager
@@ -66,9 +69,12 @@ def _read_lines(
     fd: int, send: MemoryObjectSendStream[str], token: anyio.lowlevel.EventLoopToken
 ) -> None:
     """Hand each line read from `fd` to the loop; stop when the client or the server is gone."""
-    text = open(fd, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    lines = LineSplitter()
     try:
-        for line in text:
+        while chunk := _read(fd):
+            for line in lines.feed(chunk):
+                anyio.from_thread.run(send.send, line, token=token)
+        for line in lines.end():
             anyio.from_thread.run(send.send, line, token=token)
         anyio.from_thread.run(send.aclose, token=token)
     except (
@@ -78,3 +84,11 @@ def _read_lines(
         RuntimeError,  # the event loop has ended
     ):
         return
+
+
+def _read(fd: int) -> bytes:
+    """The next bytes the client sent; none once it closed stdin (or it can no longer be read)."""
+    try:
+        return os.read(fd, READ_CHUNK)
+    except OSError:
+        return b""

@@ -3,7 +3,8 @@
 Over HTTP the endpoint is `/mcp`, behind the same bearer-token check as `corral serve`
 (`service.BearerAuth`: 401 with `WWW-Authenticate` without the right token), on a socket
 bound by corral (`orchestrator._uvicorn`), so port 0 works and a taken port is a clear error.
-The SDK's DNS-rebinding guard is on for loopback hosts.
+The SDK's DNS-rebinding guard is on for loopback hosts; a request body is capped as a stdio
+line is (`_body_cap`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from mcp.server.stdio import stdio_server
 
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ..service import BearerAuth
+from ._body_cap import CappedBody
 from ._malformed import AnsweringMalformed
 from ._server import McpServerOptions, open_mcp_server
 from ._stdin import claimed_stdin
@@ -62,4 +64,4 @@ async def serve_http(
 
 def _http_app(server: Server[Any], token: str, host: str) -> Any:
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    return BearerAuth(app, token)
+    return BearerAuth(CappedBody(app), token)

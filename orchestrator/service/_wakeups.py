@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 import anyio
 import anyio.to_thread
 from anyio.abc import TaskStatus
+
+from ._wakeups_local import LocalWakeups as LocalWakeups
+from ._wakeups_local import Wakeups as Wakeups
 
 logger = logging.getLogger(__name__)
 
@@ -32,60 +34,6 @@ SQLITE_POLL_INTERVAL: Final = 0.2
 """How often the SQLite journal is checked for commits of other processes while anyone waits."""
 _IN_BATCH: Final = 500
 """Run ids per `IN (...)` query (SQLite allows 32,766 parameters; this keeps queries small)."""
-
-
-class Wakeups(Protocol):
-    """Wakes the followers of a run when its journal may have grown."""
-
-    def waiter(self, run_id: str) -> anyio.Event:
-        """An event set the next time the run's journal may have grown. Take it before reading
-        and wait on it with a timeout: a wake-up can be lost, the journal cannot."""
-        ...
-
-    def notify(self, run_id: str) -> None:
-        """This process journaled something of the run: wake its followers now."""
-        ...
-
-    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Watch for other processes' appends until cancelled (nothing to do in-process)."""
-        ...
-
-
-class LocalWakeups:
-    """The in-process twin: `notify` wakes the run's waiters; nothing else does.
-
-    Waiters are held weakly: a follower that went away (a client that hung up, a run that
-    ended without a last append) leaves nothing behind to watch."""
-
-    def __init__(self) -> None:
-        self._waiting: weakref.WeakValueDictionary[str, anyio.Event] = weakref.WeakValueDictionary()
-
-    def waiter(self, run_id: str) -> anyio.Event:
-        event = self._waiting.get(run_id)
-        if event is None:
-            event = self._waiting[run_id] = anyio.Event()
-        return event
-
-    def notify(self, run_id: str) -> None:
-        event = self._waiting.pop(run_id, None)
-        if event is not None:
-            event.set()
-
-    def notify_all(self) -> None:
-        """Wake every waiter (a listener that may have missed notifications reconnected)."""
-        waiting = list(self._waiting.values())
-        self._waiting.clear()
-        for event in waiting:
-            event.set()
-
-    @property
-    def watched(self) -> list[str]:
-        """The runs someone waits on now."""
-        return list(self._waiting.keys())
-
-    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        task_status.started()
-        await anyio.sleep_forever()
 
 
 class SQLiteWakeups(LocalWakeups):

@@ -19,7 +19,7 @@ from anyio.abc import TaskStatus
 
 from corral.agents._store import NOTIFY_CHANNEL
 
-from ._wakeups import LocalWakeups
+from ._wakeups_local import LocalWakeups
 
 logger = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ import anyio
 import anyio.to_thread
 from pydantic import TypeAdapter
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from corral.agents import (
     AgentSpec,
@@ -31,6 +32,7 @@ from corral.agents import (
     ToolResult,
     ToolsChanged,
     build_tool_context,
+    event_from_payload,
     event_to_payload,
     is_elided,
     journaled_result,
@@ -52,7 +54,14 @@ from ..fanout._plan import worker_spec
 from ._agent_activities import AgentActivities, opened_agent
 from ._heartbeat import heartbeating
 from ._held import CURRENT_CALL, HeldApprover
-from ._journal import begin_run, journal_agent, usage_counts, write_batch
+from ._journal import (
+    JOURNAL_DIVERGED,
+    begin_run,
+    journal_agent,
+    usage_counts,
+    write_batch,
+    written_from,
+)
 from ._lifecycle import LifecycleActivities
 from ._services import ToolList, WorkerServices, grown_tools
 from ._tracing import ToolSpans, chat_span
@@ -146,6 +155,9 @@ class CorralActivities:
         store = self.services.store
         after = await write_batch(store, call.journal)
         spec = self.services.spec_of(call.spec)
+        earlier = () if call.summary else await written_from(store, call.journal.agent_id, after)
+        if earlier:  # asking again would answer another response than the journal holds
+            return self._answered_before(spec, earlier)
         request = REQUEST_ADAPTER.validate_python(call.request)
         client = self.services.clients.client_for(spec.model)
         with chat_span(call.journal.agent_id, request) as chat:
@@ -167,6 +179,24 @@ class CorralActivities:
         batch = JournalBatch(agent_id=call.journal.agent_id, first_seq=after, events=tuple(events))
         await write_batch(store, batch)
         return ModelCallOutput(events=tuple(events), usage=usage, cost_usd=cost)
+
+    def _answered_before(
+        self, spec: AgentSpec, earlier: tuple[dict[str, Any], ...]
+    ) -> ModelCallOutput:
+        """The output of an earlier attempt of this call, from the events it journaled."""
+        last = event_from_payload(earlier[-1])
+        if isinstance(last, ModelFailed):
+            return ModelCallOutput(events=earlier, error=last.error)
+        if not isinstance(last, ModelCompleted):
+            raise ApplicationError(
+                f"agent {spec.agent_id}'s journal holds a {last.kind!r} event where a model "
+                "response ends",
+                type=JOURNAL_DIVERGED,
+                non_retryable=True,
+            )
+        price = price_for(self.services.config.prices, last.model or spec.model.model)
+        usage = last.usage.model_dump(mode="json")
+        return ModelCallOutput(events=earlier, usage=usage, cost_usd=cost_of(last.usage, price))
 
     async def _model_failed(self, call: ModelCallInput, after: int, error: str) -> ModelCallOutput:
         if call.summary:

@@ -341,13 +341,23 @@ class AgentDriver:
         calls = sum(1 for e in out.events if _is_function_call(e))
         return await self.run.charge(out.usage, out.cost_usd, calls)
 
-    def _model_input(self, request: ModelRequest, *, summary: bool) -> ModelCallInput:
+    def _model_input(
+        self, request: ModelRequest, *, summary: bool, background: bool = False
+    ) -> ModelCallInput:
+        # A background activity runs beside the agent's next steps, in whatever order the
+        # workers pick them up: events it carried would be numbered before the next step's and
+        # might be written after them (a gap the journal refuses), or never (it is cancelled
+        # when the turn ends). So it carries none; they wait for the next step's activity.
+        journal = self._empty_journal() if background else self.take_journal()
         return ModelCallInput(
             spec=self.spec,
             request=_REQUEST.dump_python(request, mode="json"),
-            journal=self.take_journal(),
+            journal=journal,
             summary=summary,
         )
+
+    def _empty_journal(self) -> JournalBatch:
+        return JournalBatch(agent_id=self.agent_id, first_seq=self.seq + 1)
 
     def _model_options(self) -> dict[str, Any]:
         return {
@@ -433,7 +443,7 @@ class AgentDriver:
         return self.feed(done)
 
     def _start_preparation(self, action: PrepareCompaction) -> None:
-        arg = self._model_input(action.request, summary=True)
+        arg = self._model_input(action.request, summary=True, background=True)
         handle = workflow.start_activity("corral.call_model", arg, **self._model_options())
         self._preparations.add(action, handle)
 

@@ -40,6 +40,13 @@ async def write_batch(store: Store, batch: JournalBatch) -> int:
     return batch.first_seq + len(batch.events)
 
 
+async def written_from(store: Store, agent_id: str, seq: int) -> tuple[dict[str, Any], ...]:
+    """What the journal holds of the agent from `seq` on. Past the batch an activity carried,
+    only an earlier attempt of that same activity writes (the workflow waits for it before
+    the next): its output, committed when its result was lost (a worker died, a timeout)."""
+    return tuple(event.payload for event in await store.events(agent_id, after_seq=seq - 1))
+
+
 async def begin_run(store: Store, run: FanoutRunInput) -> list[int]:
     """Journal the run and its items unless already there; answer the unfinished items."""
     if await store.get_run(run.run_id) is None:

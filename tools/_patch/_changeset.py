@@ -28,6 +28,9 @@ from ._errors import PatchConflict
 from ._parse import AddFile, DeleteFile, Hunk, UpdateFile, parse_patch
 
 _SNIFF_BYTES = 8192
+MAX_PATCHED_FILE_BYTES = 64 * 1024 * 1024
+"""The largest file apply_patch reads to change or delete (64 MiB, the largest message corral
+reads anywhere)."""
 
 
 class _Directory:
@@ -277,12 +280,25 @@ def _read_original(path: Path) -> Original:
         if stat.S_ISLNK(info.st_mode):
             return Original(link=safe_fs.read_link(path))
         if stat.S_ISREG(info.st_mode):
-            return Original(data=safe_fs.read_bytes(path), mode=info.st_mode)
+            return Original(data=_read_capped(path, info.st_size), mode=info.st_mode)
     except FileNotFoundError:
         return Original()
     except OSError as exc:
         raise _unreadable(path, exc) from exc
     raise PatchConflict(f"cannot patch {path}: it is not a regular file")
+
+
+def _read_capped(path: Path, size: int) -> bytes:
+    """The file's bytes, refused past `MAX_PATCHED_FILE_BYTES`: the size is the model's to make
+    (a sparse `truncate -s 100G` costs no disk), and the whole file is held to be patched."""
+    cap = MAX_PATCHED_FILE_BYTES
+    data = b"" if size > cap else safe_fs.read_bytes(path, cap + 1)
+    if size > cap or len(data) > cap:
+        raise PatchConflict(
+            f"cannot patch {path}: it is larger than {cap // 2**20} MiB; "
+            "change it with the shell instead. No file was changed."
+        )
+    return data
 
 
 def _unreadable(path: Path, exc: OSError) -> PatchConflict:

@@ -10,17 +10,13 @@ profile raises `SandboxUnavailable`: a command never runs unconfined by accident
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import os
-import re
 import shutil
-import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import anyio
 
@@ -30,15 +26,13 @@ from .._netproxy import PROXY_ENV, Resolver, open_proxy_gate, system_resolver
 from .._permissions import PermissionProfile, SandboxMode
 from ._bwrap_args import bwrap_options
 from ._env import command_environment
+from ._interactive import InteractiveProcess, start_interactive
 from ._limits import DEFAULT_MAX_PROCESSES
 from ._prepare import Preparation, check_workdir, prepare
-from ._process import ProcessOutcome, kill_process_group, run_process
+from ._process import ProcessOutcome, run_process
+from ._status_pipe import StatusPipe
 from ._types import TIMEOUT_EXIT_CODE, CommandResult
 
-if TYPE_CHECKING:
-    from ._interactive import InteractiveProcess
-
-_CHILD_PID = re.compile(rb'"child-pid": (\d+)')
 # How long undoing a run's host setup (placeholders, cgroup) may take after it ended.
 _RELEASE_TIMEOUT = 5.0
 _INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap) or run with full access"
@@ -146,8 +140,6 @@ class BubblewrapSandbox:
         env: Mapping[str, str],
     ) -> InteractiveProcess:
         """Start a long-lived command on a pty, confined as `run` confines it (`_interactive`)."""
-        from ._interactive import start_interactive  # it builds on this module's status pipe
-
         confined = profile.sandbox is not SandboxMode.FULL_ACCESS
         host = os.environ if self._host_env is None else self._host_env
         environment = command_environment(host, env, sandboxed=confined, network=profile.network)
@@ -185,7 +177,7 @@ class _Confined:
 async def _run_bwrap(
     run: _Confined, argv: Sequence[str], environment: Mapping[str, str], prepared: Preparation
 ) -> CommandResult:
-    status = _StatusPipe()
+    status = StatusPipe()
     try:
         options = bwrap_options(
             run.profile,
@@ -211,50 +203,6 @@ async def _run_bwrap(
     if not started and not outcome.timed_out:
         return _setup_failure(outcome)
     return _command_result(outcome)
-
-
-class _StatusPipe:
-    """bwrap's `--json-status-fd`: the sandbox's init pid, then the command's exit code.
-
-    bwrap writes `exit-code` only once the command itself was exec'ed, which tells a failed
-    sandbox setup apart from a command that failed.
-    """
-
-    def __init__(self) -> None:
-        self._read_fd, self.write_fd = os.pipe()
-        os.set_blocking(self._read_fd, False)
-        self._data = b""
-
-    def command_started(self) -> bool:
-        return b'"exit-code"' in self._read()
-
-    def stop_sandbox(self, bwrap_pid: int) -> None:
-        """Kill the sandbox's init, so the kernel empties its pid namespace and bwrap exits.
-
-        Killing bwrap itself would leave the namespace to die later (through the parent-death
-        signal); before the init exists, the group holds everything and is killed instead.
-        """
-        match = _CHILD_PID.search(self._read())
-        if match is None:
-            kill_process_group(bwrap_pid)
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(match.group(1)), signal.SIGKILL)
-
-    def close(self) -> None:
-        os.close(self._read_fd)
-        os.close(self.write_fd)
-
-    def _read(self) -> bytes:
-        while True:
-            try:
-                chunk = os.read(self._read_fd, 4096)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            self._data += chunk
-        return self._data
 
 
 def _setup_failure(outcome: ProcessOutcome) -> CommandResult:

@@ -25,10 +25,10 @@ from anyio.abc import Process, TaskStatus
 from .._errors import InvalidInput, OperationFailed
 from .._permissions import PermissionProfile, SandboxMode
 from .._truncate import HeadTailBuffer
-from ._bwrap import _StatusPipe
 from ._bwrap_args import bwrap_options
 from ._prepare import Preparation, check_workdir, prepare
 from ._process import REAP_TIMEOUT, STOP_GRACE, kill_process_group
+from ._status_pipe import StatusPipe
 
 _READ_CHUNK = 65536
 RETAINED_BYTES = 1024 * 1024
@@ -45,7 +45,7 @@ class InteractiveProcess:
         process: Process,
         master_fd: int,
         preparation: Preparation | None,
-        status: _StatusPipe | None,
+        status: StatusPipe | None,
     ) -> None:
         self._process = process
         self._master = master_fd
@@ -206,7 +206,7 @@ async def _start_confined(
     prepared: Preparation,
     bwrap: str,
 ) -> InteractiveProcess:
-    status = _StatusPipe()
+    status = StatusPipe()
     try:
         options = bwrap_options(
             profile, cwd, environment, status_fd=status.write_fd, facts=prepared.facts
@@ -225,7 +225,7 @@ async def _start(
     cwd: Path,
     environment: Mapping[str, str],
     prepared: Preparation | None,
-    status: _StatusPipe | None,
+    status: StatusPipe | None,
     pass_fds: Sequence[int] = (),
 ) -> InteractiveProcess:
     master, slave = pty.openpty()

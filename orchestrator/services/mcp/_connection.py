@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from corral.agents import McpServerConfig
 
+from ..._http_caps import cap_messages
 from ._errors import McpConnectFailed
 from ._stdio import StdioLaunch, StdioProcess, launch_environment, open_stdio_transport
 
@@ -231,6 +232,7 @@ async def _open_transport(
     http = await stack.enter_async_context(
         httpx2.AsyncClient(headers=http_headers(config), timeout=HTTP_TIMEOUT)
     )
+    cap_messages(http, f"mcp server {name}")  # as `_stdio` caps a stdio server's lines
     streams = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
     return None, streams
 
