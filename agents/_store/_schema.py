@@ -260,6 +260,11 @@ def _configure(conn: sqlite3.Connection, path: Path) -> None:
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:
     try:
+        # A journal already at this version is opened without the write lock: each process
+        # of a fan-out, and each `corral` command, would otherwise queue for it behind the
+        # running writers. Anything else is decided again under the lock.
+        if _is_current(conn):
+            return
         with _transaction(conn):
             version = _schema_version(conn, path)
             if version > SCHEMA_VERSION:
@@ -275,13 +280,24 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
         raise translate(exc, path) from exc
 
 
+def _is_current(conn: sqlite3.Connection) -> bool:
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "schema_version" not in tables:
+        return False
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return row is not None and row[0] == SCHEMA_VERSION
+
+
 def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "schema_version" in tables:
         row = conn.execute("SELECT version FROM schema_version").fetchone()
-        if row is None:
-            raise JournalUnreadable(f"journal {path} lost its schema version; restore it")
-        return int(row[0])
+        if row is None or type(row[0]) is not int:
+            shown = "none" if row is None else ascii(str(row[0])[:40])
+            raise JournalUnreadable(
+                f"journal {path} lost its schema version (found {shown}); restore it from a backup"
+            )
+        return row[0]
     if tables:
         raise JournalUnreadable(
             f"{path} is an SQLite database but not a corral journal; point to another file"
