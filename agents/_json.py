@@ -5,9 +5,9 @@ A turn encodes its request body, decodes the stream events it reads and encodes 
 payloads; `json` spends several microseconds on each, orjson a tenth of that. The two differ at
 the edges, so orjson's answer is taken only where it is the same: its output is used when it
 holds no null token (orjson writes NaN and infinities as `null`, `json` as `NaN` or an error) and,
-for the ASCII-only form, no byte past ASCII (`json` escapes those); what orjson refuses (lone
-surrogates, integers past 64 bits, keys that are not strings, subclasses of the JSON types,
-dataclasses, dates) goes to `json`, which converts or refuses it as it always did. Two
+for the ASCII-only form, no byte past ASCII and no DEL (`json` escapes those); what orjson
+refuses (lone surrogates, integers past 64 bits, keys that are not strings, subclasses of the JSON
+types, dataclasses, dates) goes to `json`, which converts or refuses it as it always did. Two
 differences are left: a float may be written in another form of the same value (`1e16` for
 `1e+16`), and orjson writes enums and UUIDs, which `json` refuses (corral's payloads hold
 neither). Decoding falls back the same way: orjson refuses what `json` accepts beyond the
@@ -60,7 +60,8 @@ def dumps_utf8(value: Any) -> bytes:
 def dumps_ascii(value: Any, *, allow_nan: bool = True) -> str:
     """`json.dumps(value, allow_nan=allow_nan, separators=(",", ":"))`: ASCII-only text."""
     data = _fast(value)
-    if data is None or not data.isascii():
+    # `json` escapes DEL (0x7f) as well as every byte past ASCII; orjson writes it as it is.
+    if data is None or not data.isascii() or b"\x7f" in data:
         return json.dumps(value, allow_nan=allow_nan, separators=(",", ":"))
     return data.decode("ascii")
 

@@ -55,7 +55,7 @@ from ._host import carry_out
 from ._items import FunctionCall, Message, Usage
 from ._outputs import journaled_result, ledger_output
 from ._preparations import CompactionGate, Preparations, open_preparations
-from ._store import LedgerEntry, Store
+from ._store import JournalEvent, LedgerEntry, Store
 from .model import ModelClient, ModelError, ModelRequest, ModelResponse
 
 CLEANUP_TIMEOUT = 10.0
@@ -110,6 +110,9 @@ class AgentRunner:
         self._repeats: dict[str, str] = {}
         self._started: set[str] = set()
         """Calls whose ledger entry went to the journal with the response that asked for them."""
+        self._finish_written: tuple[Finish, dict[str, object]] | None = None
+        """The `Finish` a response's write already recorded in the agent's row, with the
+        columns it wrote: `_record_finish` need not write them again."""
 
     @property
     def agent_id(self) -> str:
@@ -150,6 +153,13 @@ class AgentRunner:
         async with self._lock:
             return await self._feed_locked(event)
 
+    async def take_journaled(self, event: Event, record: JournalEvent) -> list[Action]:
+        """Hand the core `event`, which its host journaled already as `record` (a root agent's
+        task goes to the journal with the agent's own row): what `feed` does, but the write."""
+        async with self._lock:
+            self._hooks.event(self.agent_id, record.seq, event.kind, record.payload)
+            return self.core.handle(event)
+
     async def _feed_locked(self, event: Event) -> list[Action]:
         payload = event_to_payload(event)
         record = await self.store.append_event(self.agent_id, event.kind, payload, at=self.clock())
@@ -181,16 +191,14 @@ class AgentRunner:
             actions = [action for event in events for action in self.core.handle(event)]
             refused = self._charge_shared(usage, tool_calls, actions)
             starts = self._ledger_starts(actions) if refused is None else []
-            update = {
-                "usage": self.core.total_usage.model_dump(),
-                "cost_usd": self.core.spent_usd,
-                "updated_at": self.clock(),
-            }
+            finish = next((a for a in actions if isinstance(a, Finish)), None)
+            update = self._agent_columns(finish)
             batch = [(event.kind, payload) for event, payload in zip(events, payloads, strict=True)]
             records = await self.store.append_events(
                 self.agent_id, batch, at=self.clock(), agent_update=update, ledger_starts=starts
             )
             self._started.update(entry.call_id for entry in starts)
+            self._finish_written = None if finish is None else (finish, update)
             for event, payload, record in zip(events, payloads, records, strict=True):
                 self._hooks.event(self.agent_id, record.seq, event.kind, payload)
         if refused is not None:
@@ -467,18 +475,33 @@ class AgentRunner:
             await self._feed_locked(done)
             return compact.dropped
 
+    def _agent_columns(self, finish: Finish | None) -> dict[str, object]:
+        """The agent row's columns after a response: its spending, and how it ended if the
+        response ended its turn (written with the response, one write fewer per turn)."""
+        columns: dict[str, object] = {
+            "usage": self.core.total_usage.model_dump(),
+            "cost_usd": self.core.spent_usd,
+            "updated_at": self.clock(),
+        }
+        if finish is not None:
+            columns |= {
+                "status": str(finish.status),
+                "final_message": finish.message,
+                "error": finish.error,
+            }
+        return columns
+
     async def _record_finish(self, finish: Finish) -> Finish:
-        usage = self.core.total_usage
-        await self.store.update_agent(
-            self.agent_id,
-            status=str(finish.status),
-            final_message=finish.message,
-            error=finish.error,
-            usage=usage.model_dump(),
-            cost_usd=self.core.spent_usd,
-            updated_at=self.clock(),
-        )
+        written, self._finish_written = self._finish_written, None
+        columns = self._agent_columns(finish)
+        if written is not None and written[0] is finish and _same_row(written[1], columns):
+            return finish  # the response that ended the turn wrote it, and nothing changed since
+        await self.store.update_agent(self.agent_id, **columns)
         return finish
+
+
+def _same_row(before: dict[str, object], now: dict[str, object]) -> bool:
+    return all(before[key] == value for key, value in now.items() if key != "updated_at")
 
 
 def _last_assistant_text(items: Sequence[object]) -> str:

@@ -80,7 +80,9 @@ class MemoryStore:
         run = from_row(RunRecord, self._run_row(run_id))
         self._runs[run_id] = to_row(updated(run, fields))
 
-    async def create_agent(self, agent: AgentRecord) -> None:
+    async def create_agent(
+        self, agent: AgentRecord, *, events: Sequence[NewEvent] = ()
+    ) -> list[JournalEvent]:
         await self._enter()
         row = to_row(agent)
         if agent.agent_id in self._agents:
@@ -88,8 +90,12 @@ class MemoryStore:
         self._run_row(agent.run_id)
         if agent.parent_id is not None:
             self._agent_row(agent.parent_id)
+        at = agent.created_at
+        for kind, payload in events:  # all or none: check them all before adding one
+            to_row(make_event(agent.agent_id, 1, kind, payload, at, run_seq=1))
         self._agents[agent.agent_id] = row
         self._events[agent.agent_id] = []
+        return [self._add_event(agent.agent_id, kind, payload, at) for kind, payload in events]
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None:
         await self._enter()

@@ -48,8 +48,14 @@ class Store(Protocol):
         """Change `status`, `updated_at`, `config` or `summary`."""
         ...
 
-    async def create_agent(self, agent: AgentRecord) -> None:
-        """Add an agent; its run, and its parent if it has one, must exist."""
+    async def create_agent(
+        self, agent: AgentRecord, *, events: Sequence[NewEvent] = ()
+    ) -> list[JournalEvent]:
+        """Add an agent; its run, and its parent if it has one, must exist.
+
+        `events`, when given, are the agent's first events (at its `created_at`), appended in the
+        same transaction, all or none, and answered with their `seq`s: an agent and the note of
+        its start are one write, not two."""
         ...
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None: ...

@@ -263,7 +263,7 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
     only read, so opening one does not queue behind other processes' writes (each worker process
     of a fan-out opens the run's journal while the others append to it)."""
     try:
-        if _committed_version(conn) == SCHEMA_VERSION:
+        if _is_current(conn):
             return
         with _transaction(conn):
             version = _schema_version(conn, path)
@@ -280,22 +280,24 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
         raise translate(exc, path) from exc
 
 
-def _committed_version(conn: sqlite3.Connection) -> int | None:
-    """The committed schema version, read without the write lock; None when there is none yet."""
-    found = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-    ).fetchone()
-    row = conn.execute("SELECT version FROM schema_version").fetchone() if found else None
-    return None if row is None else int(row[0])
+def _is_current(conn: sqlite3.Connection) -> bool:
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "schema_version" not in tables:
+        return False
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return row is not None and row[0] == SCHEMA_VERSION
 
 
 def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "schema_version" in tables:
         row = conn.execute("SELECT version FROM schema_version").fetchone()
-        if row is None:
-            raise JournalUnreadable(f"journal {path} lost its schema version; restore it")
-        return int(row[0])
+        if row is None or type(row[0]) is not int:
+            shown = "none" if row is None else ascii(str(row[0])[:40])
+            raise JournalUnreadable(
+                f"journal {path} lost its schema version (found {shown}); restore it from a backup"
+            )
+        return row[0]
     if tables:
         raise JournalUnreadable(
             f"{path} is an SQLite database but not a corral journal; point to another file"

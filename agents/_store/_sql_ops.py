@@ -106,8 +106,10 @@ class SqlStore:
 
         await self._write(write)
 
-    async def create_agent(self, agent: AgentRecord) -> None:
-        def write(conn: Conn) -> None:
+    async def create_agent(
+        self, agent: AgentRecord, *, events: Sequence[NewEvent] = ()
+    ) -> list[JournalEvent]:
+        def write(conn: Conn) -> list[JournalEvent]:
             row = to_row(agent)
             if exists(self.dialect, conn, "agents", agent.agent_id):
                 raise taken("agent", agent.agent_id, self.journal)
@@ -115,8 +117,9 @@ class SqlStore:
             if agent.parent_id is not None:
                 self._need_agent(conn, agent.parent_id)
             insert(self.dialect, conn, "agents", [row])
+            return self._append(conn, agent.agent_id, events, agent.created_at) if events else []
 
-        await self._write(write)
+        return await self._write(write)
 
     async def get_agent(self, agent_id: str) -> AgentRecord | None:
         return await self._read(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from corral.agents import AgentRunner, AgentSpec, AgentStatus, Finish, UserInput
+from corral.agents import AgentRunner, AgentSpec, AgentStatus, Finish, JournalEvent, UserInput
 
 FinishCallback = Callable[["AgentHandle", Finish], Awaitable[None]]
 
@@ -48,6 +48,9 @@ class AgentHandle:
     first: UserInput | None = None
     """The task of an agent that has not begun it: a queued worker, or a restored agent that
     was journaled but stopped before its task began."""
+    journaled_first: tuple[UserInput, JournalEvent] | None = None
+    """The task as journaled with the agent's row (a root agent with no lifecycle hooks to
+    change it), for its first turn to take without writing it again."""
     queued: bool = False
     """Waiting in its parent's queue for a thread slot (see `_admission`)."""
     orphaned: bool = False

@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup
 from corral.agents import (
     HOOK_NOTE,
     RUN_CANCELLED,
+    Action,
     AgentHooks,
     AgentSpec,
     AgentStatus,
@@ -200,9 +201,17 @@ class AgentLives:
             await self._record_end(handle, finish)
             await self._finished(handle, finish)
             return False
-        now = self.options.clock()
-        await self.store.update_agent(handle.agent_id, status="running", updated_at=now)
-        await self.note(handle.agent_id, "agent_started", started_note(handle.spec))
+        # Its status and the note of its start in one write.
+        now, note = self.options.clock(), started_note(handle.spec)
+        (record,) = await self.store.append_events(
+            handle.agent_id,
+            [("agent_started", note)],
+            at=now,
+            agent_update={"status": "running", "updated_at": now},
+        )
+        SafeHooks(self.options.hooks).event(
+            handle.agent_id, record.seq, record.kind, record.payload
+        )
         return True
 
     async def _crashed(self, handle: AgentHandle, exc: Exception, *, internal: bool = True) -> None:
@@ -247,11 +256,18 @@ class AgentLives:
             if first is None:
                 finish = await continue_agent(handle.runner)
             else:
-                finish = await handle.runner.drive(await handle.runner.feed(first))
+                finish = await handle.runner.drive(await self._take_input(handle, first))
         handle.turn_scope, handle.runner.interrupt_reason = None, RUN_CANCELLED
         if finish is None:
             finish = Finish(status=AgentStatus.INTERRUPTED, error="interrupted")
         await self._finished(handle, finish)
+
+    async def _take_input(self, handle: AgentHandle, message: UserInput) -> list[Action]:
+        """Feed `message` to the agent, unless it is the task journaled with its row."""
+        journaled, handle.journaled_first = handle.journaled_first, None
+        if journaled is not None and journaled[0] is message:
+            return await handle.runner.take_journaled(message, journaled[1])
+        return await handle.runner.feed(message)
 
     async def _finished(self, handle: AgentHandle, finish: Finish) -> None:
         if finish.status is AgentStatus.INTERRUPTED and handle.inbox and not handle.closed:

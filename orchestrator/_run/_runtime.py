@@ -25,12 +25,14 @@ from corral.agents import (
     AgentRunner,
     AgentSpec,
     AgentStatus,
+    JournalEvent,
     RunnerLimits,
     SafeHooks,
     Usage,
     UserInput,
     Waiting,
     build_tool_context,
+    event_to_payload,
     replay_core,
 )
 from corral.tools import InvalidInput, ToolRegistry
@@ -103,12 +105,17 @@ class RunRuntime(AgentLives):
         handle.skills = listing
         if queued and parent is not None:
             handle.first, handle.queued = first, True
-            await self._journal_agent(spec, task, status=PENDING)
-            await self.note(spec.agent_id, "agent_queued", started_note(spec))
+            await self._journal_agent(spec, task, "agent_queued", status=PENDING)
             self._admit_waiting(parent)  # a slot may have freed while this one was journaled
             return handle
-        await self._journal_agent(spec, task)
-        await self.note(spec.agent_id, "agent_started", started_note(spec))
+        # A root agent's task goes with its row when no hook can change it first (a worker's
+        # is written as it starts: one ended before it began is queued again on resume).
+        task_now = parent is None and self.user_hooks.runner is None
+        journaled = await self._journal_agent(
+            spec, task, "agent_started", first if task_now else None
+        )
+        if journaled is not None:
+            handle.journaled_first = (first, journaled)
         self._tg.start_soon(self._agent_loop, handle, first, name=f"agent {spec.agent_id}")
         return handle
 
@@ -260,11 +267,25 @@ class RunRuntime(AgentLives):
     def _charge(self, usage: Usage, cost: float, tool_calls: int) -> str | None:
         return self.budget.charge(usage, cost, tool_calls)
 
-    async def _journal_agent(self, spec: AgentSpec, task: str, status: str | None = None) -> None:
+    async def _journal_agent(
+        self,
+        spec: AgentSpec,
+        task: str,
+        note: str,
+        first: UserInput | None = None,
+        status: str | None = None,
+    ) -> JournalEvent | None:
+        """The agent's row, the note of its start (or queueing) and, if given, its first input:
+        one write, not three. Answers the first input's event."""
         record = spec.journal_record(task, now=self.options.clock())
         if status is not None:
             record = record.model_copy(update={"status": status})
-        await self.store.create_agent(record)
+        events = [(note, started_note(spec))]
+        if first is not None:
+            events.append((first.kind, event_to_payload(first)))
+        added = await self.store.create_agent(record, events=events)
+        SafeHooks(self.options.hooks).event(spec.agent_id, added[0].seq, note, added[0].payload)
+        return added[1] if first is not None else None
 
     # -- what supervisors do to their children ------------------------------------------------
 

@@ -65,6 +65,7 @@ def test_numbers_keep_their_value_both_ways(numbers: list[float | int]) -> None:
         {"surrogate": "\ud800"},
         {"nested": [{"café": "naïve"}]},
         {"none": None, "text": "null"},
+        {"del": "a\x7fb", "\x7f": 1},
         [float("inf")],
         {"n": float("nan")},
     ],
