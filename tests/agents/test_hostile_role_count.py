@@ -14,7 +14,7 @@ from tests.agents._config_files import load_error, write
 
 pytestmark = pytest.mark.hostile
 
-DESCRIPTION = "d" * 400
+DESCRIPTION = "d" * 100  # 5,000 roles stay under the 1 MiB a config file may hold
 
 
 def corral_roles(count: int) -> str:
