@@ -25,16 +25,10 @@ from ._lease import RunLeaseHeld as RunLeaseHeld
 from ._lease import holder_gone as holder_gone
 from ._lease import this_host as this_host
 from ._memory import MemoryStore as MemoryStore
-from ._open import JOURNAL_FILE as JOURNAL_FILE
 from ._open import Migration as Migration
-from ._open import Target as Target
-from ._open import describe as describe_journal
-from ._open import is_postgres as is_postgres
-from ._open import journal_target as journal_target
 from ._open import migrate_journal as migrate_journal
 from ._open import open_journal as open_journal
 from ._open import open_store as open_store
-from ._open import parse_target as parse_target
 from ._pg_pool import PgRunner as PgRunner
 from ._pg_pool import open_pg_runner as open_pg_runner
 from ._pg_rows import from_pg as from_pg
@@ -56,6 +50,12 @@ from ._schema import MIGRATIONS as MIGRATIONS
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
 from ._sqlite import SQLiteStore as SQLiteStore
 from ._sqlite import open_sqlite_store as open_sqlite_store
+from ._targets import JOURNAL_FILE as JOURNAL_FILE
+from ._targets import Target as Target
+from ._targets import describe as describe_journal
+from ._targets import is_postgres as is_postgres
+from ._targets import journal_target as journal_target
+from ._targets import parse_target as parse_target
 from ._text import TextSafeConnection as TextSafeConnection
 
 __all__ = [

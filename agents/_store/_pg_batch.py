@@ -13,19 +13,32 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from contextlib import AbstractContextManager
+from typing import Any, Final, Generic, Protocol, TypeVar, cast
 
 import anyio
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from ._errors import StoreClosed
+from ._pg_errors import retryable, translate
 from ._pg_rows import decode_result, encode_result
 
-if TYPE_CHECKING:
-    from ._pg_pool import PgRunner
-
 T = TypeVar("T")
+
+RETRY_DEADLINE_S: Final = 30.0
+"""How long an operation keeps retrying on new connections before it fails."""
+
+
+class PgRunner(Protocol):
+    """What a batch needs of the connections it runs on (`_pg_pool.PgRunner`)."""
+
+    label: str
+
+    def recover(self, attempt: int) -> None: ...
+
+    def connection(self) -> AbstractContextManager[Any]: ...
+
 
 MAX_BATCH = 256
 """The most writes one transaction holds, so a long queue still commits in steps."""
@@ -80,8 +93,6 @@ def _waiting(receive: MemoryObjectReceiveStream[PgJob[Any]]) -> list[PgJob[Any]]
 def run_batch(runner: PgRunner, batch: Sequence[PgJob[Any]]) -> None:
     """Run `batch` in one transaction, retrying it whole on a new connection if one drops."""
     import psycopg
-
-    from ._pg_pool import RETRY_DEADLINE_S, retryable, translate
 
     deadline = time.monotonic() + RETRY_DEADLINE_S
     attempt = 0
@@ -169,8 +180,6 @@ def _one(
 ) -> BaseException | None:
     """Run one write; its error (to hand to its caller), or None with its answer in `fresh`."""
     import psycopg
-
-    from ._pg_pool import retryable, translate
 
     try:
         fresh.append((job.op_id, job.operation(conn)))

@@ -20,17 +20,17 @@ import anyio
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectSendStream
 
-from ._errors import DuplicateRecord, JournalFailed, JournalUnreadable, StoreClosed, StoreError
-from ._pg_batch import PgJob
+from ._errors import JournalFailed, JournalUnreadable, StoreClosed
+from ._pg_batch import RETRY_DEADLINE_S, PgJob
+from ._pg_errors import first_line, retryable, translate
 from ._pg_rows import decode_result, encode_result
+from ._targets import describe, need_driver
 
 T = TypeVar("T")
 
 POOL_SIZE: Final = 10
 """Connections per open store; operations beyond it wait for one (each takes milliseconds)."""
 CONNECT_TIMEOUT_S: Final = 10
-RETRY_DEADLINE_S: Final = 30.0
-"""How long an operation keeps retrying on new connections before it fails."""
 STATEMENT_TIMEOUT_MS: Final = 60_000
 """No statement (a lock wait included) may hang an agent longer than this."""
 APPLIED_OPS_KEPT_S: Final = 24 * 3600.0
@@ -167,7 +167,7 @@ class PgRunner:
         except psycopg.errors.InsufficientPrivilege as exc:
             raise JournalUnreadable(
                 f"journal {self.label} needs migrating to schema version {PG_SCHEMA_VERSION} and "
-                f"this database user may not change its schema ({_first_line(exc)}); run "
+                f"this database user may not change its schema ({first_line(exc)}); run "
                 "`corral journal migrate` once as the user that owns the journal's tables"
             ) from exc
         except psycopg.Error as exc:
@@ -182,46 +182,11 @@ class PgRunner:
         )
 
 
-def retryable(exc: BaseException) -> bool:
-    import psycopg
-    from psycopg import errors
-
-    if isinstance(exc, errors.SerializationFailure | errors.DeadlockDetected):
-        return True
-    if isinstance(exc, errors.AdminShutdown | errors.CannotConnectNow):
-        return True
-    # A connection error leaves no SQLSTATE; an error the server sent about the query has one.
-    return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError) and not getattr(
-        exc, "sqlstate", None
-    )
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-def translate(exc: BaseException, label: str) -> StoreError:
-    """The store error for a driver error on the journal `label` (already redacted)."""
-    from psycopg import errors
-
-    text = _first_line(exc)
-    if isinstance(exc, errors.UniqueViolation):
-        return DuplicateRecord(f"a record with that id already exists in {label} ({text})")
-    if isinstance(exc, errors.UndefinedTable):
-        return JournalUnreadable(
-            f"{label} holds no corral journal ({text}); `corral journal migrate --url URL`"
-        )
-    return JournalFailed(
-        f"journal {label} failed ({text}); the operation was rolled back, earlier ones are kept"
-    )
-
-
 @asynccontextmanager
 async def open_pg_runner(url: str, *, read_only: bool = False) -> AsyncIterator[PgRunner]:
     """Connections to the journal at `url`, migrated to this code's schema, closed on exit: for
     the tables kept beside the journal's in its database (`orchestrator.memory`'s). `read_only`
     never writes: the journal must already be at this code's version."""
-    from ._open import describe, need_driver
     from ._pg_schema import check_version
 
     runner = PgRunner(need_driver(url), describe(url), read_only=read_only)
