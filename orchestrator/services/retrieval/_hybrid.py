@@ -22,7 +22,7 @@ from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
 from ._lexicon import translate
 from ._rerank import Rerank, Scores, contributions, group_centroids, normalized, rescore
-from ._synonyms import expansion_table, expansions
+from ._synonyms import MAX_EXPANSIONS, expansion_table, matched
 
 Ranker = Literal["fused", "bm25", "embedding"]
 MAX_QUERY_CHARS = 2000
@@ -57,6 +57,8 @@ class Query:
     expansion: tuple[str, ...] = ()
     # Foreign words read in English (`_lexicon`), before spelling: word -> gloss.
     translations: Mapping[str, str] = field(default_factory=dict)
+    # Each word or phrase of the query that the thesaurus knows, and the terms it added.
+    expanded: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -116,10 +118,14 @@ class HybridIndex:
         words, corrections = self._speller.correct_text(english.text)
         tokens = tuple(analyze(words))
         extra: tuple[str, ...] = ()
+        keys: dict[str, tuple[str, ...]] = {}
         if self.profile.expansion_weight > 0:
-            found = analyze(" ".join(expansions(words, self._synonyms)))
-            extra = tuple(dict.fromkeys(t for t in found if t not in tokens))
-        return Query(text, words, tokens, corrections, extra, english.glossed)
+            keys = dict(matched(words, self._synonyms))
+            found = analyze(" ".join(term for terms in keys.values() for term in terms))
+            # Capped in stems too: however many thesaurus words a query holds, the words
+            # typed keep most of the weight.
+            extra = tuple(dict.fromkeys(t for t in found if t not in tokens))[:MAX_EXPANSIONS]
+        return Query(text, words, tokens, corrections, extra, english.glossed, keys)
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
