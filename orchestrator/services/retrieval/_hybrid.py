@@ -8,7 +8,7 @@ costs one short embedding, a few sparse BM25 lookups and a sort.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -59,6 +59,9 @@ class Query:
     translations: Mapping[str, str] = field(default_factory=dict)
     # Each word or phrase of the query that the thesaurus knows, and the terms it added.
     expanded: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The stems of each term that each of those added (`expansion` is their union): a
+    # document earns a group's credit once, by its best term, however many it holds.
+    expansion_groups: tuple[tuple[tuple[str, ...], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,15 +120,12 @@ class HybridIndex:
         english = translate(text)
         words, corrections = self._speller.correct_text(english.text)
         tokens = tuple(analyze(words))
-        extra: tuple[str, ...] = ()
         keys: dict[str, tuple[str, ...]] = {}
         if self.profile.expansion_weight > 0:
             keys = dict(matched(words, self._synonyms))
-            found = analyze(" ".join(term for terms in keys.values() for term in terms))
-            # Capped in stems too: however many thesaurus words a query holds, the words
-            # typed keep most of the weight.
-            extra = tuple(dict.fromkeys(t for t in found if t not in tokens))[:MAX_EXPANSIONS]
-        return Query(text, words, tokens, corrections, extra, english.glossed, keys)
+        groups = _stem_groups(keys.values(), tokens)
+        extra = tuple(stem for group in groups for term in group for stem in term)
+        return Query(text, words, tokens, corrections, extra, english.glossed, keys, groups)
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
@@ -181,8 +181,19 @@ class HybridIndex:
         total = zeros.copy()
         for part in fields.values():
             total += part
-        expansion = self._bm25.scores(query.expansion) if query.expansion else zeros
+        expansion = self._expansion_scores(query)
         return _Lexical(fields, expansion, total + self.profile.expansion_weight * expansion)
+
+    def _expansion_scores(self, query: Query) -> Scores:
+        """Each thesaurus group's best term per document, summed over the groups: a
+        description stuffed with every synonym of a word scores as one that names it once."""
+        total = np.zeros(self._size, dtype=np.float64)
+        for group in query.expansion_groups:
+            best = np.zeros(self._size, dtype=np.float64)
+            for term in group:
+                np.maximum(best, self._bm25.scores(term), out=best)
+            total += best
+        return total
 
     def _features(self, query: Query, lexical: _Lexical, similarity: Scores) -> dict[str, Scores]:
         """The second stage's features that the profile weighs (`_rerank` names them)."""
@@ -246,6 +257,26 @@ def _action_matrix(documents: Sequence[Mapping[str, str]], profile: Profile) -> 
         [[k in found and len(found) < MAX_KINDS for k in ACTION_KINDS] for found in kinds],
         dtype=np.float64,
     )
+
+
+def _stem_groups(
+    terms: Iterable[tuple[str, ...]], typed: Sequence[str]
+) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """The stems of each matched word's terms (one tuple per term), less the stems typed and
+    those an earlier term has; at most `MAX_EXPANSIONS` stems in all, so a query stuffed with
+    thesaurus words still searches mostly for what it says."""
+    seen, groups, budget = set(typed), [], MAX_EXPANSIONS
+    for group in terms:
+        found = []
+        for term in group:
+            stems = tuple(dict.fromkeys(t for t in analyze(term) if t not in seen))[:budget]
+            if stems:
+                seen.update(stems)
+                found.append(stems)
+                budget -= len(stems)
+        if found:
+            groups.append(tuple(found))
+    return tuple(groups)
 
 
 def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:
