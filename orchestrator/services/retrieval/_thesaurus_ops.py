@@ -95,7 +95,7 @@ purge cache, clear cache, invalidate cache, flush cache, bust the cache
 firewall, security group, waf, firewall rule
 ssl certificate, tls certificate, certificate, cert, https
 key value, kv, kv store, key value store
-message queue, queue, topic, pubsub
+message queue, queue, pubsub, pub sub
 alert silence, silence, mute, snooze, suppress, quiet
 stop the pager, stop paging, stop alerting, stop the alerts => silence, mute
 stop notifications, shut up the alert, quiet the alert => silence, mute
@@ -155,4 +155,37 @@ api key, key, token, credential, secret
 block, ban, deny, blacklist, blocklist
 allowlist, whitelist, allow list
 audit log, activity log, access log, security log
+what changed, what is different, compare versions => diff, compare
+who approved, who reviewed => review, reviewer
+ready to merge, good to go => merge, approve
+pending reviews, waiting on review, awaiting review => review request, pull request
+open prs, open pull requests, outstanding prs => pull request, list
+fork it, make my own copy of the repo => fork
+new repo, start a project, new project => create, repository
+archive the repo, make read only => archive, repository
+close the pr, abandon the pr => close, pull request
+go red, turned red, went red => failed, failure
+build logs, job output, ci output => job, logs
+trigger a build, kick off a build, start a build, run the pipeline => trigger, workflow, run
+cancel the build, abort the build, kill the build => cancel, workflow run
+is it deployed, what version is live, what is running in prod => deployment, release, status
+bump the version, cut a release, tag a release => release, tag, create
+spin up, provision, stand up => create, instance, deploy
+tear down, decommission, spin down => delete, destroy
+rotate the key, rotate credentials, roll the secret => secret, key, update
+resize the disk, more disk, out of disk, disk full => volume, resize, storage
+out of memory, oom, oomkilled => memory, restart, crash
+cpu spike, high cpu, running hot => cpu, metric, usage
+what is slow, why is it slow, slowness => latency, performance, slow query
+is the site down, is it down, is it up => uptime, status, health check
+point the domain at, point dns at => dns record, update
+who owns this service, service owner => service, team, owner
+wake up the on call, page the on call => incident, escalate, page
+declare an incident, open an incident, raise an incident => create, incident
+resolve the incident, all clear, mitigated => resolve, incident
+ack the alert, i am on it, looking into it => acknowledge
+why did it page, what fired, what alerted => alert, incident
+noisy alert, flapping, false alarm => alert, silence, mute
+error spike, spike in errors, more errors => error rate, errors
+dropped packets, packet loss => network, outage
 """
