@@ -49,3 +49,14 @@ def test_explain_names_each_matched_word_and_the_terms_it_added() -> None:
     assert "synonyms:    stop the pager -> silence, mute" in lines
     assert shown["expanded"] == {"stop the pager": ["silence", "mute"]}
     assert query.why.fields["synonyms"] > 0
+
+
+def test_a_thesaurus_word_is_never_corrected_into_a_document_word() -> None:
+    tools = [
+        IndexedTool("mcp__wiki__get_page", "wiki", "get_page", "Get a wiki page."),
+        IndexedTool("mcp__ops__silence", "ops", "create_silence", "Silence an alert."),
+    ]
+    query = ToolIndex(tools, HashingEmbedder()).explain("stop the pager tonight", 1)[0].query
+
+    assert "pager" not in query.corrections
+    assert "stop the pager" in query.expanded

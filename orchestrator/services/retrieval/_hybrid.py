@@ -8,7 +8,7 @@ costs one short embedding, a few sparse BM25 lookups and a sort.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,7 +22,7 @@ from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
 from ._lexicon import translate
 from ._rerank import Rerank, Scores, contributions, group_centroids, normalized, rescore
-from ._synonyms import MAX_EXPANSIONS, expansion_table, matched
+from ._synonyms import MAX_EXPANSIONS, expansion_table, matched, thesaurus_words
 
 Ranker = Literal["fused", "bm25", "embedding"]
 MAX_QUERY_CHARS = 2000
@@ -93,8 +93,9 @@ class HybridIndex:
         self._embedder = embedder
         self._bm25 = FieldedBM25(documents, profile.field_weights)
         self._synonyms = expansion_table()
-        dictionary = embedder.vocabulary() if isinstance(embedder, VocabularySource) else ()
-        self._speller = Speller((text for doc in documents for text in doc.values()), dictionary)
+        vocabulary = embedder.vocabulary() if isinstance(embedder, VocabularySource) else ()
+        known = _KnownWords(vocabulary, thesaurus_words())
+        self._speller = Speller((text for doc in documents for text in doc.values()), known)
         self.vectors: Vectors = _document_vectors(embedder, embedding_texts)
         rerank = profile.rerank
         self._views: dict[str, Vectors] = {
@@ -234,6 +235,17 @@ class HybridIndex:
         vector = np.asarray(self._embedder.embed([words])[0], dtype=np.float32)
         self._last_query = (words, vector)
         return vector
+
+
+@dataclass(frozen=True)
+class _KnownWords:
+    """Words the speller leaves alone: the embedding model's and the thesaurus's."""
+
+    vocabulary: Container[str]
+    thesaurus: Container[str]
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.vocabulary or word in self.thesaurus
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,13 @@ def expansion_table() -> Mapping[str, tuple[str, ...]]:
     return {term: tuple(others) for term, others in table.items() if others}
 
 
+@cache
+def thesaurus_words() -> frozenset[str]:
+    """Every word of every term: real words of software work, never typos to correct (the
+    embedding model's vocabulary lacks some, such as "pager", which is one edit from "page")."""
+    return frozenset(w for term in expansion_table() for w in re.findall(r"[^\W_]+", term))
+
+
 def expansions(text: str, table: Mapping[str, tuple[str, ...]]) -> list[str]:
     """The terms that `text`'s words and phrases (up to five words) expand to. A word inside
     a matched phrase is not looked up alone ("on call" is the pager, not a meeting)."""
