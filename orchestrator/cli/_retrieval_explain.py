@@ -19,8 +19,10 @@ def query_lines(query: Query) -> list[str]:
     if query.corrections:
         fixed = ", ".join(f"{typed} -> {meant}" for typed, meant in query.corrections.items())
         lines.append(f"spelling:    {fixed}")
-    if query.expansion:
-        lines.append(f"synonyms:    {' '.join(query.expansion)} (stems, at a lower weight)")
+    if query.expanded:
+        read = "; ".join(f"{key} -> {', '.join(terms)}" for key, terms in query.expanded.items())
+        lines.append(f"synonyms:    {read}")
+        lines.append(f"             searched as {' '.join(query.expansion)} (stems)")
     return lines
 
 
@@ -66,4 +68,5 @@ def explanation_json(query: Query, why: Explanation) -> dict[str, Any]:
         "corrections": dict(query.corrections),
         "translations": dict(query.translations),
         "synonyms": list(query.expansion),
+        "expanded": {key: list(terms) for key, terms in query.expanded.items()},
     }

@@ -142,6 +142,7 @@ async def test_json_explain_gives_each_hit_its_ranker_and_field_parts(tmp_path: 
         "corrections",
         "translations",
         "synonyms",
+        "expanded",
     }
     parts = sum(why["rerank"].values())
     assert parts == pytest.approx(hits[0]["score"], abs=1e-4)

@@ -8,7 +8,7 @@ costs one short embedding, a few sparse BM25 lookups and a sort.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,7 +22,7 @@ from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
 from ._lexicon import translate
 from ._rerank import Rerank, Scores, contributions, group_centroids, normalized, rescore
-from ._synonyms import expansion_table, expansions
+from ._synonyms import MAX_EXPANSIONS, expansion_table, matched, thesaurus_words
 
 Ranker = Literal["fused", "bm25", "embedding"]
 MAX_QUERY_CHARS = 2000
@@ -57,6 +57,11 @@ class Query:
     expansion: tuple[str, ...] = ()
     # Foreign words read in English (`_lexicon`), before spelling: word -> gloss.
     translations: Mapping[str, str] = field(default_factory=dict)
+    # Each word or phrase of the query that the thesaurus knows, and the terms it added.
+    expanded: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The stems of each term that each of those added (`expansion` is their union): a
+    # document earns a group's credit once, by its best term, however many it holds.
+    expansion_groups: tuple[tuple[tuple[str, ...], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,9 @@ class HybridIndex:
         self._embedder = embedder
         self._bm25 = FieldedBM25(documents, profile.field_weights)
         self._synonyms = expansion_table()
-        dictionary = embedder.vocabulary() if isinstance(embedder, VocabularySource) else ()
-        self._speller = Speller((text for doc in documents for text in doc.values()), dictionary)
+        vocabulary = embedder.vocabulary() if isinstance(embedder, VocabularySource) else ()
+        known = _KnownWords(vocabulary, thesaurus_words())
+        self._speller = Speller((text for doc in documents for text in doc.values()), known)
         self.vectors: Vectors = _document_vectors(embedder, embedding_texts)
         rerank = profile.rerank
         self._views: dict[str, Vectors] = {
@@ -115,11 +121,12 @@ class HybridIndex:
         english = translate(text)
         words, corrections = self._speller.correct_text(english.text)
         tokens = tuple(analyze(words))
-        extra: tuple[str, ...] = ()
+        keys: dict[str, tuple[str, ...]] = {}
         if self.profile.expansion_weight > 0:
-            found = analyze(" ".join(expansions(words, self._synonyms)))
-            extra = tuple(dict.fromkeys(t for t in found if t not in tokens))
-        return Query(text, words, tokens, corrections, extra, english.glossed)
+            keys = dict(matched(words, self._synonyms))
+        groups = _stem_groups(keys.values(), tokens)
+        extra = tuple(stem for group in groups for term in group for stem in term)
+        return Query(text, words, tokens, corrections, extra, english.glossed, keys, groups)
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
@@ -175,8 +182,19 @@ class HybridIndex:
         total = zeros.copy()
         for part in fields.values():
             total += part
-        expansion = self._bm25.scores(query.expansion) if query.expansion else zeros
+        expansion = self._expansion_scores(query)
         return _Lexical(fields, expansion, total + self.profile.expansion_weight * expansion)
+
+    def _expansion_scores(self, query: Query) -> Scores:
+        """Each thesaurus group's best term per document, summed over the groups: a
+        description stuffed with every synonym of a word scores as one that names it once."""
+        total = np.zeros(self._size, dtype=np.float64)
+        for group in query.expansion_groups:
+            best = np.zeros(self._size, dtype=np.float64)
+            for term in group:
+                np.maximum(best, self._bm25.scores(term), out=best)
+            total += best
+        return total
 
     def _features(self, query: Query, lexical: _Lexical, similarity: Scores) -> dict[str, Scores]:
         """The second stage's features that the profile weighs (`_rerank` names them)."""
@@ -220,6 +238,17 @@ class HybridIndex:
 
 
 @dataclass(frozen=True)
+class _KnownWords:
+    """Words the speller leaves alone: the embedding model's and the thesaurus's."""
+
+    vocabulary: Container[str]
+    thesaurus: Container[str]
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.vocabulary or word in self.thesaurus
+
+
+@dataclass(frozen=True)
 class _Lexical:
     """One query's BM25 evidence: each field's weighted scores, the synonyms' scores (before
     their weight), and the total that ranks."""
@@ -240,6 +269,26 @@ def _action_matrix(documents: Sequence[Mapping[str, str]], profile: Profile) -> 
         [[k in found and len(found) < MAX_KINDS for k in ACTION_KINDS] for found in kinds],
         dtype=np.float64,
     )
+
+
+def _stem_groups(
+    terms: Iterable[tuple[str, ...]], typed: Sequence[str]
+) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """The stems of each matched word's terms (one tuple per term), less the stems typed and
+    those an earlier term has; at most `MAX_EXPANSIONS` stems in all, so a query stuffed with
+    thesaurus words still searches mostly for what it says."""
+    seen, groups, budget = set(typed), [], MAX_EXPANSIONS
+    for group in terms:
+        found = []
+        for term in group:
+            stems = tuple(dict.fromkeys(t for t in analyze(term) if t not in seen))[:budget]
+            if stems:
+                seen.update(stems)
+                found.append(stems)
+                budget -= len(stems)
+        if found:
+            groups.append(tuple(found))
+    return tuple(groups)
 
 
 def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:

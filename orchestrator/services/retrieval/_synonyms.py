@@ -12,6 +12,9 @@ import re
 from collections.abc import Mapping
 from functools import cache
 
+from ._thesaurus_ops import OPS_GROUPS
+from ._thesaurus_work import WORK_GROUPS
+
 _GROUPS = """
 ticket, issue, bug, task
 pull request, pr, merge request, mr
@@ -129,30 +132,64 @@ _SPLIT = re.compile(r"\s*,\s*")
 _FUNCTION_WORDS = frozenset(
     ["a", "an", "as", "at", "be", "by", "in", "is", "it", "of", "on", "or", "to"]
 )
+# How many terms one matched word or phrase adds, and how many one query gets in all: a
+# query (or a model's output) stuffed with thesaurus words would otherwise search for the
+# whole thesaurus, and its own words would drown.
+MAX_TERMS_PER_KEY = 8
+MAX_EXPANSIONS = 24
+MAX_PHRASE_WORDS = 5
 
 
 @cache
 def expansion_table() -> Mapping[str, tuple[str, ...]]:
-    """Each term (lower case) and the other terms of every group it belongs to."""
+    """Each term (lower case) and the terms it expands to: the other terms of every group it
+    belongs to, and the right side of every one-directional line whose left side names it."""
     table: dict[str, list[str]] = {}
-    for line in _GROUPS.strip().splitlines():
-        terms = [t for t in _SPLIT.split(line.strip().lower()) if t]
-        for term in terms:
-            others = table.setdefault(term, [])
-            others.extend(t for t in terms if t != term and t not in others)
-    return {term: tuple(others) for term, others in table.items()}
+    for line in (_GROUPS + OPS_GROUPS + WORK_GROUPS).strip().splitlines():
+        if not line.strip():
+            continue
+        left, arrow, right = line.lower().partition("=>")
+        keys = _terms(left)
+        targets = _terms(right) if arrow else keys
+        for key in keys:
+            others = table.setdefault(key, [])
+            others.extend(t for t in targets if t != key and t not in others)
+    return {term: tuple(others) for term, others in table.items() if others}
+
+
+@cache
+def thesaurus_words() -> frozenset[str]:
+    """Every word of every term: real words of software work, never typos to correct (the
+    embedding model's vocabulary lacks some, such as "pager", which is one edit from "page")."""
+    return frozenset(w for term in expansion_table() for w in re.findall(r"[^\W_]+", term))
 
 
 def expansions(text: str, table: Mapping[str, tuple[str, ...]]) -> list[str]:
-    """The terms that `text`'s words and two- and three-word phrases expand to."""
+    """The terms that `text`'s words and phrases (up to five words) expand to. A word inside
+    a matched phrase is not looked up alone ("on call" is the pager, not a meeting)."""
+    return [term for _, terms in matched(text, table) for term in terms]
+
+
+def matched(text: str, table: Mapping[str, tuple[str, ...]]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each word or phrase of `text` that the table knows, with the terms it adds (at most
+    `MAX_TERMS_PER_KEY`, none added twice), longest phrases first."""
     words = re.findall(r"[^\W_]+", text.lower())
-    found: list[str] = []
-    for size in (3, 2, 1):
+    covered: set[int] = set()
+    found: list[tuple[str, tuple[str, ...]]] = []
+    seen: set[str] = set()
+    for size in range(MAX_PHRASE_WORDS, 0, -1):
         for start in range(len(words) - size + 1):
+            span = range(start, start + size)
             phrase = " ".join(words[start : start + size])
-            if phrase in _FUNCTION_WORDS:
+            if phrase in _FUNCTION_WORDS or covered.intersection(span) or phrase not in table:
                 continue
-            for term in table.get(phrase, ()):
-                if term not in found:
-                    found.append(term)
+            covered.update(span)
+            new = tuple(t for t in table[phrase] if t not in seen)[:MAX_TERMS_PER_KEY]
+            seen.update(new)
+            if new:
+                found.append((phrase, new))
     return found
+
+
+def _terms(side: str) -> list[str]:
+    return [t for t in _SPLIT.split(side.strip()) if t]
