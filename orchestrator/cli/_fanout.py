@@ -81,9 +81,11 @@ async def run(args: argparse.Namespace) -> int:
     from ..fanout import ResultSchema, read_items
     from ..runs import FanoutJob, RunSetup
     from ._common import cli_executor, load_cli_config, resolve_cwd
+    from ._out import check_out_file
 
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
+    check_out_file(args.out)
     items = read_items(args.items)
     template = read_template(args.template)
     schema = ResultSchema.load(args.schema)

@@ -136,13 +136,22 @@ def _limit(text: str) -> int:
 
 async def export_run(args: argparse.Namespace) -> int:
     from corral.agents import export_jsonl
+    from corral.tools import OperationFailed
 
+    from ._out import check_out_file
+
+    if args.out is not None:
+        check_out_file(args.out, example="run.jsonl")
     async with open_journal_of(args.run_id, _journal()) as store:
         if args.out is None:
             await export_jsonl(store, args.run_id, sys.stdout)
             return 0
-        with args.out.open("w", encoding="utf-8") as out:
-            lines = await export_jsonl(store, args.run_id, out)
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            with args.out.open("w", encoding="utf-8") as out:
+                lines = await export_jsonl(store, args.run_id, out)
+        except OSError as exc:
+            raise OperationFailed(f"cannot write {args.out}: {exc.strerror or exc}") from exc
     print(f"corral export: wrote {lines} lines to {args.out}", file=sys.stderr)
     return 0
 

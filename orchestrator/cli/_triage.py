@@ -71,9 +71,11 @@ async def run(args: argparse.Namespace) -> int:
     from ..pipelines.triage import READ_ONLY_TOOLS, TriageJob, read_issues, read_labels, run_triage
     from ..runs import RunSetup
     from ._common import cli_executor, load_cli_config, resolve_cwd
+    from ._out import check_out_dir
 
     cwd = resolve_cwd(args.repo)
     config = load_cli_config(args, cwd)
+    check_out_dir(args.out)
     issues = read_issues(args.issues)
     labels = read_labels(args.labels)
     progress = live_progress("triage", args, config)

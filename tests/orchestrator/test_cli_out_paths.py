@@ -1,0 +1,109 @@
+"""`--out` paths a person gets wrong: refused in one line before any work, never a traceback.
+
+A fan-out used to run every item and then stop on a traceback when `--out` named a folder or a
+path under a file; `corral export --out` did the same. These run the real command in-process
+against a fresh home, with no model: each mistake must be caught before a model is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from corral.orchestrator.cli._main import main
+from corral.orchestrator.fanout._outcome import write_results
+from corral.tools import OperationFailed
+
+UNREACHABLE_MODEL = "http://127.0.0.1:9/v1"  # discard port: a run that got this far would fail
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("CORRAL_HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    return home
+
+
+def fanout_inputs(folder: Path) -> list[str]:
+    items = folder / "items.jsonl"
+    items.write_text('{"path": "a.py"}\n', encoding="utf-8")
+    schema = folder / "schema.json"
+    schema.write_text(json.dumps({"type": "object"}), encoding="utf-8")
+    return ["--items", str(items), "--template", "Summarise {path}", "--schema", str(schema)]
+
+
+def a_file(folder: Path) -> Path:
+    path = folder / "notes.txt"
+    path.write_text("x", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make_out", "said"),
+    [
+        (lambda tmp: tmp, "is a folder; name a file in it"),
+        (lambda tmp: a_file(tmp) / "results.jsonl", "is a file, not a folder"),
+        (lambda tmp: a_file(tmp) / "deeper" / "results.jsonl", "is a file, not a folder"),
+    ],
+    ids=["a-folder", "under-a-file", "deep-under-a-file"],
+)
+def test_fanout_refuses_an_out_it_could_not_write_before_running_anything(
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make_out: Callable[[Path], Path],
+    said: str,
+) -> None:
+    out = make_out(tmp_path)
+    argv = ["fanout", "--base-url", UNREACHABLE_MODEL, "-q", *fanout_inputs(tmp_path)]
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err
+    assert not (home / "journal.sqlite").exists(), "no run may start"
+
+
+def test_a_fanout_out_folder_that_does_not_exist_yet_is_fine(tmp_path: Path) -> None:
+    from corral.orchestrator.cli._out import check_out_file
+
+    check_out_file(tmp_path / "new folder" / "results.jsonl")
+    check_out_file("-")
+
+
+def test_results_that_cannot_be_written_say_they_are_kept_in_the_journal(tmp_path: Path) -> None:
+    with pytest.raises(OperationFailed) as caught:
+        write_results(['{"index": 0}'], a_file(tmp_path) / "r.jsonl", "run-kept")
+    assert "cannot write the results to" in str(caught.value)
+    assert "`corral export run-kept`" in str(caught.value)
+
+
+@pytest.mark.parametrize("command", ["review", "triage"])
+def test_report_folders_that_are_files_are_refused_in_one_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    inputs = fanout_inputs(tmp_path)
+    extra = (
+        ["--range", "main..HEAD"]
+        if command == "review"
+        else ["--issues", inputs[1], "--labels", inputs[1]]
+    )
+    argv = [command, "--base-url", UNREACHABLE_MODEL, *extra, "--out", str(a_file(tmp_path))]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is a file, not a folder" in err
+    assert "Traceback" not in err
+
+
+def test_export_to_a_folder_is_refused_in_one_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "run-any", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder; name a file in it" in err
+    assert "Traceback" not in err
