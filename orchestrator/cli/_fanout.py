@@ -139,15 +139,12 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
 
 def read_template(raw: str) -> str:
     """`--template`: the text itself, or `@FILE` for a file's contents."""
+    from .._input_files import read_input_file
     from ..fanout import TemplateError
 
     if not raw.startswith("@"):
         return raw
-    path = Path(raw[1:]).expanduser()
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TemplateError(f"cannot read template file {path}: {exc}") from exc
+    return read_input_file(Path(raw[1:]).expanduser(), "template", TemplateError)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""`--out` paths a person gets wrong: refused in one line before any work, never a traceback.
+"""Files a person names on the command line and gets wrong: refused in one line, never a traceback.
 
 A fan-out used to run every item and then stop on a traceback when `--out` named a folder or a
 path under a file; `corral export --out` did the same. These run the real command in-process
@@ -106,4 +106,22 @@ def test_export_to_a_folder_is_refused_in_one_line(
     assert main(["export", "run-any", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "is a folder; name a file in it" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("flag", "role"),
+    [("--schema", "schema"), ("--template", "template")],
+)
+def test_fanout_input_files_that_are_not_utf8_are_refused_in_one_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, role: str
+) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes(b'{"caf\xe9": 1}\n')
+    argv = ["fanout", "--base-url", UNREACHABLE_MODEL, "-q", *fanout_inputs(tmp_path)]
+    at = argv.index(flag) + 1
+    argv[at] = str(latin1) if flag == "--schema" else f"@{latin1}"
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{role} file {latin1} is not UTF-8 text" in err
     assert "Traceback" not in err
