@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from . import _fanout
-from ._common import add_executor_flags, executor_settings, positive_int, resolve_cwd
+from ._common import (
+    add_executor_flags,
+    check_journal_writable,
+    executor_settings,
+    positive_int,
+    resolve_cwd,
+)
 from ._exec import approval_services, report
 
 CARRIED_ON_HERE = (
@@ -58,6 +64,7 @@ async def run(args: argparse.Namespace) -> int:
     from ._hooks import JsonLinesHooks, ProgressHooks
 
     config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
+    check_journal_writable(config)
     refuse_remote(executor_settings(args, config), "resume", CARRIED_ON_HERE)
     fanout_run = await find_fanout_run(config, args.target)
     if fanout_run is not None:
