@@ -44,23 +44,30 @@ def add_parser(sub: Any) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     from corral.agents import RunnerHooks, check_role
+    from corral.tools import InvalidInput
 
     from ..runs import ExecJob, RunSetup, new_id
-    from ._common import cli_executor, load_cli_config, resolve_cwd
-    from ._hooks import JsonLinesHooks, ProgressHooks
+    from ._common import cli_executor, executor_settings, load_cli_config, resolve_cwd
+    from ._hooks import JsonLinesHooks, ProgressHooks, RunAnnounced
 
+    if not args.task.strip():
+        raise InvalidInput('TASK is empty; say what the agent should do, e.g. corral exec "..."')
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     check_role(args.role, config.agents.roles)
     hooks: RunnerHooks = (
         JsonLinesHooks() if args.json else RunnerHooks() if args.quiet else ProgressHooks()
     )
+    run_id = args.run_id or new_id("run")
+    if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
+        line = f"corral exec: run {run_id} (see it with `corral status {run_id}`)"
+        if executor_settings(args, config).kind == "local":
+            hooks = RunAnnounced(hooks, line)  # once the run is journaled, so the id names it
+        else:
+            print(line, file=sys.stderr)
     setup = RunSetup(
         hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
     )
-    run_id = args.run_id or new_id("run")
-    if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
-        print(f"corral exec: run {run_id} (see it with `corral status {run_id}`)", file=sys.stderr)
     job = ExecJob(task=args.task, cwd=cwd, run_id=run_id, role=args.role)
     outcome = await cli_executor(args, config).run(job, setup, config)
     return report(outcome, json_mode=args.json, command="exec")

@@ -1,0 +1,40 @@
+"""`corral exec` mistakes made before any run can start: each is one line, exit 2, and no run id
+is printed for a run the journal never got (`corral status` on it said no such run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corral.orchestrator.cli._main import main
+
+ENDPOINT_VARIABLES = ("OPENAI_API_KEY", "CORRAL_API_KEY", "OPENAI_BASE_URL", "CORRAL_BASE_URL")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ENDPOINT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "home"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["exec", "say hi"], "no API key for the model endpoint"),
+        (["exec", "--base-url", "127.0.0.1:8000/v1", "say hi"], "is not an http(s) URL"),
+        (["exec", "--base-url", "http://127.0.0.1:9/v1", "  "], "TASK is empty"),
+    ],
+    ids=["no-key", "url-without-scheme", "empty-task"],
+)
+def test_a_run_that_cannot_start_prints_no_run_id(
+    home: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert "corral status" not in err, "no id of a run that was never journaled"
+    assert err.count("\n") == 1, err
