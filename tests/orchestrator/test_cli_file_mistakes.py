@@ -125,3 +125,16 @@ def test_fanout_input_files_that_are_not_utf8_are_refused_in_one_line(
     err = capsys.readouterr().err
     assert f"{role} file {latin1} is not UTF-8 text" in err
     assert "Traceback" not in err
+
+
+def test_demo_out_that_is_a_file_is_refused_in_one_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = a_file(tmp_path)
+    assert main(["demo", "--out", str(notes)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"corral demo: error: --out {notes}: is a file, not a folder; name a folder for the "
+        "reports\n"
+    )
+    assert notes.read_text(encoding="utf-8") == "x"
