@@ -125,7 +125,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     try:
         return _run(args)
-    except (CorralError, BaseExceptionGroup) as exc:
+    except (CorralError, OSError, BaseExceptionGroup) as exc:
         errors = _corral_errors(exc)
         if errors is None:
             raise
@@ -187,6 +187,8 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
 
     if isinstance(exc, CorralError):
         return [exc]
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        return [_file_error(exc)]
     if isinstance(exc, BaseExceptionGroup):
         found: list[CorralError] = []
         for inner in exc.exceptions:
@@ -196,6 +198,19 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
             found.extend(errors)
         return found
     return None
+
+
+def _file_error(exc: OSError) -> CorralError:
+    """A file or folder the system refused, which no command turned into its own words (a
+    path given on the command line, a folder that went read-only mid-run): one line naming it,
+    exit 1, instead of a traceback."""
+    from corral.tools import OperationFailed
+
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    where = f" ({' -> '.join(paths)})" if paths else ""
+    return OperationFailed(
+        f"{exc.strerror or exc}{where}; check that the path exists and that you may use it"
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -138,3 +138,40 @@ def test_demo_out_that_is_a_file_is_refused_in_one_line(
         "reports\n"
     )
     assert notes.read_text(encoding="utf-8") == "x"
+
+
+def test_a_replay_cassette_that_is_not_utf8_is_refused_in_one_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = tmp_path / "cassette.jsonl"
+    cassette.write_bytes(b"\xff\xfe{}\n")
+    assert main(["model-server", "--port", "0", "--replay", str(cassette)]) == 2
+    err = capsys.readouterr().err
+    assert f"--replay cassette {cassette} is not UTF-8 text" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        IsADirectoryError(21, "Is a directory", "/srv/out"),
+        PermissionError(13, "Permission denied", "/srv/.out.partial", "/srv/out"),
+        ExceptionGroup("task group", [FileNotFoundError(2, "No such file", "/srv/x")]),
+    ],
+    ids=["folder", "rename", "in-a-task-group"],
+)
+def test_a_file_error_no_command_worded_is_one_line_naming_the_path(error: Exception) -> None:
+    from corral.orchestrator.cli._main import _corral_errors
+
+    errors = _corral_errors(error)
+    assert errors is not None and len(errors) == 1
+    text = str(errors[0])
+    assert "/srv/" in text and "\n" not in text
+    assert "check that the path exists and that you may use it" in text
+    assert errors[0].exit_code == 1
+
+
+def test_a_closed_pipe_is_still_left_to_end_quietly() -> None:
+    from corral.orchestrator.cli._main import _corral_errors
+
+    assert _corral_errors(BrokenPipeError(32, "Broken pipe")) is None
