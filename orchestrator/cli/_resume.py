@@ -14,7 +14,7 @@ from ._common import (
     positive_int,
     resolve_cwd,
 )
-from ._exec import approval_services, report
+from ._exec import approval_services, report, said_how_to_resume
 
 CARRIED_ON_HERE = (
     "it carries runs on from the journal in this process (a run on Temporal is durable "
@@ -85,16 +85,20 @@ async def run(args: argparse.Namespace) -> int:
         )
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     cwd = resolve_cwd(args.cd) if args.cd is not None else None
-    outcome = await resume_single(
-        config,
-        args.target,
-        # Every run may hold workers; a tool is built only for agents whose spec names it.
-        setup=RunSetup(
-            hooks=hooks, services=approval_services(), tool_providers=collab_tool_providers()
+    outcome = await said_how_to_resume(
+        resume_single(
+            config,
+            args.target,
+            # Every run may hold workers; a tool is built only for agents whose spec names it.
+            setup=RunSetup(
+                hooks=hooks, services=approval_services(), tool_providers=collab_tool_providers()
+            ),
+            base_url=args.base_url,
+            message=args.message,
+            cwd=cwd,
+            model=args.model,
         ),
-        base_url=args.base_url,
-        message=args.message,
-        cwd=cwd,
-        model=args.model,
+        "resume",
+        args.target,
     )
     return report(outcome, json_mode=args.json, command="resume")
