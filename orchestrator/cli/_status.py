@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
@@ -208,12 +209,23 @@ def format_status(status: RunStatus) -> str:
                 + (f" - {agent.error}" if agent.error else "")
             )
     if status.items:
-        counts = ", ".join(f"{n} {s}" for s, n in sorted(totals["items"].items()))
+        shown = _item_word(status)
+        counts = ", ".join(f"{n} {shown(s)}" for s, n in sorted(totals["items"].items()))
         lines.append(f"items: {len(status.items)} ({counts})")
         for item in status.items:
             detail = item.error or ""
-            lines.append(f"  #{item.index} {item.status} {item.agent_id or ''} {detail}".rstrip())
+            lines.append(
+                f"  #{item.index} {shown(item.status)} {item.agent_id or ''} {detail}".rstrip()
+            )
+    if run.status == "interrupted" and status.holder is None:
+        lines.append(f"stopped; carry it on with `corral resume {run.run_id}`")
     return "\n".join(lines)
+
+
+def _item_word(status: RunStatus) -> Callable[[str], str]:
+    """An item the journal left `running` in a run that stopped is not running: said so."""
+    stopped = status.run.status in ("interrupted", "failed") and status.holder is None
+    return lambda word: "stopped" if stopped and word == "running" else word
 
 
 def _lease_lines(status: RunStatus) -> list[str]:

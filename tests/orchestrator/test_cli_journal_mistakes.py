@@ -1,13 +1,17 @@
 """Reading the journal with the wrong word: an agent's id where a run's is wanted, a status no
-run has. Each answer says what was wrong and what to give instead, in one line."""
+run has. Each answer says what was wrong and what to give instead, in one line; a stopped
+run's unfinished items are not shown as running."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
+from corral.agents import ItemRecord, RunRecord, open_sqlite_store
 from corral.orchestrator.cli._main import main
+from corral.orchestrator.runs._setup import JOURNAL_NAME
 
 from .test_cli_output import RUN, seed
 
@@ -57,3 +61,33 @@ def test_runs_in_a_fresh_home_says_none_yet(
     monkeypatch.chdir(tmp_path)
     assert main(["runs", "--status", "failed"]) == 0
     assert capsys.readouterr().out == "no runs yet\n"
+
+
+def test_a_stopped_fanout_shows_its_unfinished_items_as_stopped_and_how_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def write() -> None:
+        async with open_sqlite_store(tmp_path / JOURNAL_NAME) as store:
+            record = RunRecord(
+                run_id="run-stopped",
+                kind="fanout",
+                status="interrupted",
+                created_at=1_000,
+                updated_at=1_000,
+                config={},
+            )
+            await store.create_run(record)
+            items = [
+                ItemRecord(run_id="run-stopped", index=0, input={}, status="done"),
+                ItemRecord(run_id="run-stopped", index=1, input={}, status="running"),
+            ]
+            await store.put_items("run-stopped", items)
+
+    anyio.run(write)
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["status", "run-stopped"]) == 0
+    out = capsys.readouterr().out
+    assert "items: 2 (1 done, 1 stopped)" in out
+    assert "  #1 stopped" in out and "running" not in out
+    assert out.endswith("stopped; carry it on with `corral resume run-stopped`\n")
