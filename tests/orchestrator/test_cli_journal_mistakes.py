@@ -91,3 +91,16 @@ def test_a_stopped_fanout_shows_its_unfinished_items_as_stopped_and_how_to_resum
     assert "items: 2 (1 done, 1 stopped)" in out
     assert "  #1 stopped" in out and "running" not in out
     assert out.endswith("stopped; carry it on with `corral resume run-stopped`\n")
+
+
+def test_memory_list_with_memories_off_says_why_there_are_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["memory", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "runs remember nothing while [memories] enabled is off" in out
+    (tmp_path / "config.toml").write_text("[memories]\nenabled = true\n", encoding="utf-8")
+    assert main(["memory", "list"]) == 0
+    assert capsys.readouterr().out == f"no memories for {tmp_path.resolve()}\n"
