@@ -119,6 +119,10 @@ def _main(argv: Sequence[str] | None) -> int:
     for handler in logging.getLogger().handlers:
         handler.setFormatter(_SpelledFormatter(handler.formatter))
     arguments = sys.argv[1:] if argv is None else list(argv)
+    unknown = _unknown_command(arguments)
+    if unknown is not None:
+        print(f"corral: error: {unknown}", file=sys.stderr)
+        return 2
     parser = build_parser(arguments)
     args = parser.parse_args(arguments)
     from corral.tools import CorralError  # imported here: it loads every tool
@@ -135,6 +139,19 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _unknown_command(arguments: Sequence[str]) -> str | None:
+    """A misspelt command (`corral exce`), named with the nearest real one; argparse listed
+    all twenty-odd commands and left the reader to find it."""
+    import difflib
+
+    if not arguments or arguments[0].startswith("-") or arguments[0] in _MODULES:
+        return None
+    word = arguments[0]
+    near = difflib.get_close_matches(word, list(_MODULES), n=1, cutoff=0.6)
+    hint = f"did you mean `corral {near[0]}`? " if near else ""
+    return f"no command {word!r}; {hint}`corral --help` lists the commands"
 
 
 class _SpelledFormatter(logging.Formatter):

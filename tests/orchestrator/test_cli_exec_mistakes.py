@@ -38,3 +38,20 @@ def test_a_run_that_cannot_start_prints_no_run_id(
     assert said in err
     assert "corral status" not in err, "no id of a run that was never journaled"
     assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    ("word", "hint"),
+    [
+        ("exce", "did you mean `corral exec`? "),
+        ("stauts", "did you mean `corral status`? "),
+        ("frobnicate", ""),
+    ],
+)
+def test_a_misspelt_command_is_named_with_the_nearest_real_one(
+    capsys: pytest.CaptureFixture[str], word: str, hint: str
+) -> None:
+    assert main([word, "x"]) == 2
+    assert capsys.readouterr().err == (
+        f"corral: error: no command {word!r}; {hint}`corral --help` lists the commands\n"
+    )
