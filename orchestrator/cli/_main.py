@@ -124,7 +124,8 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"corral: error: {unknown}", file=sys.stderr)
         return 2
     parser = build_parser(arguments)
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    _take_late_positional(parser, args, extras)
     from corral.tools import CorralError  # imported here: it loads every tool
 
     try:
@@ -139,6 +140,25 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _take_late_positional(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extras: list[str]
+) -> None:
+    """An optional positional written after the flags (`corral resume RUN --cd DIR "more"`, as
+    the docs order them) is one argparse cannot place: a command names it with
+    `set_defaults(late_positional=NAME)` and it is taken here; anything else left is an error."""
+    name = getattr(args, "late_positional", None)
+    if (
+        name is not None
+        and len(extras) == 1
+        and not extras[0].startswith("-")
+        and getattr(args, name) is None
+    ):
+        setattr(args, name, extras[0])
+        return
+    if extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
 
 
 def _unknown_command(arguments: Sequence[str]) -> str | None:

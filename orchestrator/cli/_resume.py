@@ -51,7 +51,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE")
     add_executor_flags(parser)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, late_positional="message")
 
 
 async def run(args: argparse.Namespace) -> int:

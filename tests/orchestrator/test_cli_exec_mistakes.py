@@ -55,3 +55,29 @@ def test_a_misspelt_command_is_named_with_the_nearest_real_one(
     assert capsys.readouterr().err == (
         f"corral: error: no command {word!r}; {hint}`corral --help` lists the commands\n"
     )
+
+
+def test_resume_takes_its_message_after_the_flags_as_the_docs_write_it() -> None:
+    from corral.orchestrator.cli._main import _take_late_positional, build_parser
+
+    argv = ["resume", "agent-1", "--base-url", "http://127.0.0.1:9/v1", "and now the tests"]
+    parser = build_parser(argv)
+    args, extras = parser.parse_known_args(argv)
+    _take_late_positional(parser, args, extras)
+    assert (args.target, args.message) == ("agent-1", "and now the tests")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["resume", "agent-1", "--base-url", "http://127.0.0.1:9/v1", "one", "two"],
+        ["status", "run-1", "extra"],
+    ],
+)
+def test_words_left_over_are_still_refused(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
