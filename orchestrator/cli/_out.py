@@ -1,4 +1,4 @@
-"""Where a command's `--out` goes: checked before any work starts.
+"""Where a command's `--out` goes, checked before any work starts; `-` for an input file.
 
 A run that ends by writing its results somewhere it cannot (a folder where a file was meant, a
 file where a folder was meant, a parent that cannot be made) used to spend its whole budget and
@@ -12,6 +12,12 @@ import os
 from pathlib import Path
 
 STDOUT = "-"
+STDIN = Path("/dev/stdin")
+
+
+def input_path(raw: Path) -> Path:
+    """An input file flag's path, `-` meaning standard input (as `--out -` means stdout)."""
+    return STDIN if str(raw) == "-" else raw
 
 
 def check_out_file(raw: str | Path, flag: str = "--out", example: str = "results.jsonl") -> None:

@@ -175,3 +175,18 @@ def test_a_closed_pipe_is_still_left_to_end_quietly() -> None:
     from corral.orchestrator.cli._main import _corral_errors
 
     assert _corral_errors(BrokenPipeError(32, "Broken pipe")) is None
+
+
+def test_fanout_items_dash_reads_standard_input(home: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    schema = tmp_path / "schema.json"
+    schema.write_text("{}", encoding="utf-8")
+    argv = [sys.executable, "-m", "corral", "fanout", "--base-url", UNREACHABLE_MODEL]
+    argv += ["--items", "-", "--template", "{missing}", "--schema", str(schema)]
+    done = subprocess.run(
+        argv, input='{"path": "a.py"}\n', capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2, done.stderr
+    assert "item 0 (/dev/stdin line 1) has no field 'missing'" in done.stderr
