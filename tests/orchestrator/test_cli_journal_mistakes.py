@@ -26,15 +26,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-@pytest.mark.parametrize("command", ["status", "trace", "export"])
+@pytest.mark.parametrize(
+    "command", [["status"], ["trace"], ["export"], ["journal", "delete"]], ids=" ".join
+)
 def test_an_agent_id_given_for_a_run_names_the_run_it_belongs_to(
-    home: Path, capsys: pytest.CaptureFixture[str], command: str
+    home: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
-    assert main([command, "worker-1"]) == 2
+    assert main([*command, "worker-1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        f"corral {command}: error: worker-1 is an agent of run {RUN}, not a run; "
+        f"corral {command[0]}: error: worker-1 is an agent of run {RUN}, not a run; "
         f"give the run's id: {RUN}\n"
     )
 
