@@ -129,6 +129,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from corral.tools import CorralError  # imported here: it loads every tool
 
     try:
+        _check_home(os.environ.get("CORRAL_HOME"))
         return _run(args)
     except (CorralError, OSError, BaseExceptionGroup) as exc:
         errors = _corral_errors(exc)
@@ -159,6 +160,20 @@ def _take_late_positional(
         return
     if extras:
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
+
+
+def _check_home(raw: str | None) -> None:
+    """CORRAL_HOME naming a file failed deep in config loading with "config.toml: cannot be
+    read: Not a directory", which does not say which setting is wrong."""
+    from pathlib import Path
+
+    from corral.tools import InvalidInput
+
+    if raw and Path(raw).expanduser().exists() and not Path(raw).expanduser().is_dir():
+        raise InvalidInput(
+            f"CORRAL_HOME={raw} is a file, not a folder; point it at a folder (it is made if "
+            "missing), or unset it for ~/.corral"
+        )
 
 
 def _unknown_command(arguments: Sequence[str]) -> str | None:

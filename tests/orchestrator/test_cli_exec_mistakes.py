@@ -81,3 +81,21 @@ def test_words_left_over_are_still_refused(
         main(argv)
     assert stopped.value.code == 2
     assert "unrecognized arguments" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["runs"], ["exec", "say hi"], ["doctor"]])
+def test_a_corral_home_that_is_a_file_is_named_as_the_setting_to_fix(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("CORRAL_HOME", str(notes))
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 2
+    assert capsys.readouterr().err == (
+        f"corral {command[0]}: error: CORRAL_HOME={notes} is a file, not a folder; point it at "
+        "a folder (it is made if missing), or unset it for ~/.corral\n"
+    )
