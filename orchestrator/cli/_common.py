@@ -164,4 +164,31 @@ def load_cli_config(args: argparse.Namespace, cwd: Path) -> CorralConfig:
         "profile": getattr(args, "profile", None),
     }
     loaded = load_config(cwd=cwd, overrides=overrides, cli_settings=args.config)
+    check_journal_writable(loaded.config)
     return loaded.config
+
+
+def check_journal_writable(config: CorralConfig) -> None:
+    """Refuse to start a run whose journal cannot be written (a read-only home, a mounted
+    snapshot): it failed at the first write, after printing a run id that was never kept."""
+    import os
+
+    from corral.tools import InvalidInput
+
+    from ..runs import journal_path
+
+    if config.journal.url is not None:
+        return  # a shared database: its own errors say what is wrong
+    path = journal_path(config)
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    writable = os.access(folder, os.W_OK | os.X_OK) and (
+        not path.exists() or os.access(path, os.W_OK)
+    )
+    if not writable:
+        raise InvalidInput(
+            f"cannot write the journal {path}: {folder} is read-only to corral; every run is "
+            "written there, so set CORRAL_HOME to a folder you can write to (`corral runs`, "
+            "`status` and `export` still read this one)"
+        )

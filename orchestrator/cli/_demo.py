@@ -37,7 +37,10 @@ async def run(args: argparse.Namespace) -> int:
 
     from ..demo import demo_policy
     from ..model_server import serve_model_server
+    from ._out import check_out_dir
 
+    if args.out is not None:
+        check_out_dir(args.out)
     out = (args.out or Path(tempfile.mkdtemp(prefix="corral-demo-"))).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

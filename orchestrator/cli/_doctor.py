@@ -76,6 +76,13 @@ def _files(journal: Path | None) -> list[Path]:
         path = journal.expanduser()
         if not path.is_file():
             raise InvalidInput(f"no journal file at {shown(str(path))}: check the --journal path")
+        if not _looks_like_sqlite(path):
+            # Most likely the wrong file: the recovery advice for damage (move it aside) must
+            # not be offered for someone's notes or source file.
+            raise InvalidInput(
+                f"{shown(str(path))} is not an SQLite database (it does not start with SQLite's "
+                "header): check the --journal path; if it is the journal, restore it from a copy"
+            )
         return [path]
     config = load_config(cwd=Path.cwd()).config
     home_journal = journal_path(config)
@@ -83,6 +90,19 @@ def _files(journal: Path | None) -> list[Path]:
     # With a shared journal (`[journal] url`) the home holds no journal file to check.
     files = [home_journal] if config.journal.url is None else []
     return [*files, *([service] if service.is_file() else [])]
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    """An empty file is a journal not yet written; anything else starts with SQLite's header."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except OSError:
+        return True  # unreadable: let the check itself say so
+    return head in (b"", SQLITE_HEADER)
 
 
 def _report(health: FileHealth) -> list[str]:

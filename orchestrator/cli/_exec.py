@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._common import add_executor_flags, add_model_flags, add_output_flags, add_workspace_flags
 
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
 
     from .._run import ToolProvider
     from ..runs import SingleOutcome
+
+T = TypeVar("T")
 
 ROLES = ("general", "supervisor", "reviewer", "refactorer", "triager")
 """`corral.agents.ROLES`, spelled out so that `--help` need not import the agent core; the
@@ -44,26 +47,46 @@ def add_parser(sub: Any) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     from corral.agents import RunnerHooks, check_role
+    from corral.tools import InvalidInput
 
     from ..runs import ExecJob, RunSetup, new_id
-    from ._common import cli_executor, load_cli_config, resolve_cwd
-    from ._hooks import JsonLinesHooks, ProgressHooks
+    from ._common import cli_executor, executor_settings, load_cli_config, resolve_cwd
+    from ._hooks import JsonLinesHooks, ProgressHooks, RunAnnounced
 
+    if not args.task.strip():
+        raise InvalidInput('TASK is empty; say what the agent should do, e.g. corral exec "..."')
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
     check_role(args.role, config.agents.roles)
     hooks: RunnerHooks = (
         JsonLinesHooks() if args.json else RunnerHooks() if args.quiet else ProgressHooks()
     )
+    run_id = args.run_id or new_id("run")
+    if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
+        line = f"corral exec: run {run_id} (see it with `corral status {run_id}`)"
+        if executor_settings(args, config).kind == "local":
+            hooks = RunAnnounced(hooks, line)  # once the run is journaled, so the id names it
+        else:
+            print(line, file=sys.stderr)
     setup = RunSetup(
         hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
     )
-    run_id = args.run_id or new_id("run")
-    if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
-        print(f"corral exec: run {run_id} (see it with `corral status {run_id}`)", file=sys.stderr)
     job = ExecJob(task=args.task, cwd=cwd, run_id=run_id, role=args.role)
-    outcome = await cli_executor(args, config).run(job, setup, config)
+    work = cli_executor(args, config).run(job, setup, config)
+    outcome = await said_how_to_resume(work, "exec", run_id)
     return report(outcome, json_mode=args.json, command="exec")
+
+
+async def said_how_to_resume(work: Awaitable[T], command: str, run_id: str) -> T:
+    """Await `work`; if Ctrl-C or SIGTERM stops it, say how to carry the run on (the journal
+    keeps what was done), as `fanout` does."""
+    import anyio
+
+    try:
+        return await work
+    except anyio.get_cancelled_exc_class():
+        print(f"corral {command}: stopped; resume with `corral resume {run_id}`", file=sys.stderr)
+        raise
 
 
 def providers_for(role: str) -> dict[str, ToolProvider]:

@@ -48,7 +48,9 @@ def add_parser(sub: Any) -> None:
     add_workspace_flags(parser)
     add_executor_flags(parser)
     add_output_flags(parser)
-    parser.add_argument("--items", type=Path, required=True, metavar="FILE.jsonl")
+    parser.add_argument(
+        "--items", type=Path, required=True, metavar="FILE.jsonl", help="the items, or - for stdin"
+    )
     parser.add_argument(
         "--template", required=True, metavar="TEXT_OR_@FILE", help="the task; {field} is filled"
     )
@@ -81,10 +83,12 @@ async def run(args: argparse.Namespace) -> int:
     from ..fanout import ResultSchema, read_items
     from ..runs import FanoutJob, RunSetup
     from ._common import cli_executor, load_cli_config, resolve_cwd
+    from ._out import check_out_file, input_path
 
     cwd = resolve_cwd(args.cd)
     config = load_cli_config(args, cwd)
-    items = read_items(args.items)
+    check_out_file(args.out)
+    items = read_items(input_path(args.items))
     template = read_template(args.template)
     schema = ResultSchema.load(args.schema)
     progress = live_progress("fanout", args, config)
@@ -137,15 +141,12 @@ async def resume(args: argparse.Namespace, config: CorralConfig, run_id: str) ->
 
 def read_template(raw: str) -> str:
     """`--template`: the text itself, or `@FILE` for a file's contents."""
+    from .._input_files import read_input_file
     from ..fanout import TemplateError
 
     if not raw.startswith("@"):
         return raw
-    path = Path(raw[1:]).expanduser()
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TemplateError(f"cannot read template file {path}: {exc}") from exc
+    return read_input_file(Path(raw[1:]).expanduser(), "template", TemplateError)
 
 
 @dataclass

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from corral.agents import FunctionCall, RunnerHooks
+from corral.agents import FunctionCall, RunnerHooks, SafeHooks
 from corral.tools import ToolOutput
 
 from ._approval import shown
@@ -56,3 +56,22 @@ class ProgressHooks(RunnerHooks):
         if len(self._names) < 2:
             return ""
         return f"[{self._names.get(agent_id, agent_id)}] "
+
+
+class RunAnnounced(SafeHooks):
+    """Says `line` (the run id and how to see it) when the first agent starts, that is once the
+    run is in the journal: said before, a run that failed to start (no API key, a bad base URL)
+    left an id that `corral status` could not find."""
+
+    def __init__(self, inner: RunnerHooks, line: str, out: TextIO | None = None) -> None:
+        super().__init__(inner)
+        self._line: str | None = line
+        self._out = out
+
+    def agent_started(self, agent_id: str, parent_id: str | None, name: str) -> None:
+        if self._line is not None:
+            out = self._out if self._out is not None else sys.stderr
+            print(self._line, file=out)
+            out.flush()
+            self._line = None
+        super().agent_started(agent_id, parent_id, name)

@@ -141,10 +141,13 @@ async def delete_run(args: argparse.Namespace) -> int:
     from corral.agents._store import UnknownRun, describe_journal, journal_target, open_journal
     from corral.tools import CorralError, OperationFailed
 
+    from ._status import refuse_an_agent_id
+
     config = load_config(cwd=Path.cwd()).config
     target = journal_target(config)
     gone: UnknownRun | None = None
     async with open_journal(target) as store:
+        await refuse_an_agent_id(store, args.run_id)
         try:
             deleted = await store.delete_run(args.run_id, at=time.time(), force=args.force)
         except UnknownRun as exc:

@@ -119,13 +119,19 @@ def _main(argv: Sequence[str] | None) -> int:
     for handler in logging.getLogger().handlers:
         handler.setFormatter(_SpelledFormatter(handler.formatter))
     arguments = sys.argv[1:] if argv is None else list(argv)
+    unknown = _unknown_command(arguments)
+    if unknown is not None:
+        print(f"corral: error: {unknown}", file=sys.stderr)
+        return 2
     parser = build_parser(arguments)
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    _take_late_positional(parser, args, extras)
     from corral.tools import CorralError  # imported here: it loads every tool
 
     try:
+        _check_home(os.environ.get("CORRAL_HOME"))
         return _run(args)
-    except (CorralError, BaseExceptionGroup) as exc:
+    except (CorralError, OSError, BaseExceptionGroup) as exc:
         errors = _corral_errors(exc)
         if errors is None:
             raise
@@ -135,6 +141,52 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"corral {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _take_late_positional(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extras: list[str]
+) -> None:
+    """An optional positional written after the flags (`corral resume RUN --cd DIR "more"`, as
+    the docs order them) is one argparse cannot place: a command names it with
+    `set_defaults(late_positional=NAME)` and it is taken here; anything else left is an error."""
+    name = getattr(args, "late_positional", None)
+    if (
+        name is not None
+        and len(extras) == 1
+        and not extras[0].startswith("-")
+        and getattr(args, name) is None
+    ):
+        setattr(args, name, extras[0])
+        return
+    if extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+
+
+def _check_home(raw: str | None) -> None:
+    """CORRAL_HOME naming a file failed deep in config loading with "config.toml: cannot be
+    read: Not a directory", which does not say which setting is wrong."""
+    from pathlib import Path
+
+    from corral.tools import InvalidInput
+
+    if raw and Path(raw).expanduser().exists() and not Path(raw).expanduser().is_dir():
+        raise InvalidInput(
+            f"CORRAL_HOME={raw} is a file, not a folder; point it at a folder (it is made if "
+            "missing), or unset it for ~/.corral"
+        )
+
+
+def _unknown_command(arguments: Sequence[str]) -> str | None:
+    """A misspelt command (`corral exce`), named with the nearest real one; argparse listed
+    all twenty-odd commands and left the reader to find it."""
+    import difflib
+
+    if not arguments or arguments[0].startswith("-") or arguments[0] in _MODULES:
+        return None
+    word = arguments[0]
+    near = difflib.get_close_matches(word, list(_MODULES), n=1, cutoff=0.6)
+    hint = f"did you mean `corral {near[0]}`? " if near else ""
+    return f"no command {word!r}; {hint}`corral --help` lists the commands"
 
 
 class _SpelledFormatter(logging.Formatter):
@@ -187,6 +239,8 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
 
     if isinstance(exc, CorralError):
         return [exc]
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        return [_file_error(exc)]
     if isinstance(exc, BaseExceptionGroup):
         found: list[CorralError] = []
         for inner in exc.exceptions:
@@ -196,6 +250,19 @@ def _corral_errors(exc: BaseException) -> list[CorralError] | None:
             found.extend(errors)
         return found
     return None
+
+
+def _file_error(exc: OSError) -> CorralError:
+    """A file or folder the system refused, which no command turned into its own words (a
+    path given on the command line, a folder that went read-only mid-run): one line naming it,
+    exit 1, instead of a traceback."""
+    from corral.tools import OperationFailed
+
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    where = f" ({' -> '.join(paths)})" if paths else ""
+    return OperationFailed(
+        f"{exc.strerror or exc}{where}; check that the path exists and that you may use it"
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

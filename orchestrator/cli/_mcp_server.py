@@ -14,6 +14,7 @@ from typing import Any
 
 from ._common import add_admission_flags, add_executor_flags, cli_executor, service_limits
 
+DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8421
 
 
@@ -24,10 +25,8 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
     )
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (--http)")
-    parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port (--http; default {DEFAULT_PORT})"
-    )
+    parser.add_argument("--host", help=f"address to listen on (--http; default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, help=f"port (--http; default {DEFAULT_PORT})")
     add_admission_flags(parser, when_full="are refused")
     add_executor_flags(parser)
     parser.set_defaults(handler=run)
@@ -41,6 +40,7 @@ async def run(args: argparse.Namespace) -> int:
     from ..mcp_server import McpServerOptionsError, serve_http, serve_stdio
     from ..service import check_bind, resolve_token
 
+    _listen_flags_need_http(args)
     workdir = Path.cwd()
     config = load_config(cwd=workdir).config
     limits = service_limits(args, config, error=McpServerOptionsError)
@@ -62,6 +62,19 @@ async def run(args: argparse.Namespace) -> int:
         print(f"corral mcp-server: listening on {url}", file=sys.stderr)
         sys.stderr.flush()
     return 0
+
+
+def _listen_flags_need_http(args: argparse.Namespace) -> None:
+    """`--port` without `--http` served stdio and ignored the port: the caller meant HTTP."""
+    from ..mcp_server import McpServerOptionsError
+
+    if not args.http and (args.host is not None or args.port is not None):
+        raise McpServerOptionsError(
+            "--host and --port are for HTTP: add --http to listen on them, or drop them to "
+            "serve stdio"
+        )
+    args.host = DEFAULT_HOST if args.host is None else args.host
+    args.port = DEFAULT_PORT if args.port is None else args.port
 
 
 def _options(config: Any, workdir: Path, args: argparse.Namespace, limits: Any) -> Any:

@@ -58,6 +58,9 @@ def _project_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
+MEMORIES_OFF = "; runs remember nothing while [memories] enabled is off (set it in config.toml)"
+
+
 def _config() -> CorralConfig:
     from corral.agents import load_config
 
@@ -85,7 +88,8 @@ async def _store(config: CorralConfig) -> AsyncIterator[MemoryStore]:
 
 async def list_memories(args: argparse.Namespace) -> int:
     project = _project(args)
-    async with _store(_config()) as store:
+    config = _config()
+    async with _store(config) as store:
         insights = await store.insights(project)
         memories = await store.memories(project)
     if args.json:
@@ -97,7 +101,8 @@ async def list_memories(args: argparse.Namespace) -> int:
         print(json_text(body))
         return 0
     if not insights and not memories:
-        print(f"no memories for {project}")
+        off = "" if config.memories.enabled else MEMORIES_OFF
+        print(f"no memories for {project}{off}")
         return 0
     print(f"project {project}: {len(insights)} insights, {len(memories)} memories")
     for insight in insights:

@@ -33,7 +33,7 @@ def progress_mode(stream: TextIO, *, quiet: bool) -> Mode:
     """Quiet when asked, live on a terminal, plain lines otherwise."""
     if quiet:
         return "quiet"
-    return "live" if _is_tty(stream) else "lines"
+    return "live" if _is_tty(stream) and not _dumb_terminal() else "lines"
 
 
 @dataclass
@@ -208,4 +208,10 @@ def _is_tty(stream: TextIO) -> bool:
 
 def _wants_color(stream: TextIO) -> bool:
     # https://no-color.org: any non-empty NO_COLOR turns colour off.
-    return _is_tty(stream) and not os.environ.get("NO_COLOR")
+    return _is_tty(stream) and not os.environ.get("NO_COLOR") and not _dumb_terminal()
+
+
+def _dumb_terminal() -> bool:
+    # TERM=dumb (Emacs shell buffers, some CI consoles) understands no escape sequence: the
+    # live line's erase and the colours would show as litter, so it gets plain lines.
+    return os.environ.get("TERM") == "dumb"

@@ -133,13 +133,11 @@ def _instruction(raw: str) -> str:
     """`--instruction`: the text itself, or `@FILE` for a file's contents."""
     from corral.tools import InvalidInput
 
+    from .._input_files import read_input_file
+
     if not raw.startswith("@"):
         return raw
-    path = Path(raw[1:]).expanduser()
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read the instruction file {path}: {exc}") from exc
+    return read_input_file(Path(raw[1:]).expanduser(), "instruction", InvalidInput)
 
 
 def _started(plan: RefactorPlan) -> str:

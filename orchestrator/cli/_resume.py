@@ -7,8 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from . import _fanout
-from ._common import add_executor_flags, executor_settings, positive_int, resolve_cwd
-from ._exec import approval_services, report
+from ._common import (
+    add_executor_flags,
+    check_journal_writable,
+    executor_settings,
+    positive_int,
+    resolve_cwd,
+)
+from ._exec import approval_services, report, said_how_to_resume
 
 CARRIED_ON_HERE = (
     "it carries runs on from the journal in this process (a run on Temporal is durable "
@@ -45,7 +51,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE")
     add_executor_flags(parser)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, late_positional="message")
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -58,6 +64,7 @@ async def run(args: argparse.Namespace) -> int:
     from ._hooks import JsonLinesHooks, ProgressHooks
 
     config = load_config(cwd=Path.cwd(), cli_settings=args.config).config
+    check_journal_writable(config)
     refuse_remote(executor_settings(args, config), "resume", CARRIED_ON_HERE)
     fanout_run = await find_fanout_run(config, args.target)
     if fanout_run is not None:
@@ -78,16 +85,20 @@ async def run(args: argparse.Namespace) -> int:
         )
     hooks: RunnerHooks = JsonLinesHooks() if args.json else ProgressHooks()
     cwd = resolve_cwd(args.cd) if args.cd is not None else None
-    outcome = await resume_single(
-        config,
-        args.target,
-        # Every run may hold workers; a tool is built only for agents whose spec names it.
-        setup=RunSetup(
-            hooks=hooks, services=approval_services(), tool_providers=collab_tool_providers()
+    outcome = await said_how_to_resume(
+        resume_single(
+            config,
+            args.target,
+            # Every run may hold workers; a tool is built only for agents whose spec names it.
+            setup=RunSetup(
+                hooks=hooks, services=approval_services(), tool_providers=collab_tool_providers()
+            ),
+            base_url=args.base_url,
+            message=args.message,
+            cwd=cwd,
+            model=args.model,
         ),
-        base_url=args.base_url,
-        message=args.message,
-        cwd=cwd,
-        model=args.model,
+        "resume",
+        args.target,
     )
     return report(outcome, json_mode=args.json, command="resume")

@@ -85,11 +85,13 @@ async def run(args: argparse.Namespace) -> int:
     from ..runs import RunSetup
     from ._common import cli_executor, load_cli_config
     from ._fanout import live_progress
+    from ._out import check_out_dir
 
     repo = (args.repo or Path.cwd()).expanduser()
     if not repo.is_dir():
         raise InvalidInput(f"--repo {repo}: not a directory; give the repository to review")
     config = load_cli_config(args, repo.resolve())
+    check_out_dir(args.out)
     fail_on = None if args.fail_on == NEVER else Severity(args.fail_on)
     request = ReviewJob(
         repo=repo,

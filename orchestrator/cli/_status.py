@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ._json_out import json_text
 
 if TYPE_CHECKING:
+    from corral.agents import RunRecord
     from corral.agents._store import Store, Target
 
     from .._inspect import RunStatus
@@ -54,10 +56,26 @@ def open_journal_of(run_id: str, journal: Target) -> AbstractAsyncContextManager
     return open_journal(journal, read_only=True)
 
 
+async def refuse_an_agent_id(store: Store, run_id: str) -> None:
+    """An agent's id given where a run's is wanted (`corral status agent-...`, as `resume`
+    takes): say whose run it is, rather than that no such run exists."""
+    from corral.tools import InvalidInput
+
+    if await store.get_run(run_id) is not None:
+        return
+    agent = await store.get_agent(run_id)
+    if agent is not None:
+        raise InvalidInput(
+            f"{run_id} is an agent of run {agent.run_id}, not a run; give the run's id: "
+            f"{agent.run_id}"
+        )
+
+
 async def show_status(args: argparse.Namespace) -> int:
     from .._inspect import read_status
 
     async with open_journal_of(args.run_id, _journal()) as store:
+        await refuse_an_agent_id(store, args.run_id)
         status = await read_status(store, args.run_id)
     if args.json:
         print(json_text(status.to_json()))
@@ -77,6 +95,7 @@ async def list_runs(args: argparse.Namespace) -> int:
     else:
         async with open_journal(journal, read_only=True) as store:
             runs = await store.list_runs()
+    every = runs
     if args.status is not None:  # in the words `corral runs` shows: `completed` finds `done` too
         runs = [r for r in runs if status_word(r.status) == status_word(args.status)]
     runs = runs[::-1][: args.limit or None]  # the journal lists oldest first
@@ -87,13 +106,21 @@ async def list_runs(args: argparse.Namespace) -> int:
         print(json.dumps(listed))
         return 0
     if not runs:
-        print("no runs yet")
+        print(_none_listed(args.status, every))
     for run in runs:
         status = status_word(run.status)
         when = _when(run.created_at)
         line = f"{run.run_id}  {run.kind:<8} {status:<12} {when}  {run_title(run)}".rstrip()
         print(_spelled(line))
     return 0
+
+
+def _none_listed(wanted: str | None, every: list[RunRecord]) -> str:
+    """Why `corral runs` lists nothing: no runs at all, or none with a (perhaps misspelt) status."""
+    if wanted is None or not every:
+        return "no runs yet"
+    words = ", ".join(sorted({status_word(r.status) for r in every}))
+    return _spelled(f"no runs with status {wanted!r}; the runs here are: {words}")
 
 
 # The journal says `done` for a finished fan-out and `completed` for a finished agent; a person
@@ -136,13 +163,23 @@ def _limit(text: str) -> int:
 
 async def export_run(args: argparse.Namespace) -> int:
     from corral.agents import export_jsonl
+    from corral.tools import OperationFailed
 
+    from ._out import check_out_file
+
+    if args.out is not None:
+        check_out_file(args.out, example="run.jsonl")
     async with open_journal_of(args.run_id, _journal()) as store:
+        await refuse_an_agent_id(store, args.run_id)
         if args.out is None:
             await export_jsonl(store, args.run_id, sys.stdout)
             return 0
-        with args.out.open("w", encoding="utf-8") as out:
-            lines = await export_jsonl(store, args.run_id, out)
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            with args.out.open("w", encoding="utf-8") as out:
+                lines = await export_jsonl(store, args.run_id, out)
+        except OSError as exc:
+            raise OperationFailed(f"cannot write {args.out}: {exc.strerror or exc}") from exc
     print(f"corral export: wrote {lines} lines to {args.out}", file=sys.stderr)
     return 0
 
@@ -172,12 +209,23 @@ def format_status(status: RunStatus) -> str:
                 + (f" - {agent.error}" if agent.error else "")
             )
     if status.items:
-        counts = ", ".join(f"{n} {s}" for s, n in sorted(totals["items"].items()))
+        shown = _item_word(status)
+        counts = ", ".join(f"{n} {shown(s)}" for s, n in sorted(totals["items"].items()))
         lines.append(f"items: {len(status.items)} ({counts})")
         for item in status.items:
             detail = item.error or ""
-            lines.append(f"  #{item.index} {item.status} {item.agent_id or ''} {detail}".rstrip())
+            lines.append(
+                f"  #{item.index} {shown(item.status)} {item.agent_id or ''} {detail}".rstrip()
+            )
+    if run.status == "interrupted" and status.holder is None:
+        lines.append(f"stopped; carry it on with `corral resume {run.run_id}`")
     return "\n".join(lines)
+
+
+def _item_word(status: RunStatus) -> Callable[[str], str]:
+    """An item the journal left `running` in a run that stopped is not running: said so."""
+    stopped = status.run.status in ("interrupted", "failed") and status.holder is None
+    return lambda word: "stopped" if stopped and word == "running" else word
 
 
 def _lease_lines(status: RunStatus) -> list[str]:

@@ -28,10 +28,11 @@ async def show_trace(args: argparse.Namespace) -> int:
     from corral.observability import build_trace_tree, format_trace_tree
 
     from .._inspect import read_status
-    from ._status import format_status, open_journal_of
+    from ._status import format_status, open_journal_of, refuse_an_agent_id
 
     journal = journal_target(load_config(cwd=Path.cwd()).config)
     async with open_journal_of(args.run_id, journal) as store:
+        await refuse_an_agent_id(store, args.run_id)
         status = await read_status(store, args.run_id)
         turns = {a.agent_id: await _turns(store, a.agent_id) for a in status.agents}
     roots = build_trace_tree(status.agents, turns)

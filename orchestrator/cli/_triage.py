@@ -36,7 +36,11 @@ def add_parser(sub: Any) -> None:
     add_executor_flags(parser)
     add_output_flags(parser)
     parser.add_argument(
-        "--issues", type=Path, required=True, metavar="FILE.json|FILE.jsonl", help="the issues"
+        "--issues",
+        type=Path,
+        required=True,
+        metavar="FILE.json|FILE.jsonl",
+        help="the issues, or - for stdin",
     )
     parser.add_argument(
         "--labels",
@@ -71,10 +75,12 @@ async def run(args: argparse.Namespace) -> int:
     from ..pipelines.triage import READ_ONLY_TOOLS, TriageJob, read_issues, read_labels, run_triage
     from ..runs import RunSetup
     from ._common import cli_executor, load_cli_config, resolve_cwd
+    from ._out import check_out_dir, input_path
 
     cwd = resolve_cwd(args.repo)
     config = load_cli_config(args, cwd)
-    issues = read_issues(args.issues)
+    check_out_dir(args.out)
+    issues = read_issues(input_path(args.issues))
     labels = read_labels(args.labels)
     progress = live_progress("triage", args, config)
     progress.name_items(tuple(f"#{issue.number}" for issue in issues))  # workers go in this order

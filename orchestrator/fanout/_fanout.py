@@ -248,7 +248,7 @@ async def _carry_out(config: CorralConfig, carry: _Carry, setup: RunSetup) -> Fa
         deadline = config.memories.extraction_timeout_sec
         await remember_fanout(runtime, prototype, settings.template, deadline)
     if outcome.out is not None:
-        await anyio.to_thread.run_sync(write_results, outcome.lines(), outcome.out)
+        await anyio.to_thread.run_sync(write_results, outcome.lines(), outcome.out, run_id)
     return outcome
 
 

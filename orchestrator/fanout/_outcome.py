@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from corral.agents import ItemRecord, Usage, format_cost
+from corral.tools import OperationFailed
 
 DONE = "done"
 FAILED = "failed"
@@ -119,9 +120,17 @@ class FanoutOutcome:
         return [json.dumps(item.to_json(), ensure_ascii=False) for item in self.items]
 
 
-def write_results(lines: Sequence[str], path: Path) -> None:
-    """Write `lines` to `path` whole or not at all (blocking; run it in a thread)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    os.replace(partial, path)
+def write_results(lines: Sequence[str], path: Path, run_id: str = "") -> None:
+    """Write `lines` to `path` whole or not at all (blocking; run it in a thread). A path that
+    cannot be written is an `OperationFailed` saying the results are still in the journal."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        kept = f"`corral export {run_id}` prints them" if run_id else "`corral export RUN`"
+        raise OperationFailed(
+            f"cannot write the results to {path}: {exc.strerror or exc}; every result is kept "
+            f"in the journal ({kept})"
+        ) from exc

@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator, SchemaError
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
+from .._input_files import read_input_file
 from ._errors import ResultSchemaError
 
 MAX_REPORTED_ERRORS = 5
@@ -40,10 +41,7 @@ class ResultSchema:
     @classmethod
     def load(cls, path: Path) -> ResultSchema:
         """The schema in the JSON file at `path`."""
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ResultSchemaError(f"cannot read schema file {path}: {exc.strerror}") from exc
+        text = read_input_file(path, "schema", ResultSchemaError)
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -111,6 +111,10 @@ def _read_cassette(path: Path) -> list[dict[str, Any]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ServerOptionsError(f"cannot read --replay cassette {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ServerOptionsError(
+            f"--replay cassette {path} is not UTF-8 text ({exc.reason}); give a file --record wrote"
+        ) from exc
     entries = []
     for number, line in enumerate(lines, start=1):
         if line.strip():

@@ -42,6 +42,8 @@ from .dashboard import RunList, dashboard_routes
 
 MAX_BODY_BYTES = 1 << 20
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+_WITHOUT_REPORT = frozenset({"exec", "fanout"})
+"""Run kinds that never keep a report: asking for one is not a matter of waiting."""
 
 
 class _BodyTooLarge(Exception):
@@ -223,6 +225,12 @@ class _Api:
         record = await self._store.get_run(run_id)
         if record is None and self._manager.get(run_id) is None:
             return _error(404, f"no run {run_id}")
+        if record is not None and record.kind in _WITHOUT_REPORT:
+            return _error(
+                404,
+                f"run {run_id} ({record.kind}) keeps no report: review, triage and refactor runs "
+                f"do; read /v1/runs/{run_id}/results",
+            )
         if record is None or "report" not in record.summary:
             return _error(
                 404, f"run {run_id} has no report (yet); pipeline runs keep one when done"

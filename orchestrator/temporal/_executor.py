@@ -169,7 +169,7 @@ async def _outcome(config: CorralConfig, output: RunOutput, out: str | None) -> 
         to_stdout=out == STDOUT,
     )
     if path is not None:
-        await anyio.to_thread.run_sync(write_results, outcome.lines(), path)
+        await anyio.to_thread.run_sync(write_results, outcome.lines(), path, output.run_id)
     return TemporalOutcome(outcome=outcome, placements=output.items)
 
 

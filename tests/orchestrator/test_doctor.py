@@ -102,3 +102,16 @@ def test_a_fresh_home_has_no_journal_yet_and_that_is_not_damage(
     out = capsys.readouterr().out
     assert f"{home / 'journal.sqlite'}: not created yet" in out and "DAMAGED" not in out
     assert not (home / "journal.sqlite").exists()
+
+
+@pytest.mark.parametrize("content", [b"print('hi')\n", "caf\u00e9 notes\n".encode()])
+def test_a_journal_path_that_names_a_file_of_another_kind_is_refused_without_recovery_advice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes
+) -> None:
+    notes = tmp_path / "policy.py"
+    notes.write_bytes(content)
+    assert main(["doctor", "--journal", str(notes)]) == 2
+    captured = capsys.readouterr()
+    assert f"{notes} is not an SQLite database" in captured.err
+    assert "mv " not in captured.out + captured.err
+    assert notes.read_bytes() == content

@@ -171,7 +171,9 @@ async def test_invalid_inline_input_is_a_422_that_names_the_problem(
     assert listed == [], "no bad request was admitted"
 
 
-async def test_a_run_without_a_report_answers_404_saying_so(tmp_path: Path) -> None:
+async def test_a_run_of_a_kind_without_a_report_answers_404_pointing_at_its_results(
+    tmp_path: Path,
+) -> None:
     async with open_service(tmp_path, reporter) as service:
         async with CorralClient(service.url, TOKEN) as client:
             run_id = (await client.submit(service.fanout(1)))["id"]
@@ -180,5 +182,8 @@ async def test_a_run_without_a_report_answers_404_saying_so(tmp_path: Path) -> N
         answer = await service.http.get(f"/v1/runs/{run_id}/report")
         unknown = await service.http.get("/v1/runs/run-nope/report")
     assert answer.status_code == 404
-    assert f"run {run_id} has no report (yet)" in answer.json()["error"]
+    assert answer.json()["error"] == (
+        f"run {run_id} (fanout) keeps no report: review, triage and refactor runs do; "
+        f"read /v1/runs/{run_id}/results"
+    )
     assert unknown.status_code == 404 and unknown.json()["error"] == "no run run-nope"

@@ -18,6 +18,7 @@ import anyio.to_thread
 from corral.agents import CorralConfig
 from corral.tools import ApprovalPolicy, SandboxMode
 
+from ..._input_files import read_input_file
 from ...fanout import FanoutOutcome, StartCallback
 from ...runs import FanoutJob, ReviewJob, RunSetup, WorkerTemplate, executor_of
 from ._aggregate import aggregate
@@ -71,10 +72,7 @@ async def read_change(job: ReviewJob) -> Change:
 
 
 async def _patch_change(root: Path, patch: Path) -> Change:
-    try:
-        text = await anyio.Path(patch).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PatchError(f"cannot read patch file {patch}: {exc}") from exc
+    text = await anyio.to_thread.run_sync(read_input_file, patch, "patch", PatchError)
     files = parse_unified_diff(text, source=str(patch))
     if not files:
         raise PatchError(
