@@ -15,6 +15,7 @@ import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -95,9 +96,12 @@ class RunRuntime(AgentLives):
         on_finish: FinishCallback | None = None,
         subagent_context: str | None = None,
         queued: bool = False,
+        notes: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> AgentHandle:
         """Journal a new agent and start its first turn on `task`; a `queued` worker waits in
-        its parent's queue until the thread limit lets it start (see `capacity`)."""
+        its parent's queue until the thread limit lets it start (see `capacity`). `notes` are
+        journaled with the agent's row, so they come before anything its turn writes (a
+        fan-out's `item_started`)."""
         # The context first: an unreadable AGENTS.md must not leave a half-started agent behind.
         first, listing = await self._first_input(spec, task, subagent_context)
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
@@ -105,14 +109,14 @@ class RunRuntime(AgentLives):
         handle.skills = listing
         if queued and parent is not None:
             handle.first, handle.queued = first, True
-            await self._journal_agent(spec, task, "agent_queued", status=PENDING)
+            await self._journal_agent(spec, task, "agent_queued", status=PENDING, notes=notes)
             self._admit_waiting(parent)  # a slot may have freed while this one was journaled
             return handle
         # A root agent's task goes with its row when no hook can change it first (a worker's
         # is written as it starts: one ended before it began is queued again on resume).
         task_now = parent is None and self.user_hooks.runner is None
         journaled = await self._journal_agent(
-            spec, task, "agent_started", first if task_now else None
+            spec, task, "agent_started", first if task_now else None, notes=notes
         )
         if journaled is not None:
             handle.journaled_first = (first, journaled)
@@ -274,18 +278,21 @@ class RunRuntime(AgentLives):
         note: str,
         first: UserInput | None = None,
         status: str | None = None,
+        notes: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> JournalEvent | None:
-        """The agent's row, the note of its start (or queueing) and, if given, its first input:
-        one write, not three. Answers the first input's event."""
+        """The agent's row, the note of its start (or queueing), the caller's `notes` and, if
+        given, its first input: one write. Answers the first input's event."""
         record = spec.journal_record(task, now=self.options.clock())
         if status is not None:
             record = record.model_copy(update={"status": status})
-        events = [(note, started_note(spec))]
+        events = [(note, started_note(spec)), *notes]
         if first is not None:
             events.append((first.kind, event_to_payload(first)))
         added = await self.store.create_agent(record, events=events)
-        SafeHooks(self.options.hooks).event(spec.agent_id, added[0].seq, note, added[0].payload)
-        return added[1] if first is not None else None
+        hooks = SafeHooks(self.options.hooks)
+        for event in added[: 1 + len(notes)]:
+            hooks.event(spec.agent_id, event.seq, event.kind, event.payload)
+        return added[-1] if first is not None else None
 
     # -- what supervisors do to their children ------------------------------------------------
 

@@ -114,11 +114,13 @@ class WorkerPool:
         slot = self.book.open(agent_id, record.index)
         spec = worker_spec(self.prototype, agent_id, record.index)
         task = self.template.fill(FanoutItem(record.index, record.index + 1, record.input))
-        handle = await self.runtime.start(spec, task, stay_open=False)
+        # The item's note goes with the agent's row: noted afterwards, it raced the agent's
+        # first turn, and the journal's order of a run depended on the machine's timing.
+        started = ("item_started", {"index": record.index})
+        handle = await self.runtime.start(spec, task, stay_open=False, notes=[started])
         await self.store.update_item(
             self.runtime.run_id, record.index, status=RUNNING, agent_id=agent_id
         )
-        await self.runtime.note(agent_id, "item_started", {"index": record.index})
         return handle, slot
 
     async def _restore(self, record: ItemRecord) -> tuple[AgentHandle, ResultSlot] | None:
