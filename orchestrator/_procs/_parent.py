@@ -48,7 +48,6 @@ from corral.tools import OperationFailed
 from .._ratelimit import RateLimiterRegistry
 from ._budget import BudgetDesk, SharedBudget, has_run_limits
 from ._deal import Deal, LocalWorker, ReadItems
-from ._gil import short_switch_interval
 from ._heartbeat import Silence, beat_interval, kill_group, watch_silence
 from ._permits import PermitDesk
 from ._wire import Channel, Message, MessageTooLarge
@@ -118,8 +117,7 @@ async def run_in_processes(
     owned = [(r, owners[r.index].agent_id if r.index in owners else None) for r in todo]
     deal = Deal(deque(owned), len(todo), run.concurrency)
     try:
-        with short_switch_interval():
-            await _run_all(run, deal, count, share, {})
+        await _run_all(run, deal, count, share, {})
     except BaseExceptionGroup as group:
         raise _first(group) from None
     finally:
