@@ -23,6 +23,7 @@ from ._errors import StoreClosed
 from ._schema import connect, connect_read_only
 from ._sql_ops import SqlStore
 from ._writer import Writer
+from ._writers_lock import WritersLock
 
 T = TypeVar("T")
 Sql = sqlite3.Connection
@@ -36,7 +37,8 @@ async def open_sqlite_store(path: Path, *, read_only: bool = False) -> AsyncIter
     only read, so a journal on read-only media can be inspected); writes then fail.
     """
     conn = await anyio.to_thread.run_sync(connect_read_only if read_only else connect, path)
-    store = SQLiteStore(path, Writer(conn))
+    lock = None if read_only else WritersLock(path)
+    store = SQLiteStore(path, Writer(conn, lock))
     try:
         yield store
     finally:

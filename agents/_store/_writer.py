@@ -22,16 +22,21 @@ from typing import Any
 import anyio
 
 from ._batch import MAX_BATCH, Job, run_batch
+from ._schema import BUSY_TIMEOUT_MS
+from ._writers_lock import WritersLock
 
 _STOP = None
 """Queued after the last jobs by `stop`."""
+LOCK_DEADLINE = BUSY_TIMEOUT_MS / 1000
+"""Seconds a batch waits for the writers' lock before it goes on to SQLite's own lock."""
 
 
 class Writer:
     """Runs `Job`s on `conn` in its own thread, in the order they were submitted."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, lock: WritersLock | None = None) -> None:
         self._conn = conn
+        self._lock = lock
         self._loop = asyncio.get_running_loop()
         self._queue: queue.SimpleQueue[list[Job[Any]] | None] = queue.SimpleQueue()
         self._gathering: list[Job[Any]] = []
@@ -66,14 +71,26 @@ class Writer:
                 batch, stopping = self._next_batch()
                 if batch:
                     try:
-                        run_batch(self._conn, batch)
+                        self._run(batch)
                     finally:
                         self._wake(batch)
         finally:
             # Whatever is still queued never ran: its callers hear that the journal stopped.
             self._wake(self._leftovers())
             self._conn.close()
+            if self._lock is not None:
+                self._lock.close()
             self._wake(None)
+
+    def _run(self, batch: list[Job[Any]]) -> None:
+        """`batch` in one transaction, holding the writers' lock if it writes (`_writers_lock`)."""
+        lock = self._lock if any(job.writes for job in batch) else None
+        held = lock is not None and lock.acquire(LOCK_DEADLINE)
+        try:
+            run_batch(self._conn, batch)
+        finally:
+            if held and lock is not None:
+                lock.release()
 
     def _next_batch(self) -> tuple[list[Job[Any]], bool]:
         """The jobs waiting now (at least one unless stopping), and whether `stop` came."""
