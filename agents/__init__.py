@@ -35,6 +35,7 @@ from ._config import TemporalConfig as TemporalConfig
 from ._config import corral_home as corral_home
 from ._config import list_trust as list_trust
 from ._config import load_config as load_config
+from ._config import trust_folder as trust_folder
 from ._config import trust_target as trust_target
 from ._config import user_config_file as user_config_file
 from ._config import write_trust as write_trust
@@ -314,6 +315,7 @@ __all__ = [
     "role_descriptions",
     "role_names",
     "spec_from_config",
+    "trust_folder",
     "trust_target",
     "user_config_file",
     "write_trust",

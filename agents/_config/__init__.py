@@ -37,6 +37,7 @@ from ._trust import ProjectVerdict as ProjectVerdict
 from ._trust_file import TrustListing as TrustListing
 from ._trust_file import TrustTarget as TrustTarget
 from ._trust_file import list_trust as list_trust
+from ._trust_file import trust_folder as trust_folder
 from ._trust_file import trust_target as trust_target
 from ._trust_file import user_config_file as user_config_file
 from ._trust_file import write_trust as write_trust
@@ -73,6 +74,7 @@ __all__ = [
     "corral_home",
     "list_trust",
     "load_config",
+    "trust_folder",
     "trust_target",
     "user_config_file",
     "write_trust",

@@ -55,14 +55,18 @@ def user_config_file(env: Mapping[str, str], cwd: Path) -> Path:
     return corral_home(env, cwd) / CONFIG_FILE_NAME
 
 
+def trust_folder(directory: Path, env: Mapping[str, str]) -> Path:
+    """The folder trust in `directory` is keyed by, found without reading the project's file
+    (so trust in a project whose file is broken can still be revoked)."""
+    directory, home = _directory(directory, env)
+    file = _project_file(directory, home)
+    return project_folder(file) if file is not None else directory
+
+
 def trust_target(directory: Path, env: Mapping[str, str]) -> TrustTarget:
     """Which project `directory` belongs to, found the way `load_config` finds it."""
-    if not directory.is_dir():
-        raise ConfigError(f"{directory}: not a directory; give the project's folder")
-    directory = directory.resolve()
-    home = corral_home(env, directory)
-    user = _read_layer(home / CONFIG_FILE_NAME, "user")
-    file = find_project_file(directory, _markers(user.values if user else {}))
+    directory, home = _directory(directory, env)
+    file = _project_file(directory, home)
     layer = _read_layer(file, "project") if file is not None else None
     if layer is None:
         # No project file yet: trust the folder as it is, so any widening key added later asks.
@@ -103,10 +107,25 @@ def list_trust(env: Mapping[str, str], cwd: Path) -> list[TrustListing]:
         if not isinstance(entry, Mapping):
             continue
         folder = Path(name).expanduser()
-        now = trust_target(folder, env).fingerprint if folder.is_dir() else ""
+        try:
+            now = trust_target(folder, env).fingerprint if folder.is_dir() else ""
+        except ConfigError:  # its file is broken now: not what was trusted
+            now = ""
         level = str(entry.get("trust_level", ""))
         listing.append(TrustListing(name, level, verdict_of(entry, now)))
     return listing
+
+
+def _directory(directory: Path, env: Mapping[str, str]) -> tuple[Path, Path]:
+    if not directory.is_dir():
+        raise ConfigError(f"{directory}: not a directory; give the project's folder")
+    directory = directory.resolve()
+    return directory, corral_home(env, directory)
+
+
+def _project_file(directory: Path, home: Path) -> Path | None:
+    user = _read_layer(home / CONFIG_FILE_NAME, "user")
+    return find_project_file(directory, _markers(user.values if user else {}))
 
 
 def _markers(values: Mapping[str, Any]) -> Sequence[str]:

@@ -37,19 +37,20 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from corral.agents import list_trust, trust_target, user_config_file, write_trust
+    from corral.agents import list_trust, trust_folder, trust_target, user_config_file, write_trust
 
     env, cwd = os.environ, Path.cwd()
     if args.list:
         for entry in list_trust(env, cwd):
             print(f"{_SHOWN[entry.verdict]:<22} {entry.folder}")
         return 0
-    target = trust_target(args.dir or cwd, env)
     user_file = user_config_file(env, cwd)
     if args.revoke:
-        write_trust(user_file, target.folder, None)
-        print(f"corral trust: {target.folder} is not trusted ({user_file})")
+        folder = trust_folder(args.dir or cwd, env)
+        write_trust(user_file, folder, None)
+        print(f"corral trust: {folder} is not trusted ({user_file})")
         return 0
+    target = trust_target(args.dir or cwd, env)
     write_trust(user_file, target.folder, target.fingerprint)
     source = target.file or "no .corral/config.toml yet"
     print(f"corral trust: trusted {target.folder} as it is now ({source}), in {user_file}")
