@@ -25,7 +25,7 @@ from pydantic_core import ErrorDetails
 
 from ._errors import ConfigError
 from ._loaded import DEFAULT_ORIGIN, LoadedConfig
-from ._model import DEFAULT_ROOT_MARKERS, CorralConfig, field_names
+from ._model import DEFAULT_ROOT_MARKERS, CorralConfig, array_of_tables, field_names
 from ._role_files import with_role_files
 from ._sources import (
     CONFIG_FILE_NAME,
@@ -229,6 +229,8 @@ def _describe(
         return f"{where}: {key}: {ctx['error']}"
     given = f"{key} = {_show(error['input'])} is not allowed"
     if kind in ("tuple_type", "list_type"):
+        if array_of_tables(loc):
+            return f"{where}: {given}: use an array of tables, e.g. [[{key}]] followed by its keys"
         example = _show(error["input"] if isinstance(error["input"], str) else "...")
         return f"{where}: {given}: use an array, e.g. {key} = [{example}]"
     if kind in ("dict_type", "model_type"):
@@ -249,8 +251,13 @@ def _where(loc: Key, layers: tuple[ConfigLayer, ...], key_layers: Mapping[Key, i
 
 
 def _suggestion(loc: Key) -> str:
-    # Only a near miss (`modle`, `max_thread`): a loose match suggests unrelated keys.
-    close = difflib.get_close_matches(loc[-1], field_names(loc[:-1]) or (), n=1, cutoff=0.75)
+    # Only a near miss (`modle`, `max_thread`): a loose match suggests unrelated keys. A key
+    # that is the first word of exactly one allowed key (`sandbox` for `sandbox_mode`) is one.
+    names = field_names(loc[:-1]) or []
+    close = difflib.get_close_matches(loc[-1], names, n=1, cutoff=0.75)
+    longer = [name for name in names if name.startswith(f"{loc[-1]}_")]
+    if not close and len(longer) == 1:
+        close = longer
     return f"; did you mean `{'.'.join((*loc[:-1], close[0]))}`?" if close else ""
 
 

@@ -54,6 +54,10 @@ def test_network_access_as_a_word_in_the_sandbox_table_means_what_it_says(
         ),
         ("mcp_servers = []\n", "use a table, e.g. [mcp_servers] followed by its keys"),
         (
+            '[hooks]\nPreToolUse = "./check.sh"\n',
+            "use an array of tables, e.g. [[hooks.PreToolUse]] followed by its keys",
+        ),
+        (
             '[shell_environment_policy]\nset = "CI=1"\n',
             "use a table, e.g. [shell_environment_policy.set] followed by its keys",
         ),
@@ -102,3 +106,20 @@ def test_trust_is_written_into_a_user_file_saved_with_a_bom(home: Path, project:
     assert user.read_bytes().startswith(b'\xef\xbb\xbfmodel = "gpt-5"')
     loaded = load(project, home)
     assert loaded.config.projects[str(project.resolve())].trusted_hash == "sha256:abc"
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        (
+            '[agents.roles.x]\ndescription = "d"\nsandbox = "read-only"\n',
+            "agents.roles.x.sandbox_mode",
+        ),
+        ("[shell]\nmax_timeout = 5000\n", "shell.max_timeout_ms"),
+    ],
+)
+def test_a_key_that_is_the_first_words_of_one_allowed_key_suggests_it(
+    text: str, meant: str, home: Path, project: Path
+) -> None:
+    write(home / "config.toml", text)
+    assert load_error(project, home).endswith(f"did you mean `{meant}`?")
