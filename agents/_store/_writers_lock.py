@@ -15,6 +15,7 @@ at the first contention; the writer's thread waits on an event, with the deadlin
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import queue
@@ -56,10 +57,14 @@ class WritersLock:
             return True
         except BlockingIOError:
             return self._wait(deadline)
+        except OSError:  # a file system without flock (ENOLCK): SQLite's lock alone, as before
+            self.close()
+            return False
 
     def release(self) -> None:
         if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def close(self) -> None:
         """Let the file go; a waiter still blocked on it (a stopped holder) keeps it open, so its
@@ -91,7 +96,12 @@ class WritersLock:
     def _serve(self) -> None:
         fd = self._fd
         while (request := self._requests.get()) is not None and fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # the writer's deadline passes and SQLite's lock alone applies
+                with self._counting:
+                    self._pending -= 1
+                continue
             with request.mutex:
                 if request.state == _ABANDONED:
                     fcntl.flock(fd, fcntl.LOCK_UN)
