@@ -59,6 +59,9 @@ class AgentHandle:
     ending: bool = False
     """Final, but its end not yet journaled: it keeps its slot until then, so the journal never
     shows a queued sibling start before this one ended."""
+    leaving: bool = False
+    """Its loop has ended or is ending: it takes no more turns, and no new worker is started
+    under it (nobody would hear that worker's end, and nobody would end it)."""
     turn_scope: anyio.CancelScope | None = None
     agent_scope: anyio.CancelScope | None = None
     ended: anyio.Event = field(default_factory=anyio.Event)

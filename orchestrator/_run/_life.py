@@ -136,6 +136,7 @@ class AgentLives:
             run_stopping = True
             raise
         finally:
+            handle.leaving = True  # before any await: no worker may be adopted from here on
             await stop_sessions(self.options.services, handle.agent_id)
             if not run_stopping:
                 await self._end_workers(handle)

@@ -104,6 +104,11 @@ class RunRuntime(AgentLives):
         fan-out's `item_started`)."""
         # The context first: an unreadable AGENTS.md must not leave a half-started agent behind.
         first, listing = await self._first_input(spec, task, subagent_context)
+        if parent is not None and (parent.leaving or parent.closed):
+            raise SpawnRefused(
+                f"agent {parent.nickname or parent.agent_id} has ended: a worker can only be "
+                "started under an agent that is still running"
+            )
         handle = self._adopt(spec, task, parent, stay_open, on_finish)
         handle.subagent_context = subagent_context
         handle.skills = listing

@@ -13,6 +13,7 @@ from corral.orchestrator.supervisor import SpawnRequest, spawn_child
 from .test_supervisor import (
     WAIT,
     WAIT_MS,
+    RootHeld,
     dispatcher,
     open_supervised_run,
     root_says_ok,
@@ -39,11 +40,13 @@ def workspace(tmp_path: Path) -> Path:
 async def test_a_spawn_over_the_cap_is_refused_to_the_parent_naming_the_file(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(root_says_ok, workspace) as (runtime, _):
+    held = RootHeld(root_says_ok)
+    async with open_supervised_run(held, workspace) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         (workspace / "AGENTS.md").write_text(OVERSIZED)
         ok, text = await dispatcher(runtime, root)("spawn_agent", message="count the apples")
         still_there = runtime.agents
+        held.let_go.set()
 
     assert not ok
     assert str(workspace / "AGENTS.md") in text and "8,192-token cap" in text
@@ -53,7 +56,8 @@ async def test_a_spawn_over_the_cap_is_refused_to_the_parent_naming_the_file(
 async def test_a_worker_whose_agents_md_grows_past_the_cap_ends_failed_keeping_its_work(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(root_says_ok, workspace) as (runtime, _):
+    held = RootHeld(root_says_ok)
+    async with open_supervised_run(held, workspace) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         worker = await spawn_child(runtime, root, SpawnRequest("count the apples"))
         await runtime.wait([worker], WAIT)
@@ -62,6 +66,7 @@ async def test_a_worker_whose_agents_md_grows_past_the_cap_ends_failed_keeping_i
         await dispatch("send_input", target=worker.nickname, message="now count the plums")
         with anyio.fail_after(WAIT):
             _, waited = await dispatch("wait_agent", targets=[worker.agent_id], timeout_ms=WAIT_MS)
+        held.let_go.set()
         record = await runtime.store.get_agent(worker.agent_id)
         events = await runtime.store.events(worker.agent_id)
 

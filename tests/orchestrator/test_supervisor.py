@@ -6,6 +6,7 @@ The scripted model server plays every agent. A request is the root's when it car
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -153,6 +154,29 @@ async def open_supervised_run(
                 yield runtime, server
         finally:
             await clients.aclose()
+
+
+class RootHeld:
+    """`policy`, with the root's first model request held until `let_go` is set.
+
+    A test that plays the root from outside (spawning its workers, calling its tools) does so
+    while the root is in its turn, as the root's own tool calls would be. Unheld, a root whose
+    turn ends before its first worker exists has nothing left to do and ends, and the run then
+    refuses to start a worker under it.
+    """
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.arrived = anyio.Event()
+        self.let_go = anyio.Event()
+
+    async def __call__(self, request: dict[str, Any]) -> Any:
+        if nickname_in(request) is None and not self.arrived.is_set():
+            self.arrived.set()
+            with anyio.fail_after(WAIT):
+                await self.let_go.wait()
+        answer = self.policy(request)
+        return await answer if inspect.isawaitable(answer) else answer
 
 
 async def start_root(
@@ -413,11 +437,13 @@ async def test_a_spawn_past_max_threads_and_a_full_queue_is_refused_naming_both_
 async def test_a_worker_at_max_depth_gets_no_collab_tools_and_may_not_spawn(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(lambda r: "ok", workspace) as (runtime, _):
+    held = RootHeld(lambda r: "ok")
+    async with open_supervised_run(held, workspace) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         worker = await spawn_child(runtime, root, SpawnRequest("count the apples"))
         with pytest.raises(SpawnRefused) as refused:
             await spawn_child(runtime, worker, SpawnRequest("count the seeds"))
+        held.let_go.set()
         await runtime.wait([worker], WAIT)
         with anyio.fail_after(WAIT):
             await root.ended.wait()
@@ -437,16 +463,27 @@ async def test_no_worker_starts_once_the_run_budget_is_spent(workspace: Path) ->
     assert root.children == []
 
 
+async def test_no_worker_starts_under_an_agent_that_has_ended(workspace: Path) -> None:
+    async with open_supervised_run(lambda r: "ok", workspace) as (runtime, _):
+        root = await run_to_end(runtime, workspace, "lead")
+        with pytest.raises(SpawnRefused, match="has ended: a worker can only be started under"):
+            await spawn_child(runtime, root, SpawnRequest("count the apples"))
+        agents = runtime.agents
+    assert root.children == [] and [a.agent_id for a in agents] == [root.agent_id]
+
+
 async def test_a_worker_under_a_read_only_supervisor_is_told_it_is_read_only(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(lambda r: "ok", workspace, sandbox=SandboxMode.READ_ONLY) as (
+    held = RootHeld(lambda r: "ok")
+    async with open_supervised_run(held, workspace, sandbox=SandboxMode.READ_ONLY) as (
         runtime,
         server,
     ):
         root = await start_root(runtime, workspace, "lead")
         request = SpawnRequest("fix it", sandbox=SandboxMode.FULL_ACCESS)
         worker = await spawn_child(runtime, root, request)
+        held.let_go.set()
         await runtime.wait([worker], WAIT)
         (sent,) = requests_of(server, worker.nickname)
     assert worker.spec.profile.sandbox is SandboxMode.READ_ONLY
@@ -478,7 +515,8 @@ def root_says_ok(request: dict[str, Any]) -> Any:
 async def test_a_worker_sent_new_input_counts_as_running_until_it_answers_again(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(root_says_ok, workspace) as (runtime, _):
+    held = RootHeld(root_says_ok)
+    async with open_supervised_run(held, workspace) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         worker = await spawn_child(runtime, root, SpawnRequest("count the apples"))
         await runtime.wait([worker], WAIT)
@@ -486,6 +524,7 @@ async def test_a_worker_sent_new_input_counts_as_running_until_it_answers_again(
         sent = await dispatch("send_input", target=worker.nickname, message="now count the plums")
         at_once = await dispatch("wait_agent", targets=[worker.agent_id], timeout_ms=0)
         later = await dispatch("wait_agent", targets=[worker.nickname], timeout_ms=WAIT_MS)
+        held.let_go.set()
     assert sent == (True, '{"delivered": true}')
     assert json.loads(at_once[1]) == {"status": {}, "timed_out": True}, "no stale answer"
     assert json.loads(later[1]) == {
@@ -503,13 +542,15 @@ async def test_a_worker_sent_new_input_counts_as_running_until_it_answers_again(
 async def test_collab_tools_refuse_targets_that_are_not_the_callers_workers(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(root_says_ok, workspace) as (runtime, _):
+    held = RootHeld(root_says_ok)
+    async with open_supervised_run(held, workspace) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         worker = await spawn_child(runtime, root, SpawnRequest("count the apples"))
         dispatch = dispatcher(runtime, root)
         unknown = await dispatch("send_input", target="Nobody", message="hi")
         negative = await dispatch("wait_agent", targets=[worker.nickname], timeout_ms=-1)
         upward = await dispatcher(runtime, worker)("close_agent", target=root.agent_id)
+        held.let_go.set()
         await runtime.wait([worker], WAIT)
     assert unknown[0] is False
     assert "no worker of yours is called 'Nobody'" in unknown[1]
@@ -543,7 +584,8 @@ async def test_an_interrupting_message_replaces_the_workers_turn_without_a_notic
     workspace: Path,
 ) -> None:
     script = StallsUntilInterrupted()
-    async with open_supervised_run(script, workspace) as (runtime, server):
+    held = RootHeld(script)
+    async with open_supervised_run(held, workspace) as (runtime, server):
         try:
             root = await start_root(runtime, workspace, "lead")
             worker = await spawn_child(runtime, root, SpawnRequest("count the apples"))
@@ -556,11 +598,10 @@ async def test_an_interrupting_message_replaces_the_workers_turn_without_a_notic
             answer = await dispatch("wait_agent", targets=[worker.agent_id], timeout_ms=WAIT_MS)
         finally:
             script.release.set()
+            held.let_go.set()
         with anyio.fail_after(WAIT):
-            # The root may end its turn before the worker's notice reaches it: wait for the
-            # request that carries the notice, not for the root's first end.
-            await script.notified.wait()
             await root.ended.wait()
+        assert script.notified.is_set(), "the worker's notice reached the root in its turn"
     assert json.loads(answer[1])["status"][worker.agent_id]["message"] == "12 plums"
     notices = [
         text

@@ -31,6 +31,7 @@ from tests._scripted import SpawnAllAtOnce
 from .test_supervisor import (
     RUN_ID,
     WAIT,
+    RootHeld,
     call,
     dispatcher,
     nickname_in,
@@ -245,13 +246,15 @@ async def test_a_queued_worker_stays_queued_across_a_resume_and_starts_when_its_
     StallsInTheFirstRun.resumed = False
     agents = AgentsConfig(max_threads=1)
     clients = ClientPool(factory=stalling_clients)
+    held = RootHeld(answers_at_once)
     async with open_supervised_run(
-        answers_at_once, workspace, agents=agents, hooks=order, clients=clients
+        held, workspace, agents=agents, hooks=order, clients=clients
     ) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         dispatch = dispatcher(runtime, root)
         await dispatch("spawn_agent", message="first")
         await dispatch("spawn_agent", message="second")
+        held.let_go.set()
         with anyio.fail_after(WAIT):
             await StallsInTheFirstRun.stalled.wait()
         await runtime.wait([root], WAIT)  # nothing of the root's is in flight when it stops
@@ -318,16 +321,19 @@ async def test_a_queued_worker_whose_turn_comes_after_the_run_budget_is_spent_ne
 ) -> None:
     agents, budgets = AgentsConfig(max_threads=1), BudgetConfig(run_max_turns=2)
     policy = HoldsWorkers()
-    async with open_supervised_run(policy, workspace, agents=agents, budgets=budgets) as (
+    held = RootHeld(policy)
+    async with open_supervised_run(held, workspace, agents=agents, budgets=budgets) as (
         runtime,
         server,
     ):
         root = await start_root(runtime, workspace, "lead")
-        await runtime.wait([root], WAIT)
+        with anyio.fail_after(WAIT):
+            await held.arrived.wait()  # the root's one request counts first
         dispatch = dispatcher(runtime, root)
         await dispatch("spawn_agent", message="first")
         second = json.loads((await dispatch("spawn_agent", message="second"))[1])
         policy.release.set()
+        held.let_go.set()
         (_, queued) = root.children
         await runtime.wait([queued], WAIT)
         sent_by_second = requests_of(server, second["nickname"])

@@ -16,6 +16,7 @@ from corral.tools import SandboxMode, strict_json_schema
 
 from .test_supervisor import (
     WAIT,
+    RootHeld,
     dispatcher,
     nickname_in,
     open_supervised_run,
@@ -71,10 +72,12 @@ def test_the_spawn_schema_is_the_same_object_for_the_same_roles_so_siblings_send
 async def test_a_worker_of_a_config_role_gets_the_general_text_and_the_roles_part(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(says_done, workspace, agents=WITH_ROLES) as (runtime, server):
+    held = RootHeld(says_done)
+    async with open_supervised_run(held, workspace, agents=WITH_ROLES) as (runtime, server):
         root = await start_root(runtime, workspace, "lead")
         request = SpawnRequest("audit the licences", role="auditor")
         worker = await spawn_child(runtime, root, request)
+        held.let_go.set()
         await runtime.wait([worker], WAIT)
         (sent,) = requests_of(server, worker.nickname)
     general = base_instructions("audit-model", "general")
@@ -88,10 +91,12 @@ async def test_a_worker_of_a_config_role_gets_the_general_text_and_the_roles_par
 async def test_two_workers_of_one_config_role_send_byte_identical_instructions_and_tools(
     workspace: Path,
 ) -> None:
-    async with open_supervised_run(says_done, workspace, agents=WITH_ROLES) as (runtime, server):
+    held = RootHeld(says_done)
+    async with open_supervised_run(held, workspace, agents=WITH_ROLES) as (runtime, server):
         root = await start_root(runtime, workspace, "lead")
         first = await spawn_child(runtime, root, SpawnRequest("docs for a", role="docs-writer"))
         second = await spawn_child(runtime, root, SpawnRequest("docs for b", role="docs-writer"))
+        held.let_go.set()
         await runtime.wait([first], WAIT)
         await runtime.wait([second], WAIT)
         (one,) = requests_of(server, first.nickname)
@@ -102,11 +107,13 @@ async def test_two_workers_of_one_config_role_send_byte_identical_instructions_a
 
 
 async def test_an_unknown_role_is_refused_with_every_role_the_run_knows(workspace: Path) -> None:
-    async with open_supervised_run(says_done, workspace, agents=WITH_ROLES) as (runtime, _):
+    held = RootHeld(says_done)
+    async with open_supervised_run(held, workspace, agents=WITH_ROLES) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         ok, answer = await dispatcher(runtime, root)("spawn_agent", message="do it", role="wizard")
         with pytest.raises(SpawnRefused) as refused:
             await spawn_child(runtime, root, SpawnRequest("do it", role="wizard"))
+        held.let_go.set()
     assert ok is False
     assert "role: Input should be 'general', 'supervisor'" in answer
     assert "'triager', 'auditor' or 'docs-writer'" in answer
@@ -117,8 +124,10 @@ async def test_an_unknown_role_is_refused_with_every_role_the_run_knows(workspac
 
 
 async def test_a_role_that_fixes_the_model_refuses_another_model(workspace: Path) -> None:
-    async with open_supervised_run(says_done, workspace, agents=WITH_ROLES) as (runtime, _):
+    held = RootHeld(says_done)
+    async with open_supervised_run(held, workspace, agents=WITH_ROLES) as (runtime, _):
         root = await start_root(runtime, workspace, "lead")
         asked = SpawnRequest("audit", role="auditor", model="other-model")
         with pytest.raises(SpawnRefused, match="role auditor always uses model audit-model"):
             await spawn_child(runtime, root, asked)
+        held.let_go.set()
