@@ -25,8 +25,9 @@ from pydantic_core import ErrorDetails
 
 from ._errors import ConfigError
 from ._loaded import DEFAULT_ORIGIN, LoadedConfig
-from ._model import DEFAULT_ROOT_MARKERS, CorralConfig, array_of_tables, field_names
+from ._model import DEFAULT_ROOT_MARKERS, CorralConfig
 from ._role_files import with_role_files
+from ._schema_keys import array_of_tables, field_names
 from ._sources import (
     CONFIG_FILE_NAME,
     ConfigLayer,

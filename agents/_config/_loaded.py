@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._model import CorralConfig, field_names
+from ._model import CorralConfig
+from ._schema_keys import field_names
 from ._sources import ConfigLayer, Key, parse_key
 from ._trust import ProjectVerdict
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -481,35 +481,3 @@ class CorralConfig(_Section):
         ceiling = self.model_context_window * AUTO_COMPACT_PERCENT // 100
         configured = self.model_auto_compact_token_limit
         return ceiling if configured is None else min(configured, ceiling)
-
-
-def array_of_tables(path: tuple[str, ...]) -> bool:
-    """Whether the key at `path` is an array of tables (`[[hooks.PreToolUse]]`)."""
-    node: Any = CorralConfig
-    for part in path:
-        if get_origin(node) is dict:
-            node = get_args(node)[1]
-        elif isinstance(node, type) and issubclass(node, BaseModel) and part in node.model_fields:
-            node = node.model_fields[part].annotation
-        else:
-            return False
-    items = [arg for arg in get_args(node) if arg is not type(None)]
-    if get_origin(node) in (list, tuple) and items:
-        return isinstance(items[0], type) and issubclass(items[0], BaseModel)
-    return False
-
-
-def field_names(path: tuple[str, ...]) -> list[str] | None:
-    """The keys `CorralConfig` allows under `path`; None where any key is (inside `[prices]`,
-    `env`, ...); empty where `path` is no table of the schema."""
-    node: Any = CorralConfig
-    for part in path:
-        if get_origin(node) is dict:
-            node = get_args(node)[1]
-        elif isinstance(node, type) and issubclass(node, BaseModel) and part in node.model_fields:
-            node = node.model_fields[part].annotation
-        else:
-            return []
-    if isinstance(node, type) and issubclass(node, BaseModel):
-        return list(node.model_fields)
-    return None if get_origin(node) is dict else []

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ._model import field_names
+from ._schema_keys import field_names
 from ._sources import ConfigLayer, Key
 
 logger = logging.getLogger("corral.config")

@@ -15,8 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from corral.agents import AgentRecord, RunRecord, open_sqlite_store
+from corral.agents import RunRecord, open_sqlite_store
 from corral.orchestrator.runs._setup import JOURNAL_NAME
+from tests._journal import agent_record
 
 pytestmark = pytest.mark.hostile
 
@@ -39,18 +40,8 @@ def seed(home: Path, odd: str) -> None:
                 run_id=RUN, kind="exec", status="failed", created_at=1, updated_at=1, config=task
             )
             await store.create_run(run)
-            agent = AgentRecord(
-                agent_id="agent-1",
-                run_id=RUN,
-                parent_id=None,
-                nickname=f"nick{odd}",
-                role="general",
-                status="failed",
-                created_at=1,
-                updated_at=1,
-                base_instructions="i",
-                config={},
-                error=f"error {odd}",
+            agent = agent_record("agent-1", RUN).model_copy(
+                update={"nickname": f"nick{odd}", "status": "failed", "error": f"error {odd}"}
             )
             await store.create_agent(agent)
 

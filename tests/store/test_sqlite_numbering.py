@@ -10,13 +10,13 @@ import anyio
 import pytest
 
 from corral.agents._store import (
-    AgentRecord,
     DuplicateRecord,
     LedgerEntry,
     RunRecord,
     Store,
     open_sqlite_store,
 )
+from tests._journal import seed_agent
 
 pytestmark = pytest.mark.anyio
 
@@ -24,24 +24,12 @@ DEADLINE = 10
 
 
 async def seed(store: Store, run_id: str = "run-1", *agent_ids: str) -> None:
+    """A finished run (so it may be deleted) with `agent_ids` in it."""
     await store.create_run(
         RunRecord(run_id=run_id, kind="exec", status="done", created_at=1, updated_at=1, config={})
     )
     for agent_id in agent_ids or ("a",):
-        await store.create_agent(
-            AgentRecord(
-                agent_id=agent_id,
-                run_id=run_id,
-                parent_id=None,
-                nickname=agent_id,
-                role="worker",
-                status="running",
-                created_at=1,
-                updated_at=1,
-                base_instructions="",
-                config={},
-            )
-        )
+        await seed_agent(store, agent_id, run_id)
 
 
 async def seqs(store: Store, agent_id: str = "a") -> list[tuple[int, int]]:

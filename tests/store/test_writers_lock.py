@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 def held_elsewhere(journal: Path) -> Iterator[int]:
     """Another process's writer holding the lock (another open file: flock locks are per open)."""
     fd = os.open(f"{journal}{SUFFIX}", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError, not a hang, if it is held
     try:
         yield fd
     finally:
@@ -34,8 +34,8 @@ def test_a_free_lock_is_taken_at_once_and_given_back(tmp_path: Path) -> None:
     lock = WritersLock(tmp_path / "journal.sqlite")
     assert lock.acquire(0.0)
     lock.release()
-    with held_elsewhere(tmp_path / "journal.sqlite"):
-        pass  # taken by another open file right after: the release let it go
+    with held_elsewhere(tmp_path / "journal.sqlite") as other:
+        assert other >= 0  # taken by another open file right after: the release let it go
     lock.close()
 
 
@@ -53,7 +53,7 @@ def test_a_lock_held_elsewhere_is_given_up_at_the_deadline(tmp_path: Path) -> No
 def test_a_waiter_gets_the_lock_when_the_holder_lets_it_go(tmp_path: Path) -> None:
     lock = WritersLock(tmp_path / "journal.sqlite")
     holder = os.open(f"{tmp_path / 'journal.sqlite'}{SUFFIX}", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(holder, fcntl.LOCK_EX)
+    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
     assert not lock.acquire(0.01)  # starts the waiting thread; the holder still has it
     os.close(holder)  # a holder that dies lets go, as a process that exits does
     assert lock.acquire(10.0)
@@ -73,22 +73,3 @@ async def test_a_journal_write_goes_on_while_another_writer_holds_the_lock_past_
             await seed_agent(store, "a", "r")  # waits 0.05 s for the lock, then SQLite's own
         assert [e.kind for e in await store.events("a")] == []
         assert [r.run_id for r in await store.list_runs()] == ["r"]
-
-
-@pytest.mark.hostile
-def test_a_link_planted_as_the_lock_file_is_not_followed(tmp_path: Path) -> None:
-    target = tmp_path / "elsewhere" / "secret"
-    target.parent.mkdir()
-    os.symlink(target, f"{tmp_path / 'journal.sqlite'}{SUFFIX}")
-    lock = WritersLock(tmp_path / "journal.sqlite")
-    assert not lock.acquire(0.0)  # no lock file: nothing is locked, the journal still works
-    assert not target.exists()
-    lock.close()
-
-
-@pytest.mark.hostile
-def test_a_fifo_planted_as_the_lock_file_is_not_used(tmp_path: Path) -> None:
-    os.mkfifo(f"{tmp_path / 'journal.sqlite'}{SUFFIX}")
-    lock = WritersLock(tmp_path / "journal.sqlite")
-    assert not lock.acquire(0.0)
-    lock.close()
