@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from ._errors import StoreClosed
-from ._schema import translate
+from ._schema import BUSY_TIMEOUT_MS, translate
 
 T = TypeVar("T")
 
@@ -82,6 +82,37 @@ def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]]) -> None:
     writes = any(job.writes for job in batch)
     try:
         _begin(conn, writes=writes)
+    except sqlite3.Error as exc:
+        _fail(conn, batch, exc)
+        return
+    _run_begun(conn, batch, writes=writes)
+
+
+def try_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]]) -> bool:
+    """`run_batch`, if the file's write lock is free now; False at once, nothing run, if it
+    is not. For the event loop's own thread, which must never wait on another process."""
+    writes = any(job.writes for job in batch)
+    try:
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            _begin(conn, writes=writes)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except sqlite3.Error:  # busy, or worse: the writer's thread runs it, and waits, or reports
+        _roll_back(conn)
+        return False
+    try:
+        _run_begun(conn, batch, writes=writes)
+    except BaseException:  # a second Ctrl-C lands in the loop's thread: nothing is kept
+        _roll_back(conn)
+        for job in batch:
+            job.fail(StoreClosed("the journal write was interrupted; nothing of it was kept"))
+        raise
+    return True
+
+
+def _run_begun(conn: sqlite3.Connection, batch: Sequence[Job[Any]], *, writes: bool) -> None:
+    try:
         if not all(job.run_plain(conn) for job in batch):
             # Savepoints cost two statements per operation: only paid in a batch that needs them.
             if conn.in_transaction:  # an I/O error may have rolled it back already
@@ -91,9 +122,13 @@ def run_batch(conn: sqlite3.Connection, batch: Sequence[Job[Any]]) -> None:
                 job.run(conn)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        _roll_back(conn)
-        for job in batch:
-            job.fail(exc)
+        _fail(conn, batch, exc)
+
+
+def _fail(conn: sqlite3.Connection, batch: Sequence[Job[Any]], error: sqlite3.Error) -> None:
+    _roll_back(conn)
+    for job in batch:
+        job.fail(error)
 
 
 def _begin(conn: sqlite3.Connection, *, writes: bool) -> None:

@@ -1,12 +1,22 @@
-"""The SQLite store's writer: one thread that owns the connection and runs queued jobs.
+"""The SQLite store's writer: runs queued jobs on the connection, in the event loop's thread
+when that never waits, else in a thread of its own.
 
 Callers queue jobs without waiting for anything; the jobs of one pass of the event loop are
-handed to the thread together, which takes every job waiting at that moment, runs them in one
-transaction (`run_batch`), then wakes all their callers with one call into the event loop. A
-round trip therefore costs a queue put and one loop wake-up per batch, not a task switch, a
-worker-thread hop and an event per job. The thread outlives a cancelled
-caller (a queued job always runs: journaling a cancelled run's interruption must still reach
-the file) and stops, closing the connection, once `stop` is called and the queue is drained.
+gathered into one batch, run in one transaction. When the batch only writes (a read may be long:
+a whole run's events), nothing is queued for the thread, and the journal's locks are free at
+that moment (the writers' lock taken without waiting, SQLite's with no busy timeout), the loop
+runs the batch itself: a transaction of a few hundred microseconds,
+with no hand-over to a thread and back. In a thread, each SQLite call gives the interpreter's
+lock up and must win it back from a busy loop, so a transaction held the journal's lock several
+times longer than its own work while another process waited for it (docs/performance.md).
+Otherwise the batch goes to the writer's thread, which may wait for the locks (bounded by the
+busy timeout), runs every batch waiting at that moment in one transaction (`run_batch`), and
+wakes their callers with one call into the event loop.
+
+A queued job always runs, even if its caller was cancelled (journaling a cancelled run's
+interruption must still reach the file); jobs run in the order they were submitted (the loop
+runs a batch only when the thread has none left). The thread stops, closing the connection,
+once `stop` is called and the queue is drained.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from typing import Any
 
 import anyio
 
-from ._batch import MAX_BATCH, Job, run_batch
+from ._batch import MAX_BATCH, Job, run_batch, try_batch
 from ._schema import BUSY_TIMEOUT_MS
 from ._writers_lock import WritersLock
 
@@ -40,6 +50,9 @@ class Writer:
         self._loop = asyncio.get_running_loop()
         self._queue: queue.SimpleQueue[list[Job[Any]] | None] = queue.SimpleQueue()
         self._gathering: list[Job[Any]] = []
+        self._in_thread = 0
+        """Jobs handed to the thread and not yet settled: the loop runs none while any are."""
+        self._stopping = False
         self.stopped = anyio.Event()
         self._thread = threading.Thread(target=self._serve, name="corral-journal", daemon=True)
         self._thread.start()
@@ -56,13 +69,36 @@ class Writer:
 
     def stop(self) -> None:
         """Run what is queued, then close the connection and set `stopped`."""
+        self._stopping = True
         self._hand_over()
         self._queue.put(_STOP)
 
     def _hand_over(self) -> None:
-        if self._gathering:
-            jobs, self._gathering = self._gathering, []
-            self._queue.put(jobs)
+        if not self._gathering:
+            return
+        jobs, self._gathering = self._gathering, []
+        if not self._stopping and self._in_thread == 0:
+            try:
+                ran = self._run_here(jobs)
+            except BaseException:
+                _settle([job.done for job in jobs])  # each job says it failed
+                raise
+            if ran:
+                _settle([job.done for job in jobs])
+                return
+        self._in_thread += len(jobs)
+        self._queue.put(jobs)
+
+    def _run_here(self, batch: list[Job[Any]]) -> bool:
+        """Run `batch` now, in the loop's thread, if it only writes and neither lock is held
+        elsewhere. Reads stay in the thread: one may be long (a whole run's events)."""
+        lock = self._lock
+        if lock is None or not all(job.writes for job in batch) or not lock.try_acquire():
+            return False
+        try:
+            return try_batch(self._conn, batch)
+        finally:
+            lock.release()
 
     def _serve(self) -> None:
         try:
@@ -123,7 +159,11 @@ class Writer:
             if batch is None:
                 self._loop.call_soon_threadsafe(self.stopped.set)
             else:
-                self._loop.call_soon_threadsafe(_settle, [job.done for job in batch])
+                self._loop.call_soon_threadsafe(self._settled, [job.done for job in batch])
+
+    def _settled(self, futures: Sequence[asyncio.Future[None]]) -> None:
+        self._in_thread -= len(futures)
+        _settle(futures)
 
 
 def _settle(futures: Sequence[asyncio.Future[None]]) -> None:

@@ -61,6 +61,20 @@ class WritersLock:
             self.close()
             return False
 
+    def try_acquire(self) -> bool:
+        """Take the lock if nobody holds it, never waiting; False if another writer holds it.
+        True, with nothing taken, where there is no lock to take (SQLite's lock alone)."""
+        if self._fd is None:
+            return True
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        except OSError:  # no flock here (ENOLCK), as in `acquire`
+            self.close()
+            return True
+
     def release(self) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):
