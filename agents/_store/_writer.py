@@ -13,6 +13,9 @@ Otherwise the batch goes to the writer's thread, which may wait for the locks (b
 busy timeout), runs every batch waiting at that moment in one transaction (`run_batch`), and
 wakes their callers with one call into the event loop.
 
+SQLite's automatic checkpoint is off on this connection: every `CHECKPOINT_EVERY` batches, one
+goes to the thread, which checkpoints after it, so no `fsync` of a checkpoint lands on the loop.
+
 A queued job always runs, even if its caller was cancelled (journaling a cancelled run's
 interruption must still reach the file); jobs run in the order they were submitted (the loop
 runs a batch only when the thread has none left). The thread stops, closing the connection,
@@ -39,6 +42,11 @@ _STOP = None
 """Queued after the last jobs by `stop`."""
 LOCK_DEADLINE = BUSY_TIMEOUT_MS / 1000
 """Seconds a batch waits for the writers' lock before it goes on to SQLite's own lock."""
+CHECKPOINT_EVERY = 100
+"""Batches between two checkpoints of the WAL into the journal. SQLite's automatic checkpoint
+is off on the writer's connection, since a commit in the loop's thread would run it there,
+`fsync` and all; every so many batches one goes to the writer's thread, which checkpoints
+after it (passive: it never waits for readers)."""
 
 
 class Writer:
@@ -53,6 +61,10 @@ class Writer:
         self._in_thread = 0
         """Jobs handed to the thread and not yet settled: the loop runs none while any are."""
         self._stopping = False
+        self._batches = 0
+        self._checkpoint_due = threading.Event()
+        if lock is not None:  # a writable journal
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
         self.stopped = anyio.Event()
         self._thread = threading.Thread(target=self._serve, name="corral-journal", daemon=True)
         self._thread.start()
@@ -77,7 +89,11 @@ class Writer:
         if not self._gathering:
             return
         jobs, self._gathering = self._gathering, []
-        if not self._stopping and self._in_thread == 0:
+        self._batches += 1
+        if self._batches >= CHECKPOINT_EVERY:
+            self._batches = 0
+            self._checkpoint_due.set()  # this batch goes to the thread, which checkpoints
+        elif not self._stopping and self._in_thread == 0:
             try:
                 ran = self._run_here(jobs)
             except BaseException:
@@ -108,6 +124,9 @@ class Writer:
                 if batch:
                     try:
                         self._run(batch)
+                        if self._checkpoint_due.is_set():
+                            self._checkpoint_due.clear()
+                            self._checkpoint()
                     finally:
                         self._wake(batch)
         finally:
@@ -127,6 +146,12 @@ class Writer:
         finally:
             if held and lock is not None:
                 lock.release()
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL's committed pages into the journal, as far as readers allow; before the
+        batch's callers are woken, so the loop runs no transaction meanwhile."""
+        with contextlib.suppress(sqlite3.Error):  # a failed checkpoint loses nothing; retried
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def _next_batch(self) -> tuple[list[Job[Any]], bool]:
         """The jobs waiting now (at least one unless stopping), and whether `stop` came."""

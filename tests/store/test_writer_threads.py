@@ -185,3 +185,33 @@ async def test_an_interrupt_in_the_middle_of_a_write_in_the_loop_keeps_none_of_i
     assert try_batch(conn, [after])
     assert conn.execute("SELECT run_id FROM runs").fetchall() == [("r3",)]
     conn.close()
+
+
+async def test_the_wal_is_checkpointed_in_the_writers_thread_never_in_the_loops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from corral.agents._store import _writer
+
+    monkeypatch.setattr(_writer, "CHECKPOINT_EVERY", 3)
+    checkpoints: list[int] = []
+    checkpoint = Writer._checkpoint
+
+    def noted(writer: Writer) -> None:
+        checkpoints.append(threading.get_ident())
+        checkpoint(writer)
+
+    monkeypatch.setattr(Writer, "_checkpoint", noted)
+    journal = tmp_path / "journal.sqlite"
+    done: list[tuple[str, int]] = []
+    async with open_writer(journal) as writer:
+        for name in ("r1", "r2", "r3", "r4"):
+            job = submit(writer, recording(done, name))
+            with anyio.fail_after(SAFETY):
+                await job.done
+        automatic = writer._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
+    loop = threading.get_ident()
+    assert automatic == (0,), "SQLite's own checkpoint would run in whichever thread commits"
+    assert [thread == loop for _, thread in done] == [True, True, False, True]
+    assert len(checkpoints) == 1 and checkpoints[0] != loop
+    reader = sqlite3.connect(journal)
+    assert reader.execute("SELECT count(*) FROM runs").fetchone() == (4,)
