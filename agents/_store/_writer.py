@@ -50,7 +50,7 @@ after it (passive: it never waits for readers)."""
 
 
 class Writer:
-    """Runs `Job`s on `conn` in its own thread, in the order they were submitted."""
+    """Runs `Job`s on `conn`, in the loop's thread or its own, in the order they were submitted."""
 
     def __init__(self, conn: sqlite3.Connection, lock: WritersLock | None = None) -> None:
         self._conn = conn
