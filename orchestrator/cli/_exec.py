@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -49,7 +50,7 @@ async def run(args: argparse.Namespace) -> int:
     from corral.agents import RunnerHooks, check_role
     from corral.tools import InvalidInput
 
-    from ..runs import ExecJob, RunSetup, new_id
+    from ..runs import ExecJob, RunSetup, StartCallback, new_id
     from ._common import cli_executor, executor_settings, load_cli_config, resolve_cwd
     from ._hooks import JsonLinesHooks, ProgressHooks, RunAnnounced
 
@@ -62,19 +63,27 @@ async def run(args: argparse.Namespace) -> int:
         JsonLinesHooks() if args.json else RunnerHooks() if args.quiet else ProgressHooks()
     )
     run_id = args.run_id or new_id("run")
+    announce: StartCallback | None = None
     if not args.json:  # with --json the events carry it; stdout stays one JSON line per event
         line = f"corral exec: run {run_id} (see it with `corral status {run_id}`)"
         if executor_settings(args, config).kind == "local":
             hooks = RunAnnounced(hooks, line)  # once the run is journaled, so the id names it
-        else:
-            print(line, file=sys.stderr)
+        else:  # once its workflow has started: an unreachable server leaves no id behind
+            announce = functools.partial(_say, line)
     setup = RunSetup(
-        hooks=hooks, services=approval_services(), tool_providers=providers_for(args.role)
+        hooks=hooks,
+        services=approval_services(),
+        tool_providers=providers_for(args.role),
+        on_start=announce,
     )
     job = ExecJob(task=args.task, cwd=cwd, run_id=run_id, role=args.role)
     work = cli_executor(args, config).run(job, setup, config)
     outcome = await said_how_to_resume(work, "exec", run_id)
     return report(outcome, json_mode=args.json, command="exec")
+
+
+def _say(line: str, *_: object) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 async def said_how_to_resume(work: Awaitable[T], command: str, run_id: str) -> T:

@@ -58,7 +58,8 @@ JOURNAL_NAME = "journal.sqlite"
 
 
 StartCallback = Callable[[str, int, int], None]
-"""Told the run id, the number of items and how many are still to do, once journaled."""
+"""Told the run id, the number of items and how many are still to do, once journaled (a
+fan-out's items; on Temporal, an exec's one task once its workflow has started)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ class RunSetup:
     executor: Executor | None = None
     """Where the fan-outs of a pipeline (review, triage) execute; here when not given."""
     on_start: StartCallback | None = None
-    """Told when a fan-out's items are journaled (or handed to the executor)."""
+    """Told when a fan-out's items are journaled (or handed to the executor), and when an exec
+    run's workflow has started on Temporal."""
     clients: ClientPool | None = None
     """The process's model clients (connection pools), closed by whoever made them; one per run
     when not given, gated by `limiters`."""

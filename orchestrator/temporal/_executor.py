@@ -126,8 +126,11 @@ class TemporalExecutor:
     ) -> SingleOutcome:
         """`job` on Temporal: the root agent (and the workers it spawns) run on corral
         workers. Approvals are answered through `answer_approval`, not `setup.services`;
-        `setup.hooks` see nothing of a run on Temporal."""
+        `setup.hooks` see nothing of a run on Temporal; `setup.on_start` hears once its workflow
+        has started."""
         handle = await self.start_single(config, job, setup)
+        if setup is not None and setup.on_start is not None:
+            setup.on_start(handle.id, 1, 1)  # its workflow started: the run's id now names it
         try:
             output = await handle.result()
         except (WorkflowFailureError, RPCError) as exc:

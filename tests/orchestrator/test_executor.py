@@ -95,6 +95,19 @@ async def test_an_unreachable_temporal_fails_at_once_and_a_local_run_after_it_wo
     assert results(workspace) == [{"n": n} for n in range(3)]
 
 
+@pytest.mark.anyio
+async def test_an_exec_on_an_unreachable_temporal_names_no_run_that_was_never_started(
+    workspace: Path, tmp_path: Path
+) -> None:
+    address = f"127.0.0.1:{free_port()}"
+    async with serve_model_server(reporter) as model:
+        env = corral_env(tmp_path / "home", model.base_url)
+        args = ["exec", "--executor", "temporal", "--temporal-address", address, "say hi"]
+        failed = await run_corral(args, env=env, cwd=workspace, deadline=FAIL_FAST)
+    assert_one_clean_error(failed, f"cannot reach the Temporal server at {address}")
+    assert "corral exec: run" not in failed.stderr
+
+
 def test_refactor_on_temporal_is_refused_because_its_worktrees_are_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -195,6 +208,27 @@ async def test_without_temporalio_local_runs_work_and_temporal_says_to_install_i
     assert results(workspace) == [{"n": n} for n in range(3)]
     assert temporal.code == 2
     assert_one_clean_error(temporal, "pip install 'corral[temporal]'", "--executor local")
+
+
+def says_hi(request: dict[str, Any]) -> Any:
+    return "hi"
+
+
+@pytest.mark.anyio
+async def test_an_exec_on_temporal_names_its_run_once_the_workflow_started(
+    temporal_address: str, workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    async with serve_model_server(says_hi) as model, corral_worker(temporal_address, "a", home):
+        args = ["exec", "--executor", "temporal", "--temporal-address", temporal_address]
+        env = corral_env(home, model.base_url)
+        done = await run_corral([*args, "--run-id", "run-told", "say hi"], env=env, cwd=workspace)
+    assert done.code == 0, done.stderr
+    assert done.stderr.startswith(
+        "corral exec: run run-told (see it with `corral status run-told`)\n"
+    )
+    assert done.stdout.strip() == "hi"
 
 
 @pytest.mark.anyio
