@@ -50,30 +50,28 @@ class WritersLock:
 
     def acquire(self, deadline: float) -> bool:
         """Take the lock, waiting at most `deadline` seconds; False if it was not taken."""
-        if self._fd is None:
+        taken = self._take_now()
+        if taken is None:  # nothing to take
             return False
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            return self._wait(deadline)
-        except OSError:  # a file system without flock (ENOLCK): SQLite's lock alone, as before
-            self.close()
-            return False
+        return taken or self._wait(deadline)
 
     def try_acquire(self) -> bool:
         """Take the lock if nobody holds it, never waiting; False if another writer holds it.
         True, with nothing taken, where there is no lock to take (SQLite's lock alone)."""
+        return self._take_now() is not False
+
+    def _take_now(self) -> bool | None:
+        """True: taken; False: another writer holds it; None: there is no lock to take."""
         if self._fd is None:
-            return True
+            return None
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
             return False
-        except OSError:  # no flock here (ENOLCK), as in `acquire`
+        except OSError:  # a file system without flock (ENOLCK): SQLite's lock alone, as before
             self.close()
-            return True
+            return None
 
     def release(self) -> None:
         if self._fd is not None:

@@ -79,33 +79,25 @@ def assert_one_clean_error(result: Result, *needles: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_an_unreachable_temporal_fails_at_once_and_a_local_run_after_it_works(
+async def test_an_unreachable_temporal_fails_at_once_naming_no_run_and_a_local_run_after_works(
     workspace: Path, tmp_path: Path
 ) -> None:
     address = f"127.0.0.1:{free_port()}"
+    far = ("--executor", "temporal", "--temporal-address", address)
     async with serve_model_server(reporter) as model:
         env = corral_env(tmp_path / "home", model.base_url)
-        args = fanout_args("--executor", "temporal", "--temporal-address", address)
-        failed = await run_corral(args, env=env, cwd=workspace, deadline=FAIL_FAST)
+        failed = [
+            await run_corral(args, env=env, cwd=workspace, deadline=FAIL_FAST)
+            for args in (fanout_args(*far), ["exec", *far, "say hi"])
+        ]
         local = await run_corral(fanout_args("--run-id", "run-local"), env=env, cwd=workspace)
-    assert_one_clean_error(failed, f"cannot reach the Temporal server at {address}")
-    assert "--executor local" in failed.stderr
+    for result in failed:
+        assert_one_clean_error(result, f"cannot reach the Temporal server at {address}")
+        assert "--executor local" in result.stderr
+        assert ": run " not in result.stderr, "no id of a run that never started"
     assert local.code == 0, local.stderr
     assert local.stderr.startswith("corral fanout: run run-local (3 items)\n")
     assert results(workspace) == [{"n": n} for n in range(3)]
-
-
-@pytest.mark.anyio
-async def test_an_exec_on_an_unreachable_temporal_names_no_run_that_was_never_started(
-    workspace: Path, tmp_path: Path
-) -> None:
-    address = f"127.0.0.1:{free_port()}"
-    async with serve_model_server(reporter) as model:
-        env = corral_env(tmp_path / "home", model.base_url)
-        args = ["exec", "--executor", "temporal", "--temporal-address", address, "say hi"]
-        failed = await run_corral(args, env=env, cwd=workspace, deadline=FAIL_FAST)
-    assert_one_clean_error(failed, f"cannot reach the Temporal server at {address}")
-    assert "corral exec: run" not in failed.stderr
 
 
 def test_refactor_on_temporal_is_refused_because_its_worktrees_are_here(
