@@ -85,9 +85,18 @@ async def corral_serve(
                 await server.wait()
 
 
-async def collect(client: CorralClient, run_id: str, after: int, into: list[ServerEvent]) -> None:
+async def collect(
+    client: CorralClient,
+    run_id: str,
+    after: int,
+    into: list[ServerEvent],
+    numbered: anyio.Event | None = None,
+) -> None:
+    """The run's events after `after` into `into`; `numbered` is set at the first with an id."""
     async for event in client.events(run_id, starting_after=after):
         into.append(event)
+        if numbered is not None and event.id is not None:
+            numbered.set()
 
 
 async def test_a_run_carries_on_after_the_server_is_killed_with_every_item_done_once(
@@ -113,10 +122,12 @@ async def test_a_run_carries_on_after_the_server_is_killed_with_every_item_done_
             anyio.create_task_group() as tg,
         ):
             run_id = (await client.submit(request, idempotency_key="nightly"))["id"]
-            tg.start_soon(collect, client, run_id, 0, before)
+            numbered = anyio.Event()
+            tg.start_soon(collect, client, run_id, 0, before, numbered)
             with anyio.fail_after(WAIT):
                 await gate.journaled.wait()
                 await gate.reached.wait()
+                await numbered.wait()  # the client has read some of the stream: it resumes later
                 seen = list(before)
                 os.killpg(server.pid, signal.SIGKILL)
                 await server.wait()
