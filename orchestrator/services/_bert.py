@@ -38,39 +38,51 @@ class _Layer:
     norm2: tuple[Array, Array]
 
 
+@dataclass(frozen=True)
+class TokenEmbedding:
+    """The encoder's first step: each token's word vector plus its position's (and segment
+    0's), layer-normalised. The int8 graphs start after it, so both of them (the documents'
+    and the requests') share this one copy of the 30,522-word table."""
+
+    words: Array
+    positions: Array
+    norm: tuple[Array, Array]
+
+    @classmethod
+    def of(cls, weights: Mapping[str, npt.NDArray[np.generic]]) -> TokenEmbedding:
+        get = _getter(weights)
+        return cls(
+            get("embeddings.word_embeddings.weight"),
+            # Every sentence is one segment, so segment 0's vector is part of each position's.
+            get("embeddings.position_embeddings.weight")
+            + get("embeddings.token_type_embeddings.weight")[0],
+            (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias")),
+        )
+
+    def __call__(self, ids: npt.NDArray[np.int64]) -> Array:
+        return _layer_norm(self.words[ids] + self.positions[: ids.shape[1]], self.norm)
+
+
 class BertEncoder:
     """The encoder of a BERT checkpoint (Hugging Face names), for sentence embeddings."""
 
     def __init__(self, weights: Mapping[str, npt.NDArray[np.generic]], heads: int) -> None:
-        def get(name: str) -> Array:
-            return np.ascontiguousarray(weights[name], dtype=np.float32)
-
+        get = _getter(weights)
         self.heads = heads
-        self.words = get("embeddings.word_embeddings.weight")
-        self.hidden = self.words.shape[1]
-        # Every sentence is one segment, so segment 0's vector is part of each position's.
-        self.positions = (
-            get("embeddings.position_embeddings.weight")
-            + get("embeddings.token_type_embeddings.weight")[0]
-        )
-        self.norm = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
+        self.embedding = TokenEmbedding.of(weights)
+        self.hidden = self.embedding.words.shape[1]
         count = 1 + max(int(k.split(".")[2]) for k in weights if k.startswith("encoder.layer."))
         head_size = self.hidden // heads
         self.layers = [_layer(get, f"encoder.layer.{i}.", head_size) for i in range(count)]
 
     @property
     def max_tokens(self) -> int:
-        return int(self.positions.shape[0])
+        return int(self.embedding.positions.shape[0])
 
     def encode(self, batch: Sequence[Sequence[int]]) -> Array:
         """Unit-length mean-pooled vectors of token-id sequences (each with [CLS] and [SEP])."""
-        width = max(len(ids) for ids in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.float32)
-        for row, sequence in enumerate(batch):
-            ids[row, : len(sequence)] = sequence
-            mask[row, : len(sequence)] = 1.0
-        x = _layer_norm(self.words[ids] + self.positions[:width], self.norm)
+        ids, mask = padded(batch)
+        x = self.embedding(ids)
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :]
         for layer in self.layers:
             x = self._layer(x, layer, bias)
@@ -89,11 +101,29 @@ class BertEncoder:
         return _layer_norm(inner @ layer.down + layer.down_bias + x, layer.norm2)
 
 
+def padded(batch: Sequence[Sequence[int]]) -> tuple[npt.NDArray[np.int64], Array]:
+    """Token ids padded with 0 to the batch's longest, and a mask of 1 on the real tokens."""
+    width = max(len(ids) for ids in batch)
+    ids = np.zeros((len(batch), width), dtype=np.int64)
+    mask = np.zeros((len(batch), width), dtype=np.float32)
+    for row, sequence in enumerate(batch):
+        ids[row, : len(sequence)] = sequence
+        mask[row, : len(sequence)] = 1.0
+    return ids, mask
+
+
 def pool(hidden: Array, mask: Array) -> Array:
     """The mean of each row's real positions (`mask` 1), scaled to unit length."""
     pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+def _getter(weights: Mapping[str, npt.NDArray[np.generic]]) -> _Getter:
+    def get(name: str) -> Array:
+        return np.ascontiguousarray(weights[name], dtype=np.float32)
+
+    return get
 
 
 def _layer(get: _Getter, prefix: str, head_size: int) -> _Layer:

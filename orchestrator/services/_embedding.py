@@ -42,6 +42,14 @@ class DocumentEmbedder(Protocol):
 
 
 @runtime_checkable
+class QueryEmbedder(Protocol):
+    """An embedder that places a request near the documents that answer it, not only near
+    texts that say the same (MiniLM with corral's query adapter)."""
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@runtime_checkable
 class VocabularySource(Protocol):
     """An embedder that knows real words, so spelling correction leaves them alone."""
 

@@ -14,18 +14,19 @@ import importlib.util
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
-from ._bert import BertEncoder
+from ._bert import BertEncoder, TokenEmbedding
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
-from ._onnx_bert import GRAPH_REVISION, load_onnx_encoder, onnx_available
+from ._onnx_bert import GRAPH_REVISION, load_onnx_encoder, onnx_available, weights_digest
+from ._query_adapter import ADAPTER_FILE, QueryAdapter, load_adapter
 from ._vector_cache import VectorCache, default_cache_dir
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ _ENCODER_REVISION = 1
 WEIGHTS_FILE = "model.safetensors"
 # "onnx": the int8 graph (fast, needs onnxruntime and onnx); "numpy": the float32 reference.
 Backend = Literal["onnx", "numpy"]
+# Documents go through the model as it ships; a search's request through it with corral's
+# query adapter (`_query_adapter`).
+Role = Literal["documents", "queries"]
 
 
 class _Encoder(Protocol):
@@ -63,7 +67,9 @@ class _Encoder(Protocol):
 
 @dataclass(frozen=True)
 class _Model:
-    encoder: _Encoder
+    # Documents through the model as it ships; requests with the query adapter (the same
+    # encoder where the adapter could not be used).
+    encoders: dict[Role, _Encoder]
     tokenizer: Tokenizer
     batch: int
 
@@ -126,18 +132,28 @@ class MiniLMEmbedder:
         return self._cache.vectors(self.model_id, texts, self.embed)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts, "documents")
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Requests to rank documents against: the model with corral's query adapter, so a
+        request lands near the tool or skill that does it (`embed` puts texts that say the
+        same near each other). Without a usable adapter, the same as `embed`."""
+        return self._embed(texts, "queries")
+
+    def _embed(self, texts: Sequence[str], role: Role) -> Vectors:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return out
         model = self._load()
+        encoder = model.encoders[role]
         ids = model.token_ids(texts)
         if model.batch == 1:
-            return _embed_one_by_one(model.encoder, ids, out)
+            return _embed_one_by_one(encoder, ids, out)
         order = sorted(range(len(ids)), key=lambda row: len(ids[row]))
         with one_blas_thread():
             for start in range(0, len(order), model.batch):
                 rows = order[start : start + model.batch]
-                out[rows] = model.encoder.encode([ids[row] for row in rows])
+                out[rows] = encoder.encode([ids[row] for row in rows])
         return out
 
     def vocabulary(self) -> frozenset[str]:
@@ -209,16 +225,54 @@ def _load_model(folder: Path, backend: Backend, graphs: Path) -> _Model:
     # The file pads every text to 128 tokens; padding is ours to do, per batch.
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
-    encoder = BertEncoder(weights, HEADS)
+    adapter = _adapter(weights, ADAPTER_FILE)
     if backend == "numpy":
-        return _Model(encoder, tokenizer, BATCH[backend])
+        return _Model(_numpy_encoders(weights, adapter), tokenizer, BATCH[backend])
     try:
-        graph = load_onnx_encoder(encoder, folder / WEIGHTS_FILE, graphs)
-        return _Model(graph, tokenizer, BATCH[backend])
+        encoders = _onnx_encoders(weights, adapter, folder / WEIGHTS_FILE, graphs)
     # onnx and onnxruntime report a graph they cannot build, write or load with exceptions of
     # their own; any of them leaves the NumPy encoder (`MiniLMEmbedder._load`).
     except Exception as exc:
         raise _GraphUnavailable(f"cannot build the int8 MiniLM graph in {graphs}: {exc}") from exc
+    return _Model(encoders, tokenizer, BATCH[backend])
+
+
+Weights = Mapping[str, Any]
+
+
+def _numpy_encoders(weights: Weights, adapter: QueryAdapter | None) -> dict[Role, _Encoder]:
+    plain = BertEncoder(weights, HEADS)
+    queries = BertEncoder(adapter.applied_to(weights), HEADS) if adapter else plain
+    return {"documents": plain, "queries": queries}
+
+
+def _onnx_encoders(
+    weights: Weights, adapter: QueryAdapter | None, weights_file: Path, graphs: Path
+) -> dict[Role, _Encoder]:
+    """The documents' graph and the requests' (the same one without an adapter), sharing one
+    token embedding. A graph already in `graphs` is loaded without building the encoder."""
+    embedding = TokenEmbedding.of(weights)
+    key = weights_digest(weights_file)
+    documents = load_onnx_encoder(lambda: BertEncoder(weights, HEADS), embedding, key, graphs)
+    if adapter is None:
+        return {"documents": documents, "queries": documents}
+    queries = load_onnx_encoder(
+        lambda: BertEncoder(adapter.applied_to(weights), HEADS),
+        embedding,
+        f"{key}-q{adapter.digest}",
+        graphs,
+    )
+    return {"documents": documents, "queries": queries}
+
+
+def _adapter(weights: Weights, path: Path) -> QueryAdapter | None:
+    """The query adapter, or None (with a warning) where it cannot be used: requests are then
+    embedded as documents are, and search goes on."""
+    try:
+        return load_adapter(weights, path)
+    except EmbeddingUnavailable as exc:
+        logger.warning("%s; ranking with MiniLM's own query vectors (less accurate)", exc)
+        return None
 
 
 class _GraphUnavailable(EmbeddingUnavailable):

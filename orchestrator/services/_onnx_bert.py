@@ -5,8 +5,10 @@ arithmetic, so its time is memory traffic. This module writes the same forward p
 graph with the `onnx` helper API, from the weights `_bert.BertEncoder` already holds (no torch,
 no download), quantizes its matrix products to int8 with onnxruntime's dynamic quantization (a
 quarter of the bytes, products on the CPU's integer units), and caches the result on disk, keyed
-by the SHA-256 of the weights file and the graph's revision. `_minilm` falls back to NumPy where
-onnxruntime or onnx is not installed. Pooling and normalising stay in NumPy, as in `_bert`.
+by the SHA-256 of the weights file (and of the query adapter, for the requests' graph) and the
+graph's revision. `_minilm` falls back to NumPy where onnxruntime or onnx is not installed.
+The token embedding (a lookup in the 47 MB word table) runs in NumPy before the graph, so the
+two graphs of one process share that table; pooling and normalising run in NumPy after it.
 """
 
 from __future__ import annotations
@@ -16,17 +18,18 @@ import hashlib
 import importlib.util
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ._bert import Array, BertEncoder, pool
+from ._bert import Array, BertEncoder, TokenEmbedding, padded, pool
 from ._private_files import open_private
 
 # Bumped when the graph below changes, so a cached graph of the old one is not loaded.
-GRAPH_REVISION = 2
+# 3: the graph starts from the embedded tokens (`TokenEmbedding`), not from their ids.
+GRAPH_REVISION = 3
 _OPSET = 17
 _LAYER_NORM_EPS = 1e-12
 # onnxruntime's own operators: fused attention and GELU, each one node in place of many.
@@ -45,32 +48,32 @@ def onnx_available() -> bool:
 class OnnxBertEncoder:
     """`BertEncoder.encode`, through an int8 ONNX graph of the same weights."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, embedding: TokenEmbedding) -> None:
         self._session = session
+        self._embedding = embedding
 
     def encode(self, batch: Sequence[Sequence[int]]) -> Array:
         """Unit-length mean-pooled vectors of token-id sequences (each with [CLS] and [SEP])."""
-        width = max(len(ids) for ids in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.float32)
-        for row, sequence in enumerate(batch):
-            ids[row, : len(sequence)] = sequence
-            mask[row, : len(sequence)] = 1.0
-        (hidden,) = self._session.run(None, {"input_ids": ids, "mask": mask})
+        ids, mask = padded(batch)
+        feeds = {"tokens": self._embedding(ids), "mask": mask}
+        (hidden,) = self._session.run(None, feeds)
         return pool(np.asarray(hidden, dtype=np.float32), mask)
 
 
-def load_onnx_encoder(encoder: BertEncoder, weights_file: Path, folder: Path) -> OnnxBertEncoder:
-    """An onnxruntime session over the int8 graph of `encoder`, built and quantized into
-    `folder` on first use and loaded from there afterwards."""
+def load_onnx_encoder(
+    build: Callable[[], BertEncoder], embedding: TokenEmbedding, key: str, folder: Path
+) -> OnnxBertEncoder:
+    """An onnxruntime session over the int8 graph of the encoder that `build` makes, built and
+    quantized into `folder` on first use and loaded from there afterwards (`build` is not
+    called then). `key` names the weights (`weights_digest`, and the adapter's for requests)."""
     import onnxruntime as ort
 
-    path = folder / f"minilm-{weights_digest(weights_file)}-g{GRAPH_REVISION}-int8.onnx"
+    path = folder / f"minilm-{key}-g{GRAPH_REVISION}-int8.onnx"
     # Loaded from the bytes of a file only this user could have written: in a shared cache
     # folder another account's graph (its name is predictable) would answer every embedding.
     graph = _read_own_graph(path)
     if graph is None:
-        _write_quantized(encoder, path)
+        _write_quantized(build(), path)
         graph = _read_own_graph(path)
     if graph is None:
         raise OSError(f"{path} was replaced by a file of another user while corral wrote it")
@@ -80,7 +83,7 @@ def load_onnx_encoder(encoder: BertEncoder, weights_file: Path, folder: Path) ->
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-    return OnnxBertEncoder(session)
+    return OnnxBertEncoder(session, embedding)
 
 
 def _read_own_graph(path: Path) -> bytes | None:
@@ -133,19 +136,17 @@ def _write_quantized(encoder: BertEncoder, path: Path) -> None:
 
 
 def build_graph(encoder: BertEncoder) -> tuple[Any, list[str]]:
-    """The float32 ONNX model of `encoder` (token ids and mask in, last hidden states out), and
-    the names of the weight products to keep in float32 when quantizing: the first layer's.
+    """The float32 ONNX model of `encoder`'s layers (embedded tokens and mask in, last hidden
+    states out), and the names of the weight products to keep in float32 when quantizing: the
+    first layer's.
     Quantizing its activations cost the most accuracy (on the dev queries, the lowest cosine
     to the float vectors rose from 0.959 to 0.989 with it kept whole), for a sixth of the
     weights."""
     from onnx import TensorProto, helper
 
     g = _Graph()
-    ids, mask = "input_ids", "mask"
-    width = g.node("Shape", [ids], start=1, end=2)
-    positions = g.node("Slice", [g.const("positions", encoder.positions), g.i64([0]), width])
-    words = g.node("Gather", [g.const("words", encoder.words), ids])
-    x = g.layer_norm(g.node("Add", [words, positions]), encoder.norm, "emb")
+    tokens, mask = "tokens", "mask"
+    x = tokens
     # onnxruntime's fused attention takes the mask as 1 (a token) or 0 (padding) per position.
     padding = g.node("Cast", [mask], to=TensorProto.INT32)
     float_products: list[str] = []
@@ -158,7 +159,9 @@ def build_graph(encoder: BertEncoder) -> tuple[Any, list[str]]:
         g.nodes,
         "minilm",
         [
-            helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "width"]),
+            helper.make_tensor_value_info(
+                tokens, TensorProto.FLOAT, ["batch", "width", encoder.hidden]
+            ),
             helper.make_tensor_value_info(mask, TensorProto.FLOAT, ["batch", "width"]),
         ],
         [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", "width", encoder.hidden])],

@@ -10,17 +10,17 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import ClassVar
 
 import anyio
 import anyio.to_thread
 import numpy as np
 import pytest
 
-from corral.orchestrator.services import HashingEmbedder, MiniLMEmbedder, VectorCache, Vectors
-from corral.orchestrator.services._minilm import WEIGHTS_FILE, Backend, _Model, model_folder
+from corral.orchestrator.services import HashingEmbedder, VectorCache, Vectors
+from corral.orchestrator.services._minilm import WEIGHTS_FILE, model_folder
 from corral.orchestrator.services._onnx_bert import GRAPH_REVISION, weights_digest
 from corral.orchestrator.services._vector_cache import _text_digest
+from tests._minilm import FreshMiniLM
 
 pytestmark = pytest.mark.hostile
 
@@ -133,13 +133,6 @@ async def test_a_fifo_in_place_of_a_cache_file_does_not_block_the_reader(
     assert np.array_equal(vectors, HashingEmbedder().embed(TEXTS))
 
 
-class _FreshMiniLM(MiniLMEmbedder):
-    """An embedder class with no model loaded yet in this process, and no failure recorded."""
-
-    _models: ClassVar[dict[Backend, _Model]] = {}
-    _onnx_broken = False
-
-
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("plant", [group_writable, symlink_elsewhere])
 def test_a_planted_graph_is_never_loaded_and_its_own_takes_its_place(
@@ -150,12 +143,12 @@ def test_a_planted_graph_is_never_loaded_and_its_own_takes_its_place(
     path = folder / f"minilm-{digest}-g{GRAPH_REVISION}-int8.onnx"
     planted = b"a graph of someone else's"
     plant(path, planted)
-    _FreshMiniLM._models.clear()
+    FreshMiniLM.forget()
 
-    embedder = _FreshMiniLM(cache=None, backend="onnx", graphs=folder)
+    embedder = FreshMiniLM(cache=None, backend="onnx", graphs=folder)
     embedder.embed(["rotate the api keys"])
 
     assert not path.is_symlink()
     assert path.read_bytes() != planted
     assert path.stat().st_mode & 0o777 == 0o600
-    _FreshMiniLM._models.clear()
+    FreshMiniLM.forget()

@@ -6,29 +6,20 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 import pytest
 
 from corral.orchestrator.services import MiniLMEmbedder
-from corral.orchestrator.services._minilm import Backend, _Model
 from corral.orchestrator.services._onnx_bert import GRAPH_REVISION
+from tests._minilm import FreshMiniLM
 
 DEV_SET = Path(__file__).parents[2] / "benchmarks" / "data" / "retrieval"
 
 
-class _FreshMiniLM(MiniLMEmbedder):
-    """An embedder class with no model loaded yet in this process, and no failure recorded."""
-
-    _models: ClassVar[dict[Backend, _Model]] = {}
-    _onnx_broken = False
-
-
 @pytest.fixture(autouse=True)
 def _fresh_minilm_class() -> None:
-    _FreshMiniLM._models.clear()
-    _FreshMiniLM._onnx_broken = False
+    FreshMiniLM.forget()
 
 
 def _dev_queries(count: int) -> list[str]:
@@ -58,13 +49,14 @@ def test_a_text_gets_the_same_int8_vector_alone_or_among_others() -> None:
 def test_the_graph_is_built_once_and_named_by_the_weights_and_its_revision(
     tmp_path: Path,
 ) -> None:
-    first = _FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
+    first = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
     vector = first.embed(["rotate the api keys"])
-    (graph,) = tmp_path.glob("*.onnx")
+    # The documents' graph; the requests' is beside it (tests/orchestrator/test_query_adapter.py).
+    (graph,) = (p for p in tmp_path.glob("*.onnx") if "-q" not in p.name)
     assert graph.name.startswith("minilm-") and graph.name.endswith(f"-g{GRAPH_REVISION}-int8.onnx")
     built = graph.stat().st_mtime_ns
-    _FreshMiniLM._models.clear()
-    again = _FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path).embed(["rotate the api keys"])
+    FreshMiniLM.forget()
+    again = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path).embed(["rotate the api keys"])
     assert graph.stat().st_mtime_ns == built
     assert np.array_equal(vector, again)
 
@@ -74,7 +66,7 @@ def test_a_graph_that_cannot_be_written_leaves_numpy_and_says_so(
 ) -> None:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the graph folder should be")
-    embedder = _FreshMiniLM(cache=None, graphs=blocked)
+    embedder = FreshMiniLM(cache=None, graphs=blocked)
     with caplog.at_level(logging.WARNING):
         vector = embedder.embed(["hello world"])[0]
     assert embedder.backend == "numpy"

@@ -40,6 +40,7 @@ PACKAGE_DATA = (
     "corral/orchestrator/service/dashboard/signin.html",
     "corral/orchestrator/service/dashboard/dashboard.js",
     "corral/orchestrator/service/dashboard/dashboard.css",
+    "corral/orchestrator/services/minilm_query_adapter.npz",
 )
 SUM_AGENT = Path(__file__).with_name("_sum_agent.py")
 

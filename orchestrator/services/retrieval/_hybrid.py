@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .._embedding import DocumentEmbedder, Embedder, Vectors, VocabularySource
+from .._embedding import DocumentEmbedder, Embedder, QueryEmbedder, Vectors, VocabularySource
 from ._actions import ACTION_KINDS, MAX_KINDS, action_kinds
 from ._analyzer import Speller, analyze
 from ._fielded import FieldedBM25
@@ -232,7 +232,13 @@ class HybridIndex:
         last = self._last_query
         if last is not None and last[0] == words:
             return last[1]
-        vector = np.asarray(self._embedder.embed([words])[0], dtype=np.float32)
+        embedder = self._embedder
+        vectors = (
+            embedder.embed_queries([words])
+            if isinstance(embedder, QueryEmbedder)
+            else embedder.embed([words])
+        )
+        vector = np.asarray(vectors[0], dtype=np.float32)
         self._last_query = (words, vector)
         return vector
 
