@@ -14,11 +14,11 @@ import importlib.util
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from ._bert import BertEncoder, TokenEmbedding
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
 from ._onnx_bert import GRAPH_REVISION, load_onnx_encoder, onnx_available, weights_digest
-from ._query_adapter import ADAPTER_FILE, QueryAdapter, load_adapter
+from ._query_adapter import ADAPTER_FILE, QueryAdapter, Weights, load_adapter
 from ._vector_cache import VectorCache, default_cache_dir
 
 if TYPE_CHECKING:
@@ -235,9 +235,6 @@ def _load_model(folder: Path, backend: Backend, graphs: Path) -> _Model:
     except Exception as exc:
         raise _GraphUnavailable(f"cannot build the int8 MiniLM graph in {graphs}: {exc}") from exc
     return _Model(encoders, tokenizer, BATCH[backend])
-
-
-Weights = Mapping[str, Any]
 
 
 def _numpy_encoders(weights: Weights, adapter: QueryAdapter | None) -> dict[Role, _Encoder]:
