@@ -1,5 +1,3 @@
-import sys
+from corral.orchestrator.cli import console
 
-from corral.orchestrator.cli import main
-
-sys.exit(main())
+console()

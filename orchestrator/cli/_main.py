@@ -8,6 +8,8 @@ the user's mistake print one clear line and exit non-zero; no traceback reaches 
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import importlib
 import inspect
 import logging
@@ -15,7 +17,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._version import corral_version
 from ._help import SUMMARIES, add_examples, add_summaries
@@ -83,6 +85,29 @@ def _modules_for(argv: Sequence[str] | None) -> list[str]:
     if not words and "--version" in (argv or ()):
         return []  # the version needs no command
     return list(dict.fromkeys(_MODULES.values()))
+
+
+def console() -> NoReturn:
+    """The `corral` program (`python -m corral` and the installed script): `main`, then exit.
+
+    A command that talked to Temporal leaves the Temporal client's native (Rust) threads
+    running. If one of them touches Python while the interpreter tears itself down, CPython
+    aborts ("Fatal Python error: PyGILState_Release ... finalizing", exit -6) after the command
+    has finished and printed its answer. Such a process therefore runs its exit handlers (the
+    trace exporter's flush among them), flushes its output, and leaves without the teardown.
+    """
+    code = main()
+    if _NATIVE_THREADS_MODULE in sys.modules:
+        atexit._run_exitfuncs()
+        _flush_stdout()
+        with contextlib.suppress(OSError):
+            sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+# Loaded only by a command that reached Temporal (`orchestrator/temporal`).
+_NATIVE_THREADS_MODULE = "temporalio.bridge.temporal_sdk_bridge"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
