@@ -106,7 +106,8 @@ def console() -> NoReturn:
     sys.exit(code)
 
 
-# Loaded only by a command that reached Temporal (`orchestrator/temporal`).
+# The Temporal client's native part: imported with `temporalio.client`, which only the commands
+# that use Temporal import (lazily); a local command never loads it.
 _NATIVE_THREADS_MODULE = "temporalio.bridge.temporal_sdk_bridge"
 
 
