@@ -13,8 +13,8 @@ corral itself does not:
     .venv/bin/python -m benchmarks.retrieval_adapter --held-out-servers   # tools never trained on
     .venv/bin/python -m benchmarks.retrieval_adapter --write              # the shipped file
 
-`--held-out-servers` trains on the tune queries of all servers but one group and scores the
-queries of that group: how the adapter does on tools it never saw, as a user's own servers are.
+`--held-out-servers` trains on the tune queries of all servers but one group and scores that
+group's tune queries: how the adapter does on tools it never saw, as a user's own servers are.
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ class Targets:
 
 
 def dev_set() -> tuple[list[Example], Targets]:
-    """Every dev query as corral would embed it, and the documents' vectors as corral computes
-    them (the model without the adapter)."""
+    """Every tune query as corral would embed it (the test part is left unread), and the
+    documents' vectors as corral computes them (the model without the adapter)."""
     import torch
 
     tools = load_catalog(SHARED / "tools")
@@ -90,6 +90,7 @@ def dev_set() -> tuple[list[Example], Targets]:
             frozenset(servers[e] for e in q.expected),
         )
         for q in read_queries(TOOL_QUERIES, set(names))
+        if q.part == "tune"
     ]
     skills = list(load_skills([SkillRoot(SHARED / "skills", "extra")]))
     skill_names = [s.name for s in skills]
@@ -103,6 +104,7 @@ def dev_set() -> tuple[list[Example], Targets]:
             frozenset(),
         )
         for q in read_queries(SKILL_QUERIES, skill_names)
+        if q.part == "tune"
     ]
     views = {"cosine": hybrid.vectors} | {
         f"cosine:{name}": vectors for name, vectors in hybrid._views.items()
@@ -308,8 +310,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     import torch
 
     torch.set_num_threads(2)
-    examples, targets = dev_set()
-    tune = [e for e in examples if e.part == "tune"]
+    tune, targets = dev_set()
     base = Encoder(args.rank, args.alpha, args.seed)
 
     def compare(label: str, held: Sequence[Example], rest: Sequence[Example]) -> None:
@@ -324,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             compare(f"fold {fold}", held, [e for e in shuffled if e not in held])
     if args.held_out_servers:
         for group in SERVER_GROUPS:
-            held = [e for e in examples if e.kind == "tool" and e.servers & set(group)]
+            held = [e for e in tune if e.kind == "tool" and e.servers & set(group)]
             compare("+".join(group), held, [e for e in tune if not (e.servers & set(group))])
     if args.write:
         trained = train(tune, targets, args)

@@ -10,8 +10,9 @@ from typing import Any
 from ..services.retrieval import Explanation, Query
 
 
-def query_lines(query: Query) -> list[str]:
-    """What the rankers searched for: the corrected words and the synonyms added."""
+def query_lines(query: Query, embedding: str = "") -> list[str]:
+    """What the rankers searched for: the corrected words and the synonyms added, and what
+    embedded the request (`embedding`, where known)."""
     lines = [f"query words: {query.words.strip()}"]
     if query.translations:
         read = ", ".join(f"{word} -> {gloss}" for word, gloss in query.translations.items())
@@ -23,6 +24,8 @@ def query_lines(query: Query) -> list[str]:
         read = "; ".join(f"{key} -> {', '.join(terms)}" for key, terms in query.expanded.items())
         lines.append(f"synonyms:    {read}")
         lines.append(f"             searched as {' '.join(query.expansion)} (stems)")
+    if embedding:
+        lines.append(f"embedded by: {embedding}")
     return lines
 
 
@@ -63,6 +66,7 @@ def explanation_json(query: Query, why: Explanation) -> dict[str, Any]:
         },
         "bm25_fields": {name: round(score, 4) for name, score in why.fields.items()},
         "embedding_cosine": round(why.similarity, 4),
+        "embedding_model": why.embedding,
         "rerank": {name: round(part, 6) for name, part in why.rerank.items()},
         "query_words": query.words.strip(),
         "corrections": dict(query.corrections),

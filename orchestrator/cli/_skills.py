@@ -125,7 +125,7 @@ def _explained(explained: Sequence[MatchExplanation], *, as_json: bool) -> str:
         return json_text(rows)
     if not explained:
         return "no skills found to match"
-    lines = [*query_lines(explained[0].query), ""]
+    lines = [*query_lines(explained[0].query, explained[0].why.embedding), ""]
     for rank, e in enumerate(explained, start=1):
         lines.append(f"{rank:>2}. {e.match.skill.name}  {e.match.score:.4f}  {e.match.skill.path}")
         lines.append(f"    {_shorten(e.match.skill.description, _DESCRIPTION_WIDTH * 2)}")

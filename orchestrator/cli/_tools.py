@@ -122,7 +122,9 @@ def format_explained(explained: list[ToolExplanation], index: ToolIndex) -> str:
         return "no tools to search"
     from ._approval import shown_lines
 
-    lines = [shown_lines(line) for line in query_lines(explained[0].query)]
+    lines = [
+        shown_lines(line) for line in query_lines(explained[0].query, explained[0].why.embedding)
+    ]
     lines.append("")
     lines.append(format_hits([e.hit for e in explained], index, [e.why for e in explained]))
     return "\n".join(lines)

@@ -66,10 +66,17 @@ class TokenEmbedding:
 class BertEncoder:
     """The encoder of a BERT checkpoint (Hugging Face names), for sentence embeddings."""
 
-    def __init__(self, weights: Mapping[str, npt.NDArray[np.generic]], heads: int) -> None:
+    def __init__(
+        self,
+        weights: Mapping[str, npt.NDArray[np.generic]],
+        heads: int,
+        embedding: TokenEmbedding | None = None,
+    ) -> None:
+        """`embedding`, where given, stands for the weights' own token embedding: another
+        encoder's copy of the same table, shared rather than held twice."""
         get = _getter(weights)
         self.heads = heads
-        self.embedding = TokenEmbedding.of(weights)
+        self.embedding = embedding or TokenEmbedding.of(weights)
         self.hidden = self.embedding.words.shape[1]
         count = 1 + max(int(k.split(".")[2]) for k in weights if k.startswith("encoder.layer."))
         head_size = self.hidden // heads

@@ -48,6 +48,11 @@ class QueryEmbedder(Protocol):
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
 
+    def query_model(self) -> str:
+        """What embeds a request (the model, and the adapter where one is in use), for
+        `--explain`."""
+        ...
+
 
 @runtime_checkable
 class VocabularySource(Protocol):

@@ -14,19 +14,20 @@ import importlib.util
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ._bert import BertEncoder, TokenEmbedding
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
 from ._onnx_bert import GRAPH_REVISION, load_onnx_encoder, onnx_available, weights_digest
-from ._query_adapter import ADAPTER_FILE, QueryAdapter, Weights, load_adapter
+from ._query_adapter import ADAPTER_FILE, load_adapter
 from ._vector_cache import VectorCache, default_cache_dir
 
 if TYPE_CHECKING:
@@ -67,16 +68,54 @@ class _Encoder(Protocol):
 
 @dataclass(frozen=True)
 class _Model:
-    # Documents through the model as it ships; requests with the query adapter (the same
-    # encoder where the adapter could not be used).
-    encoders: dict[Role, _Encoder]
+    # Documents through the model as it ships; requests with the query adapter, built on the
+    # first request (a process that only embeds documents never loads it).
+    documents: _Encoder
+    queries: _QueryEncoder
     tokenizer: Tokenizer
     batch: int
+
+    def encoder(self, role: Role) -> _Encoder:
+        return self.documents if role == "documents" else self.queries.resolved()
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         # One text at a time: `encode_batch` would start a Rust thread pool in the process for
         # a saving of milliseconds beside the encoder's work.
         return [list(self.tokenizer.encode(_clean(text)).ids) for text in texts]
+
+
+class _QueryEncoder:
+    """The requests' encoder, made by `build` on first use. Where it cannot be made (no
+    usable adapter, a graph that will not build), requests use the documents' encoder, with a
+    warning, and search goes on."""
+
+    def __init__(self, build: Callable[[], tuple[_Encoder, str]], documents: _Encoder) -> None:
+        """`build` gives the encoder and the digest of the adapter it applies."""
+        self._build = build
+        self._documents = documents
+        self._made: tuple[_Encoder, str] | None = None
+        self._lock = threading.Lock()
+
+    def resolved(self) -> _Encoder:
+        return self._resolved()[0]
+
+    def adapter(self) -> str:
+        """The digest of the adapter that requests go through; empty where none could be used."""
+        return self._resolved()[1]
+
+    def _resolved(self) -> tuple[_Encoder, str]:
+        if self._made is None:
+            with self._lock:
+                if self._made is None:
+                    self._made = self._make()
+        return self._made
+
+    def _make(self) -> tuple[_Encoder, str]:
+        try:
+            return self._build()
+        except EmbeddingUnavailable as exc:
+            logger.warning("%s; ranking with MiniLM's own query vectors (less accurate)", exc)
+            return self._documents, ""
 
 
 class MiniLMEmbedder:
@@ -140,12 +179,18 @@ class MiniLMEmbedder:
         same near each other). Without a usable adapter, the same as `embed`."""
         return self._embed(texts, "queries")
 
+    def query_model(self) -> str:
+        adapter = self._load().queries.adapter()
+        if not adapter:
+            return f"{self.model_id}, without the query adapter"
+        return f"{self.model_id}, with query adapter {adapter}"
+
     def _embed(self, texts: Sequence[str], role: Role) -> Vectors:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return out
         model = self._load()
-        encoder = model.encoders[role]
+        encoder = model.encoder(role)
         ids = model.token_ids(texts)
         if model.batch == 1:
             return _embed_one_by_one(encoder, ids, out)
@@ -213,11 +258,10 @@ def model_folder() -> Path:
 
 
 def _load_model(folder: Path, backend: Backend, graphs: Path) -> _Model:
+    weights = _weights(folder)
     try:
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        weights = load_file(str(folder / WEIGHTS_FILE))
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     # tokenizers reports a missing or broken file as a plain Exception.
     except Exception as exc:
@@ -225,51 +269,80 @@ def _load_model(folder: Path, backend: Backend, graphs: Path) -> _Model:
     # The file pads every text to 128 tokens; padding is ours to do, per batch.
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
-    adapter = _adapter(weights, ADAPTER_FILE)
+    embedding = TokenEmbedding.of(weights)
+    # The graphs' names start with the weights' digest (the numpy backend has no graphs).
+    key = weights_digest(folder / WEIGHTS_FILE) if backend == "onnx" else ""
     if backend == "numpy":
-        return _Model(_numpy_encoders(weights, adapter), tokenizer, BATCH[backend])
+        documents: _Encoder = BertEncoder(weights, HEADS, embedding)
+    else:
+        documents = _onnx_encoder(
+            lambda: BertEncoder(weights, HEADS, embedding), embedding, key, graphs
+        )
+    # The requests' encoder is made on the first request, reading only what it needs then:
+    # a process that only embeds documents never loads it.
+    queries = _QueryEncoder(
+        lambda: _query_encoder(folder, backend, embedding, f"{key}-q", graphs), documents
+    )
+    return _Model(documents, queries, tokenizer, BATCH[backend])
+
+
+def _weights(folder: Path) -> _TensorFile:
     try:
-        encoders = _onnx_encoders(weights, adapter, folder / WEIGHTS_FILE, graphs)
+        return _TensorFile(folder / WEIGHTS_FILE)
+    except Exception as exc:
+        raise EmbeddingUnavailable(f"cannot load the bundled MiniLM model: {exc}") from exc
+
+
+class _TensorFile(Mapping[str, "npt.NDArray[np.generic]"]):
+    """The weights of a safetensors file, each read when asked for: loading a cached graph
+    needs only the token embedding's few arrays, and checking the adapter only the shapes."""
+
+    def __init__(self, path: Path) -> None:
+        from safetensors import safe_open
+
+        # safetensors' reader has no type hints.
+        self._file = cast(Any, safe_open(str(path), framework="np"))
+        self.shapes = {
+            name: tuple(self._file.get_slice(name).get_shape())
+            for name in self._file.keys()  # noqa: SIM118
+        }
+
+    def __getitem__(self, name: str) -> npt.NDArray[np.generic]:
+        if name not in self.shapes:
+            raise KeyError(name)
+        return cast("npt.NDArray[np.generic]", self._file.get_tensor(name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.shapes)
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+
+def _query_encoder(
+    folder: Path, backend: Backend, embedding: TokenEmbedding, key: str, graphs: Path
+) -> tuple[_Encoder, str]:
+    """The encoder of requests: the model with corral's query adapter, sharing the documents'
+    token embedding. Its graph is named `key` and the adapter's digest; a graph already in
+    `graphs` is loaded without reading the model's weights."""
+    weights = _weights(folder)
+    adapter = load_adapter(weights.shapes, ADAPTER_FILE)
+    if backend == "numpy":
+        return BertEncoder(adapter.applied_to(weights), HEADS, embedding), adapter.digest
+    build = lambda: BertEncoder(adapter.applied_to(weights), HEADS, embedding)  # noqa: E731
+    return _onnx_encoder(build, embedding, f"{key}{adapter.digest}", graphs), adapter.digest
+
+
+def _onnx_encoder(
+    build: Callable[[], BertEncoder], embedding: TokenEmbedding, key: str, graphs: Path
+) -> _Encoder:
+    try:
+        return load_onnx_encoder(build, embedding, key, graphs)
     # onnx and onnxruntime report a graph they cannot build, write or load with exceptions of
-    # their own; any of them leaves the NumPy encoder (`MiniLMEmbedder._load`).
+    # their own; any of them leaves the NumPy encoder (`MiniLMEmbedder._load`) for documents,
+    # and the documents' encoder for requests (`_QueryEncoder`).
     except Exception as exc:
         raise _GraphUnavailable(f"cannot build the int8 MiniLM graph in {graphs}: {exc}") from exc
-    return _Model(encoders, tokenizer, BATCH[backend])
-
-
-def _numpy_encoders(weights: Weights, adapter: QueryAdapter | None) -> dict[Role, _Encoder]:
-    plain = BertEncoder(weights, HEADS)
-    queries = BertEncoder(adapter.applied_to(weights), HEADS) if adapter else plain
-    return {"documents": plain, "queries": queries}
-
-
-def _onnx_encoders(
-    weights: Weights, adapter: QueryAdapter | None, weights_file: Path, graphs: Path
-) -> dict[Role, _Encoder]:
-    """The documents' graph and the requests' (the same one without an adapter), sharing one
-    token embedding. A graph already in `graphs` is loaded without building the encoder."""
-    embedding = TokenEmbedding.of(weights)
-    key = weights_digest(weights_file)
-    documents = load_onnx_encoder(lambda: BertEncoder(weights, HEADS), embedding, key, graphs)
-    if adapter is None:
-        return {"documents": documents, "queries": documents}
-    queries = load_onnx_encoder(
-        lambda: BertEncoder(adapter.applied_to(weights), HEADS),
-        embedding,
-        f"{key}-q{adapter.digest}",
-        graphs,
-    )
-    return {"documents": documents, "queries": queries}
-
-
-def _adapter(weights: Weights, path: Path) -> QueryAdapter | None:
-    """The query adapter, or None (with a warning) where it cannot be used: requests are then
-    embedded as documents are, and search goes on."""
-    try:
-        return load_adapter(weights, path)
-    except EmbeddingUnavailable as exc:
-        logger.warning("%s; ranking with MiniLM's own query vectors (less accurate)", exc)
-        return None
 
 
 class _GraphUnavailable(EmbeddingUnavailable):

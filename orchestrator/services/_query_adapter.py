@@ -39,6 +39,12 @@ _KEY = re.compile(
 _MAX_RANK = 64
 
 Weights = Mapping[str, npt.NDArray[np.generic]]
+# Each weight's shape by name: enough to check an adapter against, without reading the weights.
+Shapes = Mapping[str, tuple[int, ...]]
+
+
+def shapes_of(weights: Weights) -> dict[str, tuple[int, ...]]:
+    return {name: tuple(array.shape) for name, array in weights.items()}
 
 
 @dataclass(frozen=True)
@@ -59,18 +65,18 @@ class QueryAdapter:
         return merged
 
 
-def load_adapter(weights: Weights, path: Path = ADAPTER_FILE) -> QueryAdapter:
-    """The adapter in `path`, checked against the model's `weights`."""
+def load_adapter(shapes: Shapes, path: Path = ADAPTER_FILE) -> QueryAdapter:
+    """The adapter in `path`, checked against the shapes of the model's weights."""
     try:
         content = path.read_bytes()
     except OSError as exc:
         raise EmbeddingUnavailable(f"cannot read the query adapter {path}: {exc}") from exc
     pairs = _read_pairs(path, content)
     for product, (a, b) in pairs.items():
-        base = weights.get(f"{product}.weight")
-        if base is None or base.ndim != 2:
+        base = shapes.get(f"{product}.weight")
+        if base is None or len(base) != 2:
             raise EmbeddingUnavailable(f"query adapter {path}: the model has no {product}")
-        out, inputs = base.shape
+        out, inputs = base
         if a.shape[1] != inputs or b.shape[0] != out:
             raise EmbeddingUnavailable(
                 f"query adapter {path}: {product} is {out}x{inputs}, the adapter's "

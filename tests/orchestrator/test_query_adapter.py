@@ -4,6 +4,7 @@ that is not a well-formed adapter for this model is refused, leaving the model's
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,11 @@ import pytest
 from safetensors.numpy import load_file
 
 from corral.orchestrator.services import MiniLMEmbedder
+from corral.orchestrator.services._bert import BertEncoder, TokenEmbedding
 from corral.orchestrator.services._embedding import EmbeddingUnavailable, QueryEmbedder
-from corral.orchestrator.services._minilm import WEIGHTS_FILE, model_folder
-from corral.orchestrator.services._query_adapter import ADAPTER_FILE, load_adapter
+from corral.orchestrator.services._minilm import WEIGHTS_FILE, Backend, model_folder
+from corral.orchestrator.services._onnx_bert import OnnxBertEncoder, load_onnx_encoder
+from corral.orchestrator.services._query_adapter import ADAPTER_FILE, load_adapter, shapes_of
 from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
 from tests._minilm import FreshMiniLM
 
@@ -53,8 +56,10 @@ def test_corral_ships_its_query_adapter_beside_the_code_that_reads_it() -> None:
 
 
 @pytest.mark.parametrize("backend", ["numpy", "onnx"])
-def test_a_request_is_embedded_through_the_adapter_and_a_document_is_not(backend: str) -> None:
-    embedder = MiniLMEmbedder(cache=None, backend=backend)  # type: ignore[arg-type]
+def test_a_request_is_embedded_through_the_adapter_and_a_document_is_not(
+    backend: Backend,
+) -> None:
+    embedder = MiniLMEmbedder(cache=None, backend=backend)
     text = "we need more replicas of the web app"
     document, query = embedder.embed([text])[0], embedder.embed_queries([text])[0]
     assert isinstance(embedder, QueryEmbedder)
@@ -81,7 +86,9 @@ def test_merging_adds_b_times_a_to_the_named_product_and_leaves_the_base_weights
     tmp_path: Path, weights: dict[str, np.ndarray]
 ) -> None:
     before = weights[f"{PRODUCT}.weight"].copy()
-    merged = load_adapter(weights, _write(tmp_path / "a.npz", **_pair())).applied_to(weights)
+    merged = load_adapter(shapes_of(weights), _write(tmp_path / "a.npz", **_pair())).applied_to(
+        weights
+    )
     assert np.allclose(merged[f"{PRODUCT}.weight"], before + 0.0002, atol=1e-6)
     assert np.array_equal(weights[f"{PRODUCT}.weight"], before)
     untouched = "encoder.layer.1.attention.self.query.weight"
@@ -115,7 +122,7 @@ def test_an_adapter_that_does_not_fit_the_model_is_refused_with_what_is_wrong(
     tmp_path: Path, weights: dict[str, np.ndarray], arrays: dict[str, np.ndarray], says: str
 ) -> None:
     with pytest.raises(EmbeddingUnavailable, match=says):
-        load_adapter(weights, _write(tmp_path / "bad.npz", **arrays))
+        load_adapter(shapes_of(weights), _write(tmp_path / "bad.npz", **arrays))
 
 
 def test_an_adapter_file_holding_pickled_objects_is_refused_unread(
@@ -124,7 +131,7 @@ def test_an_adapter_file_holding_pickled_objects_is_refused_unread(
     path = tmp_path / "pickled.npz"
     _write(path, **{f"{PRODUCT}.lora_a": np.array([object()], dtype=object)})
     with pytest.raises(EmbeddingUnavailable, match="cannot read"):
-        load_adapter(weights, path)
+        load_adapter(shapes_of(weights), path)
 
 
 def test_a_file_that_is_no_archive_is_refused(
@@ -133,7 +140,7 @@ def test_a_file_that_is_no_archive_is_refused(
     path = tmp_path / "garbage.npz"
     path.write_bytes(b"not a zip archive at all")
     with pytest.raises(EmbeddingUnavailable, match="cannot read"):
-        load_adapter(weights, path)
+        load_adapter(shapes_of(weights), path)
 
 
 def test_without_a_usable_adapter_requests_get_the_models_own_vectors_and_a_warning(
@@ -148,22 +155,50 @@ def test_without_a_usable_adapter_requests_get_the_models_own_vectors_and_a_warn
     assert "own query vectors" in caplog.text
     assert np.array_equal(query, embedder.embed(["rotate the api keys"])[0])
     # One copy of the weights serves both.
-    encoders = FreshMiniLM._models["numpy"].encoders
-    assert encoders["queries"] is encoders["documents"]
+    model = FreshMiniLM._models["numpy"]
+    assert model.encoder("queries") is model.encoder("documents")
 
 
 def test_the_query_graph_is_kept_apart_from_the_document_graph(tmp_path: Path) -> None:
     embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
     embedder.embed(["rotate the api keys"])
+    # A process that only embeds documents never builds or loads the requests' graph.
+    assert [p.name for p in tmp_path.glob("*.onnx") if "-q" in p.name.split("-g")[0]] == []
     embedder.embed_queries(["rotate the api keys"])
     names = sorted(p.name for p in tmp_path.glob("*.onnx"))
     assert len(names) == 2
     assert sum("-q" in name.split("-g")[0] for name in names) == 1
     # The 47 MB word table is not in either graph: both read the one copy in NumPy.
-    encoders = FreshMiniLM._models["onnx"].encoders
-    assert encoders["queries"] is not encoders["documents"]
-    assert encoders["queries"]._embedding is encoders["documents"]._embedding  # type: ignore[attr-defined]
+    model = FreshMiniLM._models["onnx"]
+    documents, queries = model.encoder("documents"), model.encoder("queries")
+    assert isinstance(documents, OnnxBertEncoder) and isinstance(queries, OnnxBertEncoder)
+    assert queries is not documents
+    assert queries._embedding is documents._embedding
     assert all(p.stat().st_size < 32 * 1024 * 1024 for p in tmp_path.glob("*.onnx"))
+
+
+def test_a_query_graph_that_cannot_be_built_leaves_requests_on_the_document_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import corral.orchestrator.services._minilm as minilm
+
+    embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
+    document = embedder.embed(["rotate the api keys"])[0]
+
+    def refusing_the_query_graph(
+        build: Callable[[], BertEncoder], embedding: TokenEmbedding, key: str, folder: Path
+    ) -> OnnxBertEncoder:
+        if "-q" in key:
+            raise OSError("disk full")
+        return load_onnx_encoder(build, embedding, key, folder)
+
+    monkeypatch.setattr(minilm, "load_onnx_encoder", refusing_the_query_graph)
+    with caplog.at_level(logging.WARNING):
+        query = embedder.embed_queries(["rotate the api keys"])[0]
+    assert "disk full" in caplog.text and "own query vectors" in caplog.text
+    assert np.array_equal(query, document)
+    # Documents stay on the int8 graph: the failure touched requests only.
+    assert embedder.backend == "onnx"
 
 
 def test_tool_search_ranks_by_the_requests_adapted_vector() -> None:

@@ -127,6 +127,7 @@ def test_match_explain_says_which_ranker_and_field_put_a_skill_first(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[1] == "spelling:    deplyo -> deploy"
+    assert any(line.startswith("embedded by: all-minilm-l6-v2") for line in lines)
     first = next(n for n, line in enumerate(lines) if line.startswith(" 1. "))
     assert lines[first].split()[1] == "deploy-to-vercel"
     assert lines[first + 2].strip().startswith("fused ")

@@ -3,6 +3,7 @@ subprocess, the refusals from the CLI entry point in-process."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from corral.orchestrator.cli._main import main
 from corral.orchestrator.services import MiniLMEmbedder, VectorCache
+from corral.orchestrator.services._query_adapter import ADAPTER_FILE
 from corral.orchestrator.services.toolsearch import ToolIndex, load_catalog
 
 from .._shared import shared_data
@@ -106,6 +108,9 @@ def test_explain_shows_the_corrected_query_and_why_each_tool_ranked(
     out = capsys.readouterr().out.splitlines()
     assert code == 0
     assert out[:2] == ["query words: merge the pull request", "spelling:    mrege -> merge"]
+    # Which model embedded the request, and through which adapter: a fallback would show here.
+    (embedded,) = [line for line in out if line.startswith("embedded by: ")]
+    assert "all-minilm-l6-v2" in embedded and "with query adapter " in embedded
     first = out.index(next(line for line in out if line.startswith(" 1. ")))
     assert "mcp__github__merge_pull_request" in out[first]
     assert out[first + 2].strip().startswith("first stage: ")
@@ -137,6 +142,7 @@ async def test_json_explain_gives_each_hit_its_ranker_and_field_parts(tmp_path: 
         "rankers",
         "bm25_fields",
         "embedding_cosine",
+        "embedding_model",
         "rerank",
         "query_words",
         "corrections",
@@ -148,3 +154,8 @@ async def test_json_explain_gives_each_hit_its_ranker_and_field_parts(tmp_path: 
     assert parts == pytest.approx(hits[0]["score"], abs=1e-4)
     assert why["rankers"]["bm25"]["rank"] >= 1
     assert why["bm25_fields"]["name"] > 0
+    assert why["embedding_model"].endswith(f"with query adapter {_shipped_adapter_digest()}")
+
+
+def _shipped_adapter_digest() -> str:
+    return hashlib.sha256(ADAPTER_FILE.read_bytes()).hexdigest()[:16]

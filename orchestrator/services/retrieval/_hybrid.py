@@ -73,6 +73,8 @@ class Explanation:
     fields: Mapping[str, float]
     similarity: float
     rerank: Mapping[str, float] = field(default_factory=dict)
+    # What embedded the request (`HybridIndex.query_model`).
+    embedding: str = ""
 
 
 class HybridIndex:
@@ -146,15 +148,25 @@ class HybridIndex:
             fields["synonyms"] = self.profile.expansion_weight * lexical.expansion
         rerank = self.profile.rerank
         features = self._features(query, lexical, similarity) if rerank else {}
+        model = self.query_model()
         return [
             Explanation(
                 f,
                 {name: float(part[f.doc]) for name, part in fields.items() if part[f.doc] > 0},
                 float(similarity[f.doc]) if similarity.size else 0.0,
                 contributions(features, rerank, f.doc) if rerank else {},
+                model,
             )
             for f in fused
         ]
+
+    def query_model(self) -> str:
+        """What embeds a request: the embedder's own account where it gives one (MiniLM
+        names its query adapter), else its model id or its kind."""
+        embedder = self._embedder
+        if isinstance(embedder, QueryEmbedder):
+            return embedder.query_model()
+        return str(getattr(embedder, "model_id", type(embedder).__name__))
 
     def _fused(
         self, query: Query, lexical: _Lexical | None = None, similarity: Scores | None = None
