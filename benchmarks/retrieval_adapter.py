@@ -265,6 +265,36 @@ def train(examples: Sequence[Example], targets: Targets, args: argparse.Namespac
     return encoder
 
 
+def soup(encoders: Sequence[Encoder]) -> Encoder:
+    """The mean of several adapters' deltas, as one adapter: the mean of the products `B_k A_k`
+    is `[B_1 .. B_K] / K` times `[A_1; ..; A_K]`, a LoRA pair of K times the rank."""
+    import torch
+
+    first, count = encoders[0], len(encoders)
+    merged = Encoder.__new__(Encoder)
+    merged.__dict__.update(first.__dict__)
+    merged.pairs = {
+        name: (
+            torch.cat([e.pairs[name][0].detach() for e in encoders], 0),
+            torch.cat([e.pairs[name][1].detach() / count for e in encoders], 1),
+        )
+        for name in first.pairs
+    }
+    return merged
+
+
+def trained(examples: Sequence[Example], targets: Targets, args: argparse.Namespace) -> Encoder:
+    """One adapter, or with `--seeds N` the soup of N, each trained from its own seed."""
+    if args.seeds == 1:
+        return train(examples, targets, args)
+    return soup(
+        [
+            train(examples, targets, argparse.Namespace(**{**vars(args), "seed": args.seed + k}))
+            for k in range(args.seeds)
+        ]
+    )
+
+
 def recall(
     encoder: Encoder | None, examples: Sequence[Example], targets: Targets, base: Encoder
 ) -> str:
@@ -306,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--temperature", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seeds", type=int, default=1, help="train this many seeds and average their deltas"
+    )
     args = parser.parse_args(argv)
     import torch
 
@@ -314,8 +347,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     base = Encoder(args.rank, args.alpha, args.seed)
 
     def compare(label: str, held: Sequence[Example], rest: Sequence[Example]) -> None:
-        trained = train(rest, targets, args)
-        without, with_ = recall(None, held, targets, base), recall(trained, held, targets, base)
+        adapter = trained(rest, targets, args)
+        without, with_ = recall(None, held, targets, base), recall(adapter, held, targets, base)
         print(f"{label}: without {without}; with {with_}", flush=True)
 
     if args.folds:
@@ -328,9 +361,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             held = [e for e in tune if e.kind == "tool" and e.servers & set(group)]
             compare("+".join(group), held, [e for e in tune if not (e.servers & set(group))])
     if args.write:
-        trained = train(tune, targets, args)
+        adapter = trained(tune, targets, args)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        arrays: dict[str, Any] = trained.arrays()
+        arrays: dict[str, Any] = adapter.arrays()
         np.savez(args.out, **arrays)
         print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")
 

@@ -20,7 +20,7 @@ import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,14 +55,33 @@ class QueryAdapter:
     # A short SHA-256 of the file: it names the requests' int8 graph.
     digest: str
 
-    def applied_to(self, weights: Weights) -> dict[str, npt.NDArray[np.generic]]:
-        """`weights` with `B @ A` added to each product (a new dict: the base arrays are not
-        changed, and the others are shared)."""
-        merged = dict(weights)
-        for product, (a, b) in self.pairs.items():
-            name = f"{product}.weight"
-            merged[name] = (weights[name].astype(np.float32) + b @ a).astype(np.float32)
-        return merged
+    def applied_to(self, weights: Weights) -> Weights:
+        """`weights` with `B @ A` added to each product: a view, each array read from
+        `weights` (and merged) when asked for; the base arrays are not changed."""
+        return _Adapted(weights, self.pairs)
+
+
+class _Adapted(Mapping[str, npt.NDArray[np.generic]]):
+    def __init__(
+        self,
+        weights: Weights,
+        pairs: Mapping[str, tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
+    ) -> None:
+        self._weights = weights
+        self._deltas = {f"{product}.weight": pair for product, pair in pairs.items()}
+
+    def __getitem__(self, name: str) -> npt.NDArray[np.generic]:
+        base = self._weights[name]
+        if name not in self._deltas:
+            return base
+        a, b = self._deltas[name]
+        return (base.astype(np.float32) + b @ a).astype(np.float32)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._weights)
+
+    def __len__(self) -> int:
+        return len(self._weights)
 
 
 def load_adapter(shapes: Shapes, path: Path = ADAPTER_FILE) -> QueryAdapter:
