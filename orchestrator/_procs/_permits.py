@@ -9,11 +9,12 @@ the AIMD window are one set of numbers for every process.
 
 A lease saves the round trip: while the limiter lends (`EndpointLimiter.lend`: no bucket or pause
 paces single attempts, the window has room, nobody waits), a grant says how many permits the
-worker may keep once their attempt ended (`keep`); its next attempts take a kept permit at once
-and only report how they ended. Kept permits still count as in flight in the parent, so the cap
-holds. When lending ends (a cut, a pause, a learned bucket, an attempt that must wait) the parent
-says `revoke` and the worker gives every kept permit back; until the word arrives a worker may
-start at most its kept permits' worth of attempts (one message's delay, as for the budget).
+worker may keep once their attempt ended (`keep`: an eighth of the window, at most 32); its
+next attempts take a kept permit at once and only report how they ended. Kept permits still
+count as in flight in the parent, so the cap holds. When lending ends (a cut, a pause, a learned
+bucket, an attempt that must wait) the parent says `revoke` and the worker gives every kept
+permit back; until the word arrives a worker may start at most its kept permits' worth of
+attempts (one message's delay, as for the budget).
 """
 
 from __future__ import annotations
@@ -39,9 +40,6 @@ from ._wire import Channel, Message
 
 PERMIT_TIMEOUT = DEFAULT_WAIT_TIMEOUT + 30.0
 """A worker's longest wait for a permit: the parent's limiter times out first and says why."""
-LEASE = 8
-"""Permits a worker may keep per endpoint between attempts while the limiter lends: about what
-one process's agents give back and take again within one message's delay."""
 _HINT_FIELDS = (
     "requests_per_minute",
     "tokens_per_minute",
@@ -216,7 +214,7 @@ class PermitDesk:
             try:
                 async with limiter.attempt(tokens) as slot:
                     held.granted = True
-                    keep = LEASE if limiter.lend() else 0
+                    keep = limiter.lend()
                     if keep:
                         self._watch(endpoint, limiter)
                     self._channel.post({"op": "grant", "id": number, "keep": keep})

@@ -37,6 +37,10 @@ from ._window import AimdWindow
 DEFAULT_MAX_CONCURRENCY = 256
 """Requests in flight to one endpoint when `rate_limits` sets no `max_concurrency`; it halves on
 a 429 and grows back on successes (`AimdWindow`)."""
+MAX_LEASE = 32
+"""The most slots one holder keeps between attempts (`lend`)."""
+LEASE_SHARE = 8
+"""A lease is at most the window's limit over this: with 256 in flight, 32 slots."""
 DEFAULT_BURST_SECONDS = 1.0
 """How much of the rate a bucket saves up: one second's worth, as providers quantise limits."""
 DEFAULT_WAIT_TIMEOUT = 300.0
@@ -117,11 +121,13 @@ class EndpointLimiter:
         """
         return self._admission(max(0, estimated_tokens))
 
-    def lend(self) -> bool:
-        """Whether an admitted slot may now be kept by its holder for later attempts without
-        asking again (a worker process's lease): only while nothing paces single attempts (no
-        request or token bucket, no pause), the window has room and nobody waits. The holder
-        learns that this ended from `lending_ends`."""
+    def lend(self) -> int:
+        """How many admitted slots their holder may now keep for later attempts without asking
+        again (a worker process's lease); 0 while anything paces single attempts (a request or
+        token bucket, a pause), the window is full or somebody waits. A lease is an eighth of
+        the window, at most `MAX_LEASE`: a holder that has not yet heard that lending ended
+        starts at most that many attempts on kept slots. The holder learns that it ended from
+        `lending_ends`."""
         lendable = (
             self._requests is None
             and self._tokens is None
@@ -130,7 +136,7 @@ class EndpointLimiter:
             and self._in_flight < self._window.limit
         )
         self._lending = self._lending or lendable
-        return lendable
+        return min(MAX_LEASE, max(1, self._window.limit // LEASE_SHARE)) if lendable else 0
 
     @property
     def lending_ends(self) -> anyio.Event:

@@ -11,8 +11,9 @@ import socket
 import anyio
 import pytest
 
-from corral.orchestrator._procs._permits import LEASE, PermitClient
+from corral.orchestrator._procs._permits import PermitClient
 from corral.orchestrator._procs._wire import Channel
+from corral.orchestrator._ratelimit._limiter import MAX_LEASE
 
 pytestmark = [pytest.mark.anyio, pytest.mark.hostile]
 URL = "http://127.0.0.1:9/v1"
@@ -41,7 +42,7 @@ async def test_a_revoke_read_right_after_a_grant_leaves_no_permit_kept(attempts:
                 await anyio.wait_all_tasks_blocked()
                 # The parent's words, read in one batch before any waiting attempt resumes.
                 for number in range(1, attempts + 1):
-                    client.answer({"op": "grant", "id": number, "keep": LEASE})
+                    client.answer({"op": "grant", "id": number, "keep": MAX_LEASE})
                 client.answer({"op": "revoke", "endpoint": URL})
         assert ended == attempts
         assert gate.kept == []

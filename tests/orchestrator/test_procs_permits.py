@@ -101,6 +101,37 @@ async def test_a_worker_keeps_its_permit_for_the_next_attempt_and_only_reports_i
     assert stats.in_flight == 1, "a kept permit still counts against the cap"
 
 
+@pytest.mark.parametrize(
+    ("max_concurrency", "lease"), [(1, 0), (16, 2), (64, 8), (256, 32), (4096, 32)]
+)
+async def test_a_lease_is_an_eighth_of_the_window_and_at_most_32_permits(
+    max_concurrency: int, lease: int
+) -> None:
+    """A worker that has not yet heard that lending ended starts at most its lease's attempts
+    on kept permits, so the lease is scaled to the endpoint's cap, not fixed. With a cap of
+    one, the attempt that asked fills the window: nothing is lent."""
+    registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=max_concurrency)})
+    async with anyio.create_task_group() as tg:
+        async with worker_of(registry, tg) as one:
+            with anyio.fail_after(WAIT):
+                async with one.gate_for(URL).attempt(10) as slot:
+                    slot.report(status=200, retry_after=None, usage_tokens=5)
+            gate = one.gate_for(URL)
+        tg.cancel_scope.cancel()
+    assert gate.keep == lease
+
+
+async def test_a_paused_endpoint_lends_no_permit() -> None:
+    registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=256)})
+    limiter = registry.limiter_for(URL)
+    with anyio.fail_after(WAIT):
+        async with limiter.attempt(10) as slot:
+            assert limiter.lend() == 32
+            limiter.learn_limits(RateLimitHint(remaining_requests=0))
+            slot.report(status=429, retry_after=1.0, usage_tokens=None)
+            assert limiter.lend() == 0
+
+
 async def test_kept_permits_come_back_when_another_worker_must_wait_for_the_cap() -> None:
     registry = RateLimiterRegistry({"default": RateLimit(max_concurrency=2)})
     admitted: list[str] = []
