@@ -11,6 +11,7 @@ turn: it runs on the same cores, so it bounds the fan-out's wall time as much as
     python -m benchmarks._turn_processes --repeat 3     # the same, with the workers' figures
     python -m benchmarks._turn_processes --before /tmp/before   # and that checkout's clients
     python -m benchmarks._turn_processes --repeat 1 --timeline  # where the cores sit idle
+    python -m benchmarks._turn_processes --scenario scale-faults --modes runtime-sqlite --timeline
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ import resource
 import statistics
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .turns import Scenario
 
 PLAN_TURNS = 3
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -102,6 +106,12 @@ def main() -> None:
     from .turns import BEFORE, SCENARIOS
 
     parser = argparse.ArgumentParser(description="fan-out in 1 and 2 processes: scale scenario")
+    parser.add_argument(
+        "--scenario",
+        choices=("scale", "scale-faults"),
+        default="scale",
+        help="scale-faults: the same with the faults scenario's 429s and cut streams",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--agents", type=int, default=SCENARIOS["scale"].agents)
     parser.add_argument("--modes", default=",".join(PROCESS_MODES))
@@ -118,23 +128,24 @@ def main() -> None:
         "table per run and add the idle figures",
     )
     args = parser.parse_args()
-    scenario = SCENARIOS["scale"]
+    scenario = SCENARIOS[args.scenario]
     modes = args.modes.split(",")
     if args.before is not None:
         modes = [m + tag for m in modes for tag in ("", BEFORE)]
     runs: dict[str, list[dict[str, Any]]] = {}
-    with model_server("benchmarks.turns:policy", "--latency-ms", str(scenario.latency_ms)) as url:
+    options = ("--latency-ms", str(scenario.latency_ms), *scenario.faults)
+    with model_server("benchmarks.turns:policy", *options) as url:
         for _ in range(args.repeat):
             for mode in modes:
                 served = server_cpu(url)
-                figures = _run(mode, url, args.agents, args.before, args.timeline)
+                figures = _run(mode, url, scenario, args.agents, args.before, args.timeline)
                 figures["server_cpu_s"] = server_cpu(url) - served
                 runs.setdefault(mode, []).append(figures)
     ideal = -(-args.agents // scenario.concurrency) * TURNS_PER_AGENT * scenario.latency_ms / 1000
     print(
-        f"scale: {args.agents} agents x {TURNS_PER_AGENT} turns, {scenario.concurrency} at a "
-        f"time, {scenario.latency_ms} ms; ideal {ideal:g} s; medians of {args.repeat}; "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"{args.scenario}: {args.agents} agents x {TURNS_PER_AGENT} turns, "
+        f"{scenario.concurrency} at a time, {scenario.latency_ms} ms; ideal {ideal:g} s; "
+        f"medians of {args.repeat}; load average {os.getloadavg()[0]:.1f}"
     )
     rows = ["wall_s", "efficiency", "cpu_ms_per_turn", "server_cpu_ms_per_turn", "lost_agents",
             "rss_peak_mb", "workers_rss_peak_mb"]  # fmt: skip
@@ -146,11 +157,12 @@ def main() -> None:
         print(f"{row:<24}" + "".join(f"{table[mode][row]:>26.3f}" for mode in runs))
 
 
-def _run(mode: str, url: str, agents: int, before: Path | None, timeline: bool) -> dict[str, Any]:
+def _run(
+    mode: str, url: str, scenario: Scenario, agents: int, before: Path | None, timeline: bool
+) -> dict[str, Any]:
     from .timeline import Timeline
-    from .turns import SCENARIOS, run_worker
+    from .turns import run_worker
 
-    scenario = SCENARIOS["scale"]
     if not timeline:
         return run_worker(mode, url, scenario, agents, "asyncio", before)
     with Timeline(url.removesuffix("/v1") + "/stats") as line:
@@ -170,12 +182,12 @@ def _figures(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
         "wall_s": wall,
         "efficiency": ideal / wall,
         "cpu_ms_per_turn": median(
-            lambda r: 1000 * (r["cpu_s"] + r["workers_cpu_s"]) / max(r["turns"], 1)
+            lambda r: 1000 * (r["cpu_s"] + r.get("workers_cpu_s", 0.0)) / max(r["turns"], 1)
         ),
         "server_cpu_ms_per_turn": median(lambda r: 1000 * r["server_cpu_s"] / max(r["turns"], 1)),
         "lost_agents": median(lambda r: r["lost_agents"]),
         "rss_peak_mb": median(lambda r: r["rss_peak_mb"]),
-        "workers_rss_peak_mb": median(lambda r: r["workers_rss_peak_mb"]),
+        "workers_rss_peak_mb": median(lambda r: r.get("workers_rss_peak_mb", 0.0)),
         **{name: _median_of(runs, name) for name in TIMELINE_FIGURES},
     }
 

@@ -29,6 +29,7 @@ import anyio
 
 from ._server import model_server
 from ._turn_modes import MODES
+from .turns import FAULTS
 
 _SITE = re.compile(r"site-packages/([^/]+)")
 _STDLIB = re.compile(r"python3\.\d+/(?:asyncio/)?([^/]+?)(?:\.py|/)")
@@ -77,13 +78,20 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--latency-ms", type=int, default=0)
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="the server injects the `faults` scenario's 429s and cut streams",
+    )
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--dump", help="also write the raw stats here (for pstats' callers)")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     importlib.import_module("corral.orchestrator.runs")  # start-up is not profiled
 
-    with model_server("benchmarks.turns:policy", "--latency-ms", str(args.latency_ms)) as url:
+    faults = FAULTS if args.faults else ()
+    options = ("--latency-ms", str(args.latency_ms), *faults)
+    with model_server("benchmarks.turns:policy", *options) as url:
         # CPU time, not wall: the loop's waits in epoll are not work.
         profiler = cProfile.Profile(time.process_time)
         cpu, loop_cpu = time.process_time(), time.thread_time()

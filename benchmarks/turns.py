@@ -16,7 +16,11 @@ per scenario and repetition, interleaved, and the medians are printed. Scenarios
   share of follow-up requests, summaries included;
 - `clean` and `faults`: 100 agents, 50 at a time, 50 ms; in `faults` 2% of requests are
   answered 429 (Retry-After 1 s, no `x-ratelimit-*` headers) and 2% are cut midway: agents lost
-  and efficiency, to compare with `clean`.
+  and efficiency, to compare with `clean`;
+- `scale-faults`: the faults of `faults` in the workload of `scale`, to compare with `scale`: in
+  `faults` one honoured second of `Retry-After` is as long as the whole fault-free run, so the
+  ratio of the two efficiencies measures that second more than the client (docs/performance.md);
+  here the run is several times longer than the wait.
 
 Run (about two minutes on two cores; `--quick` divides the agents by ten):
 
@@ -82,6 +86,10 @@ class Scenario:
     """corral settings (`key=value`) the corral drivers add."""
 
 
+FAULTS = ("--ratelimit-rate", "0.02", "--disconnect-rate", "0.02", "--seed", "7")
+"""2% of requests answered 429 with `Retry-After: 1` and no `x-ratelimit-*` headers, 2% of
+streams cut midway."""
+
 SCENARIOS = {
     "cpu": Scenario(200, 50, 0),
     "scale": Scenario(1000, 256, 200),
@@ -89,9 +97,8 @@ SCENARIOS = {
     "serial": Scenario(20, 1, 0),
     "compact": Scenario(20, 10, 0, settings=("model_context_window=2700",)),
     "clean": Scenario(100, 50, 50),
-    "faults": Scenario(
-        100, 50, 50, ("--ratelimit-rate", "0.02", "--disconnect-rate", "0.02", "--seed", "7")
-    ),
+    "faults": Scenario(100, 50, 50, FAULTS),
+    "scale-faults": Scenario(1000, 256, 200, FAULTS),
 }
 MODES = ("sdk", "sdk-raw", "corral", "runtime-sqlite", "runtime-memory")
 TURNS = TOOL_TURNS + 1
@@ -204,6 +211,7 @@ ROWS = {
     "compact": ("cache_share", "followup_cache_share", "summaries", "cpu_ms_per_turn"),
     "clean": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
     "faults": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
+    "scale-faults": ("lost_agents", "wall_s", "efficiency", "cpu_ms_per_turn"),
 }
 
 
