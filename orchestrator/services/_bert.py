@@ -76,7 +76,7 @@ class BertEncoder:
         encoder's copy of the same table, shared rather than held twice."""
         get = _getter(weights)
         self.heads = heads
-        self.embedding = embedding or TokenEmbedding.of(weights)
+        self.embedding = TokenEmbedding.of(weights) if embedding is None else embedding
         self.hidden = self.embedding.words.shape[1]
         count = 1 + max(int(k.split(".")[2]) for k in weights if k.startswith("encoder.layer."))
         head_size = self.hidden // heads
