@@ -22,7 +22,8 @@ per scenario and repetition, interleaved, and the medians are printed. Scenarios
   ratio of the two efficiencies measures that second more than the client (docs/performance.md);
   here the run is several times longer than the wait.
 
-Run (about two minutes on two cores; `--quick` divides the agents by ten):
+Run (all scenarios with `--repeat 3` take about a quarter of an hour on two cores; `--quick`
+divides the agents by ten):
 
     .venv/bin/python -m benchmarks.turns --repeat 3
     .venv/bin/python -m benchmarks.turns --scenarios cpu --modes sdk-raw,corral --loop uvloop
