@@ -41,7 +41,7 @@ from ..fanout._schema import ResultSchema
 from ..fanout._template import Template
 from ..runs import RunSetup, open_run
 from ._budget import SharedBudget
-from ._heartbeat import beat_interval, continue_when_orphaned, send_beats
+from ._heartbeat import beat_interval, continue_when_orphaned, end_when_orphaned, send_beats
 from ._permits import PermitClient
 from ._wire import Channel, Message
 
@@ -88,6 +88,7 @@ def main(fd: int) -> None:
     # reach it anyway, the parent alone decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     continue_when_orphaned()
+    end_when_orphaned()
     sock = socket.socket(fileno=fd)
     sock.set_inheritable(False)  # the agents' commands must never hold the parent's channel
     anyio.run(serve_parent, sock)

@@ -18,8 +18,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import select
 import signal
 import sys
+import threading
 
 import anyio
 
@@ -27,6 +29,9 @@ from ._wire import Channel
 
 BEATS = 6
 """Beats a worker sends per heartbeat timeout; as many silent ticks and it is killed."""
+ORPHAN_GRACE = 30.0
+"""Seconds an orphaned worker process has to stop by itself (its channel closed, its agents
+cancelled, its run closed) before `end_when_orphaned` ends its process group."""
 BEAT: dict[str, str] = {"op": "beat"}
 
 
@@ -88,3 +93,42 @@ def continue_when_orphaned() -> None:
         return
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGCONT), 0, 0, 0)
+
+
+def end_when_orphaned(grace: float = ORPHAN_GRACE) -> None:
+    """Have a thread end this worker process's group `grace` seconds after its parent died,
+    should the process still be running then.
+
+    An orphaned worker stops by itself when its event loop sees the channel close; one whose loop
+    is blocked (a C call that never returns, a sync call on the loop) never sees it, and nobody
+    is left to kill it. A thread beside the loop still runs then: it waits on a pidfd of the
+    parent (readable once the parent exited), gives the graceful stop its grace, and SIGKILLs
+    the worker with the group it leads (the commands it started there). Linux (5.3 or later)
+    only; elsewhere, or if the parent cannot be watched, nothing is asked."""
+    parent = os.getppid()
+    try:
+        pidfd = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # not Linux, or a kernel without pidfds
+        return
+    orphaned = os.getppid() != parent  # the parent died before its pidfd was taken
+    if orphaned:
+        os.close(pidfd)
+    thread = threading.Thread(
+        target=_end_after_parent,
+        args=(None if orphaned else pidfd, grace),
+        name="corral-orphan-watch",
+        daemon=True,
+    )
+    thread.start()
+
+
+def _end_after_parent(watched: int | None, grace: float) -> None:
+    if watched is not None:
+        select.select([watched], [], [])
+        os.close(watched)
+    # Not woken to end early: the process exits by itself (and this daemon thread with it) or
+    # the grace runs out.
+    threading.Event().wait(grace)
+    if os.getpgid(0) == os.getpid():  # a worker leads a group of its own: end it all
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
