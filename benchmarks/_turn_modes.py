@@ -29,13 +29,9 @@ from typing import Any
 
 import anyio
 
-from ._turn_processes import PROCESS_MODES
+from ._fanout_modes import PROCESS_MODES
+from ._workload import INSTRUCTIONS, MODEL
 
-INSTRUCTIONS = (
-    "You are a careful worker in a benchmark. Call the tool step with the number you were "
-    "given, then call it again with the number it returns, until you are told to stop. "
-) * 12
-"""About 2 KB, like a real agent's instructions."""
 STEP_SCHEMA = {
     "type": "object",
     "properties": {"x": {"type": "integer"}},
@@ -44,7 +40,6 @@ STEP_SCHEMA = {
 }
 TURNS_PER_AGENT = 5
 """Four tool turns, then the final answer (the server's policy decides)."""
-MODEL = "bench-model"
 
 
 def step(x: int) -> int:

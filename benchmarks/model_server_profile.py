@@ -1,6 +1,6 @@
 """Where the scripted model server's CPU goes per request, for the fan-out's requests.
 
-The requests are a real fan-out worker's: one worker of `benchmarks._turn_processes` is run
+The requests are a real fan-out worker's: one worker of `benchmarks._fanout_modes` is run
 against a logging server and its five request bodies are kept; then many virtual agents replay
 them, each under its own `prompt_cache_key` (so the prefix-cache bookkeeping does its real work),
 streamed, `--concurrency` at a time, against a fresh server answering `benchmarks.turns:policy`.
@@ -47,11 +47,11 @@ _PRELOADED = (
 
 def capture_bodies(home: Path) -> list[bytes]:
     """The request bodies, in order, of one fan-out worker run against a logging server."""
-    from ._turn_processes import _fanout
+    from ._fanout_modes import drive_fanout
 
     log = home / "requests.jsonl"
     with model_server(POLICY, "--log", str(log)) as url:
-        anyio.run(_fanout, url, 1, 1, home, 1)
+        anyio.run(drive_fanout, url, 1, 1, home, 1)
     with log.open(encoding="utf-8") as lines:
         records = [json.loads(line) for line in lines]
     return [json.dumps(record["body"]).encode() for record in records]

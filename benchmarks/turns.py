@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._fanout_modes import fanout_answer
 from ._server import model_server
-from ._turn_processes import fanout_answer
 
 TOOL_TURNS = 4
 CACHE_FIGURES = ("cache_share", "followup_cache_share", "summaries")
@@ -62,7 +62,7 @@ def policy(request: dict[str, Any]) -> Any:
     """Call `step` with the last number seen until it reaches four, then answer; a summary
     request (its last item corral's summarisation prompt) is answered with the number reached,
     which so survives the compaction."""
-    if (answer := fanout_answer(request)) is not None:  # `_turn_processes`' fan-out workers
+    if (answer := fanout_answer(request)) is not None:  # `_fanout_modes`' fan-out workers
         return answer
     reached = 0
     for item in request["input"]:
