@@ -41,6 +41,8 @@ from .tool_search import distractors
 
 RANKERS: tuple[Ranker, ...] = ("bm25", "embedding", "fused")
 TARGET_TOOLS = 1000
+RECALL = ("recall@1", "recall@5")
+TOP = ("top-1", "top-3")
 T = TypeVar("T")
 Model = MiniLMEmbedder | WordLlamaEmbedder
 Factory = Callable[..., Model]
@@ -132,10 +134,10 @@ def tools_section(kind: Factory, repeat: int) -> str:
         [
             quality_table(
                 f"tools: {len(real)} real; {counts['tune']} tune + {counts['test']} test queries",
-                ("recall@1", "recall@5"),
+                RECALL,
                 rows,
             ),
-            by_round(index, queries),
+            by_round(queries, lambda chosen: tool_recall(index, chosen, "fused"), RECALL),
             f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors, "
             f"{after_change:.0f} ms after one server's {updated} tools changed; "
             f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
@@ -163,20 +165,24 @@ def expansion_cpu(index: ToolIndex, texts: Sequence[str], repeat: int) -> tuple[
     return statistics.median(reading), statistics.median(scoring)
 
 
-def by_round(index: ToolIndex, queries: Sequence[Query]) -> str:
-    """Fused recall over each round's queries apart: a round's queries were written in its own
-    style (round 6's indirect, like the held-out sets that no round may tune on)."""
+def by_round(
+    queries: Sequence[Query],
+    score: Callable[[Sequence[Query]], tuple[float, float]],
+    heads: tuple[str, str],
+) -> str:
+    """Fused figures over each round's queries apart: a round's queries were written in its
+    own style (rounds 6 and 9 indirect, like the held-out sets that no round may tune on)."""
     lines = [
         "fused, by the round that wrote the queries:",
-        "| round | part | queries | recall@1 | recall@5 |",
+        f"| round | part | queries | {heads[0]} | {heads[1]} |",
         "|---|---|---|---|---|",
     ]
     for written in sorted({q.written for q in queries}):
         for part in PARTS:
             chosen = [q for q in queries if q.written == written and q.part == part]
             if chosen:
-                at1, at5 = tool_recall(index, chosen, "fused")
-                lines.append(f"| {written} | {part} | {len(chosen)} | {at1:.3f} | {at5:.3f} |")
+                first, second = score(chosen)
+                lines.append(f"| {written} | {part} | {len(chosen)} | {first:.3f} | {second:.3f} |")
     return "\n".join(lines)
 
 
@@ -196,9 +202,10 @@ def skills_section(kind: Factory, repeat: int) -> str:
         [
             quality_table(
                 f"skills: {len(catalog)}; {counts['tune']} tune + {counts['test']} test queries",
-                ("top-1", "top-3"),
+                TOP,
                 rows,
             ),
+            by_round(queries, lambda chosen: skill_top(matcher, chosen, "fused"), TOP),
             f"{len(catalog)} skills: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
             f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
         ]

@@ -1,5 +1,5 @@
-"""The retrieval dev set's tool queries say which round wrote them, so the benchmark can score
-each round's queries apart (round 6's indirect ones are the honest held-out estimate)."""
+"""The retrieval dev set's queries say which round wrote them, so the benchmark can score each
+round apart: rounds 6 and 9 were written like held-out sets, by other hands than the rest."""
 
 from __future__ import annotations
 
@@ -7,13 +7,19 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from benchmarks._retrieval_data import TOOL_QUERIES, read_queries
+from benchmarks._retrieval_data import SKILL_QUERIES, TOOL_QUERIES, read_queries
 
 
 def test_every_tool_query_names_the_round_that_wrote_it() -> None:
     lines = TOOL_QUERIES.read_text(encoding="utf-8").splitlines()
     rounds = Counter(json.loads(line)["round"] for line in lines)
-    assert rounds == {4: 536, 5: 230, 6: 182}
+    assert rounds == {4: 536, 5: 230, 6: 182, 9: 257}
+
+
+def test_the_skill_queries_of_round_9_say_so_and_the_older_ones_have_no_round() -> None:
+    lines = SKILL_QUERIES.read_text(encoding="utf-8").splitlines()
+    rounds = Counter(json.loads(line).get("round", 0) for line in lines)
+    assert rounds == {0: 381, 9: 230}
 
 
 def test_read_queries_keeps_each_querys_round_and_its_hash_part(tmp_path: Path) -> None:
@@ -29,6 +35,7 @@ def test_read_queries_keeps_each_querys_round_and_its_hash_part(tmp_path: Path) 
 
 
 def test_the_dev_set_has_no_query_twice() -> None:
-    lines = TOOL_QUERIES.read_text(encoding="utf-8").splitlines()
-    texts = [json.loads(line)["query"].lower() for line in lines]
-    assert len(texts) == len(set(texts))
+    for path in (TOOL_QUERIES, SKILL_QUERIES):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        texts = [json.loads(line)["query"].lower() for line in lines]
+        assert len(texts) == len(set(texts)), path.name
