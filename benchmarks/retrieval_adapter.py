@@ -58,7 +58,7 @@ SERVER_GROUPS = (("atlassian",), ("github", "gitlab"), ("kubernetes",), ("grafan
 
 @dataclass(frozen=True)
 class Example:
-    words: str  # the request as corral embeds it (translated, spelling corrected)
+    words: str  # the request as corral embeds it (translated, corrected, identifiers' kinds)
     expected: tuple[int, ...]
     kind: str  # "tool" or "skill"
     part: str
@@ -83,7 +83,7 @@ def dev_set() -> tuple[list[Example], Targets]:
     hybrid = index._index
     examples = [
         Example(
-            hybrid.query(q.text).words,
+            hybrid.query(q.text).embedded,
             tuple(names.index(e) for e in sorted(q.expected)),
             "tool",
             q.part,
@@ -97,7 +97,7 @@ def dev_set() -> tuple[list[Example], Targets]:
     matcher = SkillMatcher(skills, MiniLMEmbedder(cache=None))
     examples += [
         Example(
-            matcher._index.query(q.text).words,
+            matcher._index.query(q.text).embedded,
             tuple(skill_names.index(e) for e in sorted(q.expected)),
             "skill",
             q.part,

@@ -20,9 +20,13 @@ def query_lines(query: Query, embedding: str = "") -> list[str]:
     if query.corrections:
         fixed = ", ".join(f"{typed} -> {meant}" for typed, meant in query.corrections.items())
         lines.append(f"spelling:    {fixed}")
+    if query.entities:
+        read = "; ".join(f"{key} -> {' '.join(kind)}" for key, kind in query.entities.items())
+        lines.append(f"recognized:  {read}")
     if query.expanded:
         read = "; ".join(f"{key} -> {', '.join(terms)}" for key, terms in query.expanded.items())
         lines.append(f"synonyms:    {read}")
+    if query.expansion:
         lines.append(f"             searched as {' '.join(query.expansion)} (stems)")
     if embedding:
         lines.append(f"embedded by: {embedding}")
@@ -73,4 +77,6 @@ def explanation_json(query: Query, why: Explanation) -> dict[str, Any]:
         "translations": dict(query.translations),
         "synonyms": list(query.expansion),
         "expanded": {key: list(terms) for key, terms in query.expanded.items()},
+        "recognized": {key: " ".join(kind) for key, kind in query.entities.items()},
+        "embedded_text": query.embedded,
     }

@@ -149,12 +149,31 @@ async def test_json_explain_gives_each_hit_its_ranker_and_field_parts(tmp_path: 
         "translations",
         "synonyms",
         "expanded",
+        "recognized",
+        "embedded_text",
     }
     parts = sum(why["rerank"].values())
     assert parts == pytest.approx(hits[0]["score"], abs=1e-4)
     assert why["rankers"]["bm25"]["rank"] >= 1
     assert why["bm25_fields"]["name"] > 0
     assert why["embedding_model"].endswith(f"with query adapter {_shipped_adapter_digest()}")
+
+
+@pytest.mark.anyio
+async def test_explain_names_each_identifier_it_recognized_and_what_was_embedded(
+    tmp_path: Path,
+) -> None:
+    request = "who originates 104.16.0.0/13"
+    common = ("--explain", "--limit", "1", "--catalog", str(shared_tools()))
+    shown = await corral(request, *common, home=tmp_path)
+    done = await corral(request, "--json", *common, home=tmp_path)
+
+    assert shown.returncode == 0, shown.stderr.decode()
+    assert "recognized:  104.16.0.0/13 -> ip prefix" in shown.stdout.decode().splitlines()
+    why = json.loads(done.stdout)[0]["explain"]
+    assert why["recognized"] == {"104.16.0.0/13": "ip prefix"}
+    assert why["embedded_text"] == f"{request} ip prefix"
+    assert why["synonyms"] == ["ip", "prefix"]
 
 
 def _shipped_adapter_digest() -> str:

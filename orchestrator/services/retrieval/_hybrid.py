@@ -18,6 +18,7 @@ import numpy.typing as npt
 from .._embedding import DocumentEmbedder, Embedder, QueryEmbedder, Vectors, VocabularySource
 from ._actions import ACTION_KINDS, MAX_KINDS, action_kinds
 from ._analyzer import Speller, analyze
+from ._entities import entity_hints
 from ._fielded import FieldedBM25
 from ._fusion import Fused, fuse
 from ._lexicon import translate
@@ -62,6 +63,10 @@ class Query:
     # The stems of each term that each of those added (`expansion` is their union): a
     # document earns a group's credit once, by its best term, however many it holds.
     expansion_groups: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    # Identifiers whose shape names their kind (`_entities`): identifier -> the kind's words.
+    entities: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # What the embedding model reads: the words, then the kinds of the identifiers named.
+    embedded: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,9 +131,26 @@ class HybridIndex:
         keys: dict[str, tuple[str, ...]] = {}
         if self.profile.expansion_weight > 0:
             keys = dict(matched(words, self._synonyms))
-        groups = _stem_groups(keys.values(), tokens)
+        # An identifier's kind ("API-88" is Jira's) is searched for as a synonym is, and
+        # embedded with the request's words, where the model reads it best.
+        entities = dict(entity_hints(text))
+        added = [*entities.values(), *keys.values()] if self.profile.expansion_weight > 0 else []
+        groups = _stem_groups(added, tokens)
         extra = tuple(stem for group in groups for term in group for stem in term)
-        return Query(text, words, tokens, corrections, extra, english.glossed, keys, groups)
+        kinds = " ".join(word for kind in entities.values() for word in kind)
+        embedded = f"{words} {kinds}" if kinds else words
+        return Query(
+            text,
+            words,
+            tokens,
+            corrections,
+            extra,
+            english.glossed,
+            keys,
+            groups,
+            entities,
+            embedded,
+        )
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
         """(document, score) pairs, best first; ties go to the earlier document."""
@@ -225,7 +247,7 @@ class HybridIndex:
             mask = np.array([kind in wanted for kind in ACTION_KINDS], dtype=np.float64)
             found["matched:action"] = (self._actions @ mask > 0).astype(np.float64)
         if similarity.size:
-            vector = self._query_vector(query.words)
+            vector = self._query_vector(query.embedded or query.words)
             for name, vectors in self._views.items():
                 found[f"cosine:{name}"] = np.asarray(vectors @ vector, dtype=np.float64)
         return {name: v for name, v in found.items() if rerank is not None and rerank.wants(name)}
@@ -233,7 +255,7 @@ class HybridIndex:
     def _similarity(self, query: Query) -> Scores:
         if not self._size or not query.words:
             return np.zeros(0, dtype=np.float64)
-        vector = self._query_vector(query.words)
+        vector = self._query_vector(query.embedded or query.words)
         if not np.any(vector):
             return np.zeros(0, dtype=np.float64)
         return np.asarray(self.vectors @ vector, dtype=np.float64)
