@@ -171,7 +171,7 @@ def by_round(
     heads: tuple[str, str],
 ) -> str:
     """Fused figures over each round's queries apart: a round's queries were written in its
-    own style (rounds 6 and 9 indirect, like the held-out sets that no round may tune on)."""
+    own style (round 6's indirect, rounds 9 to 11 by other hands, like the held-out sets)."""
     lines = [
         "fused, by the round that wrote the queries:",
         f"| round | part | queries | {heads[0]} | {heads[1]} |",
