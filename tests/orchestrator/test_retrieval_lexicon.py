@@ -27,6 +27,10 @@ TOOLS = [
         ("lies die Datei README.md", "read file README.md"),  # German
         ("criar uma nova branch", "create new branch"),  # Portuguese
         ("elenca i clienti", "list customer"),  # Italian
+        # The general words, outside software (`_lexicon_general`).
+        ("adapta mi currículo a esta oferta de trabajo", "adapt resume offer work"),
+        ("elige al azar dos ganadores del sorteo", "choose random winner draw"),
+        ("rédige la lettre de motivation", "draft letter motivation"),
     ],
 )
 def test_a_request_in_another_language_is_read_in_english(request_text: str, english: str) -> None:
@@ -59,6 +63,9 @@ def test_tool_search_finds_the_tool_a_foreign_request_asks_for(
         "open example.com in the browser",
         "delete the pod that won't die",
         "create a lista of the hat colours",  # one foreign-looking word is no evidence
+        # "im" is German and "signer" French, but both are English too.
+        "audit our program, im worried about missing signer checks",
+        "prepare the salary and budget report for the board",
     ],
 )
 def test_an_english_request_is_never_changed(request_text: str) -> None:

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from ._lexicon_general import GENERAL_GLOSSES
+
 # English gloss: its forms in es, fr, de, pt, it (infinitives, imperatives, common plurals).
 _GLOSSES = """
 create: crear crea cree creame créer crée créez erstellen erstelle erstellt anlegen lege criar
@@ -198,7 +200,8 @@ def fold(word: str) -> str:
 def lexicon() -> Mapping[str, str]:
     """Each foreign word, folded, and its English gloss."""
     table: dict[str, str] = {}
-    for entry in _GLOSSES.replace("\n ", " ").strip().splitlines():
+    # The software words come first: where a form is in both, theirs is the gloss.
+    for entry in (_GLOSSES + GENERAL_GLOSSES).replace("\n ", " ").strip().splitlines():
         gloss, _, forms = entry.partition(":")
         english = gloss.strip().rstrip("_").replace("_", " ")
         for form in forms.split():
