@@ -65,8 +65,13 @@ class Query:
     expansion_groups: tuple[tuple[tuple[str, ...], ...], ...] = ()
     # Identifiers whose shape names their kind (`_entities`): identifier -> the kind's words.
     entities: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # What the embedding model reads: the words, then the kinds of the identifiers named.
-    embedded: str = ""
+
+    @property
+    def embedded(self) -> str:
+        """What the embedding model reads: the words, then the kinds of the identifiers
+        named, where the model reads an identifier's kind best."""
+        kinds = " ".join(word for kind in self.entities.values() for word in kind)
+        return f"{self.words} {kinds}" if kinds else self.words
 
 
 @dataclass(frozen=True)
@@ -132,24 +137,13 @@ class HybridIndex:
         if self.profile.expansion_weight > 0:
             keys = dict(matched(words, self._synonyms))
         # An identifier's kind ("API-88" is Jira's) is searched for as a synonym is, and
-        # embedded with the request's words, where the model reads it best.
+        # embedded with the request's words (`Query.embedded`).
         entities = dict(entity_hints(text))
         added = [*entities.values(), *keys.values()] if self.profile.expansion_weight > 0 else []
         groups = _stem_groups(added, tokens)
         extra = tuple(stem for group in groups for term in group for stem in term)
-        kinds = " ".join(word for kind in entities.values() for word in kind)
-        embedded = f"{words} {kinds}" if kinds else words
         return Query(
-            text,
-            words,
-            tokens,
-            corrections,
-            extra,
-            english.glossed,
-            keys,
-            groups,
-            entities,
-            embedded,
+            text, words, tokens, corrections, extra, english.glossed, keys, groups, entities
         )
 
     def rank(self, query: Query, ranker: Ranker = "fused") -> list[tuple[int, float]]:
@@ -247,7 +241,7 @@ class HybridIndex:
             mask = np.array([kind in wanted for kind in ACTION_KINDS], dtype=np.float64)
             found["matched:action"] = (self._actions @ mask > 0).astype(np.float64)
         if similarity.size:
-            vector = self._query_vector(query.embedded or query.words)
+            vector = self._query_vector(query.embedded)
             for name, vectors in self._views.items():
                 found[f"cosine:{name}"] = np.asarray(vectors @ vector, dtype=np.float64)
         return {name: v for name, v in found.items() if rerank is not None and rerank.wants(name)}
@@ -255,7 +249,7 @@ class HybridIndex:
     def _similarity(self, query: Query) -> Scores:
         if not self._size or not query.words:
             return np.zeros(0, dtype=np.float64)
-        vector = self._query_vector(query.embedded or query.words)
+        vector = self._query_vector(query.embedded)
         if not np.any(vector):
             return np.zeros(0, dtype=np.float64)
         return np.asarray(self.vectors @ vector, dtype=np.float64)
