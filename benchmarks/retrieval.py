@@ -79,6 +79,15 @@ def latencies(
 ) -> tuple[float, float, float]:
     """p50 and p95 of one search, and p50 of the CPU time its thread spent, in milliseconds.
     On a loaded machine the wall time includes waiting for a core; the CPU time does not."""
+    samples, cpu = timed_searches(search, texts, repeat)
+    cuts = statistics.quantiles(samples, n=100)
+    return cuts[49], cuts[94], statistics.median(cpu)
+
+
+def timed_searches(
+    search: Callable[[str], object], texts: Sequence[str], repeat: int
+) -> tuple[list[float], list[float]]:
+    """The wall and CPU milliseconds of each search, `repeat` times over `texts` in order."""
     samples, cpu = [], []
     for _ in range(repeat):
         for text in texts:
@@ -86,8 +95,24 @@ def latencies(
             search(text)
             cpu.append((time.thread_time() - thread_started) * 1000)
             samples.append((time.perf_counter() - started) * 1000)
-    cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94], statistics.median(cpu)
+    return samples, cpu
+
+
+# Requests by their length in words: a request's embedding costs about the same per token,
+# so long requests (a task of a few sentences) are the slow ones.
+LENGTHS = ((1, 8), (9, 16), (17, 32), (33, 10_000))
+
+
+def latency_by_length(search: Callable[[str], object], texts: Sequence[str], repeat: int) -> str:
+    """One line: the p50 wall time of a search over the requests of each length."""
+    parts = []
+    for low, high in LENGTHS:
+        chosen = [t for t in texts if low <= len(t.split()) <= high]
+        if chosen:
+            samples, _ = timed_searches(search, chosen, repeat)
+            words = f"{low}-{high}" if high < 10_000 else f"{low}+"
+            parts.append(f"{words} words ({len(chosen)}) {statistics.median(samples):.2f} ms")
+    return "p50 by the request's length: " + ", ".join(parts)
 
 
 def timed(action: Callable[[], T]) -> tuple[T, float]:
@@ -141,6 +166,7 @@ def tools_section(kind: Factory, repeat: int) -> str:
             f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors, "
             f"{after_change:.0f} ms after one server's {updated} tools changed; "
             f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
+            latency_by_length(lambda text: big_index.search(text, 8), texts, repeat),
             f"thesaurus expansion, CPU per query over {len(big)} tools: finding the words "
             f"p50 {reading:.3f} ms, scoring the documents p50 {scoring:.3f} ms",
         ]
@@ -208,6 +234,7 @@ def skills_section(kind: Factory, repeat: int) -> str:
             by_round(queries, lambda chosen: skill_top(matcher, chosen, "fused"), TOP),
             f"{len(catalog)} skills: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
             f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
+            latency_by_length(lambda text: matcher.match(text, 5), texts, repeat),
         ]
     )
 

@@ -26,7 +26,14 @@ import numpy.typing as npt
 from ._bert import BertEncoder, TokenEmbedding
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
-from ._onnx_bert import GRAPH_REVISION, load_onnx_encoder, onnx_available, weights_digest
+from ._onnx_bert import (
+    DOCUMENT_FLOAT_LAYERS,
+    GRAPH_REVISION,
+    QUERY_FLOAT_LAYERS,
+    load_onnx_encoder,
+    onnx_available,
+    weights_digest,
+)
 from ._query_adapter import ADAPTER_FILE, load_adapter
 from ._vector_cache import VectorCache, default_cache_dir
 
@@ -330,14 +337,21 @@ def _query_encoder(
     if backend == "numpy":
         return BertEncoder(adapter.applied_to(weights), HEADS, embedding), adapter.digest
     build = lambda: BertEncoder(adapter.applied_to(weights), HEADS, embedding)  # noqa: E731
-    return _onnx_encoder(build, embedding, f"{key}{adapter.digest}", graphs), adapter.digest
+    encoder = _onnx_encoder(
+        build, embedding, f"{key}{adapter.digest}", graphs, float_layers=QUERY_FLOAT_LAYERS
+    )
+    return encoder, adapter.digest
 
 
 def _onnx_encoder(
-    build: Callable[[], BertEncoder], embedding: TokenEmbedding, key: str, graphs: Path
+    build: Callable[[], BertEncoder],
+    embedding: TokenEmbedding,
+    key: str,
+    graphs: Path,
+    float_layers: int = DOCUMENT_FLOAT_LAYERS,
 ) -> _Encoder:
     try:
-        return load_onnx_encoder(build, embedding, key, graphs)
+        return load_onnx_encoder(build, embedding, key, graphs, float_layers)
     # onnx and onnxruntime report a graph they cannot build, write or load with exceptions of
     # their own; any of them leaves the NumPy encoder (`MiniLMEmbedder._load`) for documents,
     # and the documents' encoder for requests (`_QueryEncoder`).

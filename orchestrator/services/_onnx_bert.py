@@ -29,13 +29,19 @@ from ._private_files import open_private
 
 # Bumped when the graph below changes, so a cached graph of the old one is not loaded.
 # 3: the graph starts from the embedded tokens (`TokenEmbedding`), not from their ids.
-GRAPH_REVISION = 3
+# 4: the requests' graph quantizes the first layer too (`QUERY_FLOAT_LAYERS`).
+GRAPH_REVISION = 4
 _OPSET = 17
 _LAYER_NORM_EPS = 1e-12
 # onnxruntime's own operators: fused attention and GELU, each one node in place of many.
 _CONTRIB = "com.microsoft"
-# Layers whose weight products stay float32 (see `build_graph`).
-_FLOAT_LAYERS = 1
+# Layers whose weight products stay float32 (see `build_graph`): the documents' graph keeps
+# the first, the requests' graph (a search waits on it) quantizes all six.
+DOCUMENT_FLOAT_LAYERS = 1
+QUERY_FLOAT_LAYERS = 0
+# onnxruntime (1.23) fuses each residual Add and LayerNormalization into one
+# SkipLayerNormalization, whose CPU kernel is 3-4 times slower than the two it replaces.
+_DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 
 
 @functools.cache
@@ -61,7 +67,11 @@ class OnnxBertEncoder:
 
 
 def load_onnx_encoder(
-    build: Callable[[], BertEncoder], embedding: TokenEmbedding, key: str, folder: Path
+    build: Callable[[], BertEncoder],
+    embedding: TokenEmbedding,
+    key: str,
+    folder: Path,
+    float_layers: int = DOCUMENT_FLOAT_LAYERS,
 ) -> OnnxBertEncoder:
     """An onnxruntime session over the int8 graph of the encoder that `build` makes, built and
     quantized into `folder` on first use and loaded from there afterwards (`build` is not
@@ -73,7 +83,7 @@ def load_onnx_encoder(
     # folder another account's graph (its name is predictable) would answer every embedding.
     graph = _read_own_graph(path)
     if graph is None:
-        _write_quantized(build(), path)
+        _write_quantized(build(), path, float_layers)
         graph = _read_own_graph(path)
     if graph is None:
         raise OSError(f"{path} was replaced by a file of another user while corral wrote it")
@@ -82,7 +92,12 @@ def load_onnx_encoder(
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        graph,
+        options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=_DISABLED_OPTIMIZERS,
+    )
     return OnnxBertEncoder(session, embedding)
 
 
@@ -102,7 +117,7 @@ def weights_digest(path: Path) -> str:
     return digest.hexdigest()[:32]
 
 
-def _write_quantized(encoder: BertEncoder, path: Path) -> None:
+def _write_quantized(encoder: BertEncoder, path: Path, float_layers: int) -> None:
     """The float graph, quantized to int8 into `path` atomically (a rename), so a concurrent
     reader never loads half a file."""
     import onnx
@@ -110,7 +125,7 @@ def _write_quantized(encoder: BertEncoder, path: Path) -> None:
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    model, float_products = build_graph(encoder)
+    model, float_products = build_graph(encoder, float_layers)
     with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
         plain = Path(scratch) / "float.onnx"
         prepared = Path(scratch) / "prepared.onnx"
@@ -135,13 +150,16 @@ def _write_quantized(encoder: BertEncoder, path: Path) -> None:
         os.replace(quantized, path)
 
 
-def build_graph(encoder: BertEncoder) -> tuple[Any, list[str]]:
+def build_graph(
+    encoder: BertEncoder, float_layers: int = DOCUMENT_FLOAT_LAYERS
+) -> tuple[Any, list[str]]:
     """The float32 ONNX model of `encoder`'s layers (embedded tokens and mask in, last hidden
     states out), and the names of the weight products to keep in float32 when quantizing: the
-    first layer's.
-    Quantizing its activations cost the most accuracy (on the dev queries, the lowest cosine
-    to the float vectors rose from 0.959 to 0.989 with it kept whole), for a sixth of the
-    weights."""
+    first `float_layers` layers'.
+    Quantizing the first layer's activations cost the most accuracy (on the dev queries, the
+    lowest cosine to the float vectors rose from 0.959 to 0.989 with it kept whole), for a
+    sixth of the weights; but its float products are a quarter of a short query's time, so
+    the requests' graph quantizes it (its tune recall@5 held)."""
     from onnx import TensorProto, helper
 
     g = _Graph()
@@ -152,7 +170,7 @@ def build_graph(encoder: BertEncoder) -> tuple[Any, list[str]]:
     float_products: list[str] = []
     for number, layer in enumerate(encoder.layers):
         x = g.encoder_layer(x, padding, layer, encoder.heads, f"l{number}")
-        if number < _FLOAT_LAYERS:
+        if number < float_layers:
             float_products.extend(g.weight_products)
         g.weight_products.clear()
     graph = helper.make_graph(

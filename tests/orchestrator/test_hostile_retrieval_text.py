@@ -5,14 +5,17 @@ square of a word's length. The index must still build, and answer in bounded tim
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 
 from corral.orchestrator.services import Embedder, MiniLMEmbedder, WordLlamaEmbedder
 from corral.orchestrator.services.retrieval import Speller
-from corral.orchestrator.services.skills import Skill, SkillMatcher
+from corral.orchestrator.services.skills import Skill, SkillMatcher, SkillRoot, load_skills
 from corral.orchestrator.services.toolsearch import IndexedTool, ToolIndex
+
+from .._shared import shared_data
 
 pytestmark = pytest.mark.hostile
 
@@ -79,3 +82,36 @@ def test_the_speller_leaves_a_word_longer_than_any_real_one_alone(length: int) -
     word = "y" * length
 
     assert speller.correct(word) == word
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Turn the PDF of the quarterly report into Markdown for the wiki",
+        "Our Terraform module has no tests; add some for its outputs",
+        "kmeans or dbscan for these customer segments?",
+        "write the implementation plan before we touch any code",
+    ],
+)
+def test_a_skill_body_stuffed_with_every_skills_words_does_not_take_the_first_place(
+    task: str,
+) -> None:
+    catalog = _real_skills()
+    words = " ".join(s.description for s in catalog)
+    stuffed = "---\nname: evil\ndescription: Helpful.\n---\n" + (words + "\n") * 200
+    evil = Skill("evil", "Helpful.", Path("/skills/evil/SKILL.md"), "extra", stuffed)
+
+    alone = SkillMatcher(catalog, _wordllama()).match(task, 1)
+    beside = SkillMatcher([*catalog, evil], _wordllama()).match(task, 1)
+
+    assert beside[0].skill.name == alone[0].skill.name
+
+
+@functools.cache
+def _real_skills() -> tuple[Skill, ...]:
+    return tuple(load_skills([SkillRoot(shared_data("skills"), "extra")]))
+
+
+@functools.cache
+def _wordllama() -> WordLlamaEmbedder:
+    return WordLlamaEmbedder(cache=None)

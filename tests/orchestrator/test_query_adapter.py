@@ -186,11 +186,15 @@ def test_a_query_graph_that_cannot_be_built_leaves_requests_on_the_document_grap
     document = embedder.embed(["rotate the api keys"])[0]
 
     def refusing_the_query_graph(
-        build: Callable[[], BertEncoder], embedding: TokenEmbedding, key: str, folder: Path
+        build: Callable[[], BertEncoder],
+        embedding: TokenEmbedding,
+        key: str,
+        folder: Path,
+        float_layers: int,
     ) -> OnnxBertEncoder:
         if "-q" in key:
             raise OSError("disk full")
-        return load_onnx_encoder(build, embedding, key, folder)
+        return load_onnx_encoder(build, embedding, key, folder, float_layers)
 
     monkeypatch.setattr(minilm, "load_onnx_encoder", refusing_the_query_graph)
     with caplog.at_level(logging.WARNING):

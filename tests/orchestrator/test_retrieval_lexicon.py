@@ -1,5 +1,6 @@
-"""Requests in other languages: the bilingual lexicon reads Spanish, French, German, Portuguese
-and Italian requests in English, leaves English ones alone, and tool search finds the tool."""
+"""Requests in other languages: the bilingual lexicon reads Spanish, French, German, Portuguese,
+Italian and Dutch requests in English, leaves English ones alone, and tool search finds the
+tool."""
 
 from __future__ import annotations
 
@@ -31,6 +32,10 @@ TOOLS = [
         ("adapta mi currículo a esta oferta de trabajo", "adapt resume offer work"),
         ("elige al azar dos ganadores del sorteo", "choose random winner draw"),
         ("rédige la lettre de motivation", "draft letter motivation"),
+        # Dutch (`_lexicon_dutch`).
+        ("verwijder het bestand config.old", "delete file config.old"),
+        ("toon mij de openstaande facturen van deze klant", "show open invoice customer"),
+        ("schaal de deployment op naar 6 replicas", "scale deployment 6 replicas"),
     ],
 )
 def test_a_request_in_another_language_is_read_in_english(request_text: str, english: str) -> None:
@@ -66,6 +71,11 @@ def test_tool_search_finds_the_tool_a_foreign_request_asks_for(
         # "im" is German and "signer" French, but both are English too.
         "audit our program, im worried about missing signer checks",
         "prepare the salary and budget report for the board",
+        # Dutch look-alikes: "land", "die", "door", "over", "was", "had", "van" are English.
+        "land the pr and open a ticket for the team",
+        "Ben was over the door limit, had to die van logs",
+        # One foreign-looking word twice is still one word: "comment" is French "how".
+        "fix that comment, the comment on REL-19 has the wrong version",
     ],
 )
 def test_an_english_request_is_never_changed(request_text: str) -> None:

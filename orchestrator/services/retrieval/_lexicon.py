@@ -1,4 +1,5 @@
-"""Requests in Spanish, French, German, Portuguese or Italian, read word by word in English.
+"""Requests in Spanish, French, German, Portuguese, Italian or Dutch, read word by word in
+English.
 
 The embedding model and the tool texts are English, so "lies die Datei README.md" shares
 nothing with "read file". A general bilingual lexicon of the verbs and nouns of software
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from ._lexicon_dutch import DUTCH_ALSO_ENGLISH, DUTCH_FUNCTION_WORDS, DUTCH_GLOSSES
 from ._lexicon_general import GENERAL_GLOSSES
 
 # English gloss: its forms in es, fr, de, pt, it (infinitives, imperatives, common plurals).
@@ -175,7 +177,7 @@ a i an as at be by do in is it me my no o of on or so to un die den des con per 
  dashboards screenshot repository users commit list liste listen lista para document capture
  navigator remove
 """
-_ENGLISH = frozenset(_ENGLISH_TEXT.split())
+_ENGLISH = frozenset((_ENGLISH_TEXT + DUTCH_ALSO_ENGLISH).split())
 # A word alone, not a part of a host, path or address ("example.com" keeps its "com").
 _WORD = re.compile(r"(?<![\w./@:-])[^\W\d_]+(?![\w]|[./@:-]\w)")
 # Two hits at least: one word alone could be a name, a product or a loan word.
@@ -200,8 +202,10 @@ def fold(word: str) -> str:
 def lexicon() -> Mapping[str, str]:
     """Each foreign word, folded, and its English gloss."""
     table: dict[str, str] = {}
-    # The software words come first: where a form is in both, theirs is the gloss.
-    for entry in (_GLOSSES + GENERAL_GLOSSES).replace("\n ", " ").strip().splitlines():
+    # The software words come first: where a form is in both, theirs is the gloss; Dutch,
+    # added last, never takes a form another language already has.
+    glosses = _GLOSSES + GENERAL_GLOSSES + DUTCH_GLOSSES
+    for entry in glosses.replace("\n ", " ").strip().splitlines():
         gloss, _, forms = entry.partition(":")
         english = gloss.strip().rstrip("_").replace("_", " ")
         for form in forms.split():
@@ -213,14 +217,15 @@ def lexicon() -> Mapping[str, str]:
 
 @cache
 def function_words() -> frozenset[str]:
-    return frozenset(fold(w) for w in _FUNCTION_WORDS.split())
+    return frozenset(fold(w) for w in (_FUNCTION_WORDS + DUTCH_FUNCTION_WORDS).split())
 
 
 def translate(text: str) -> Translation:
     """`text` with its foreign words glossed and its foreign function words dropped, when
     the lexicon holds enough of it to call it foreign; else `text` unchanged."""
     table, functions = lexicon(), function_words()
-    words = [fold(w) for w in _WORD.findall(text)]
+    # Distinct words: "fix that comment" says "comment" (French "how") twice, and is English.
+    words = {fold(w) for w in _WORD.findall(text)}
     evidence = sum(1 for w in words if (w in table or w in functions) and w not in _ENGLISH)
     if evidence < MIN_EVIDENCE:
         return Translation(text, {})

@@ -1,0 +1,55 @@
+"""The prose of a SKILL.md: what its author wrote for people, without the header and the code.
+
+Skill matching reads a skill's body as a third BM25 field: the sections say in many more words
+than the one-paragraph description what the skill covers ("clustering", "k-means", "DBSCAN"
+appear only in the body of the scikit-learn skill), so a request in a field's own vocabulary
+finds it. Fenced code is left out: its identifiers (`X_train`, `npm install`) name no task and,
+in a field this long, would match requests on words like `install` or `test` alone.
+"""
+
+from __future__ import annotations
+
+# What of the prose is read: past this, a skill is indexed by its first 20,000 characters.
+# Eight of the 145 real skills are longer; a hostile one cannot stuff in a megabyte of words to
+# rank for everything, nor make every index build read it.
+MAX_PROSE_CHARS = 20_000
+_HEADER_FENCE = "---"
+_CODE_FENCES = ("```", "~~~")
+
+
+def skill_prose(content: str) -> str:
+    """`content` without its frontmatter and without its fenced code blocks, cut to
+    `MAX_PROSE_CHARS`.
+
+    A code fence that is never closed runs to the end of the file, as Markdown reads it. Works
+    line by line, so a hostile file costs time in proportion to its length.
+    """
+    lines = _after_header(content.splitlines())
+    kept: list[str] = []
+    size = 0
+    fence = ""
+    for line in lines:
+        if size > MAX_PROSE_CHARS:
+            break
+        stripped = line.lstrip()
+        if fence:
+            if stripped.startswith(fence) and not stripped[len(fence) :].strip(fence[0]).strip():
+                fence = ""
+            continue
+        opening = next((f for f in _CODE_FENCES if stripped.startswith(f)), "")
+        if opening:
+            fence = stripped[: len(stripped) - len(stripped.lstrip(opening[0]))]
+            continue
+        kept.append(line)
+        size += len(line) + 1
+    return "\n".join(kept)[:MAX_PROSE_CHARS]
+
+
+def _after_header(lines: list[str]) -> list[str]:
+    """The lines after a leading `---` ... `---` header; all of them when there is none."""
+    if not lines or lines[0].rstrip() != _HEADER_FENCE:
+        return lines
+    for index, line in enumerate(lines[1:], start=1):
+        if line.rstrip() == _HEADER_FENCE:
+            return lines[index + 1 :]
+    return []
