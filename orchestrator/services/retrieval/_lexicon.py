@@ -7,9 +7,9 @@ work (create, delete, list, file, branch, ticket...), written from the languages
 and not from any query set, glosses each known word in English; the request's own function
 words ("die", "le", "para") are then dropped. Matching ignores case and accents.
 
-A request is read as foreign only when at least two of its words are in the lexicon and are
-not also English words: one hit is not evidence ("lista" could be a name), and English text
-never changes.
+A request is read as foreign only when at least two distinct words of it are in the lexicon
+and are not also English words: one hit is not evidence ("lista" could be a name, and said
+twice it is still one word), and English text never changes.
 """
 
 from __future__ import annotations

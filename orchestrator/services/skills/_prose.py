@@ -1,10 +1,11 @@
 """The prose of a SKILL.md: what its author wrote for people, without the header and the code.
 
 Skill matching reads a skill's body as a third BM25 field: the sections say in many more words
-than the one-paragraph description what the skill covers ("clustering", "k-means", "DBSCAN"
-appear only in the body of the scikit-learn skill), so a request in a field's own vocabulary
-finds it. Fenced code is left out: its identifiers (`X_train`, `npm install`) name no task and,
-in a field this long, would match requests on words like `install` or `test` alone.
+than the one-paragraph description what the skill covers (the scikit-learn skill's
+description says "clustering"; only its body names k-means and DBSCAN), so a request in a
+field's own vocabulary finds it. Fenced code is left out: its identifiers (`X_train`,
+`npm install`) name no task and, in a field this long, would match requests on words like
+`install` or `test` alone.
 """
 
 from __future__ import annotations
