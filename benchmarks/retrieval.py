@@ -79,9 +79,7 @@ def latencies(
 ) -> tuple[float, float, float]:
     """p50 and p95 of one search, and p50 of the CPU time its thread spent, in milliseconds.
     On a loaded machine the wall time includes waiting for a core; the CPU time does not."""
-    samples, cpu = timed_searches(search, texts, repeat)
-    cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94], statistics.median(cpu)
+    return summary(*timed_searches(search, texts, repeat))
 
 
 def timed_searches(
@@ -98,20 +96,29 @@ def timed_searches(
     return samples, cpu
 
 
+def summary(samples: Sequence[float], cpu: Sequence[float]) -> tuple[float, float, float]:
+    cuts = statistics.quantiles(samples, n=100)
+    return cuts[49], cuts[94], statistics.median(cpu)
+
+
 # Requests by their length in words: a request's embedding costs about the same per token,
 # so long requests (a task of a few sentences) are the slow ones.
 LENGTHS = ((1, 8), (9, 16), (17, 32), (33, 10_000))
 
 
-def latency_by_length(search: Callable[[str], object], texts: Sequence[str], repeat: int) -> str:
-    """One line: the p50 wall time of a search over the requests of each length."""
+def by_length(texts: Sequence[str], samples: Sequence[float]) -> str:
+    """One line: the p50 of `samples` (of `timed_searches` over `texts`) by request length."""
     parts = []
     for low, high in LENGTHS:
-        chosen = [t for t in texts if low <= len(t.split()) <= high]
+        chosen = [
+            sample
+            for number, sample in enumerate(samples)
+            if low <= len(texts[number % len(texts)].split()) <= high
+        ]
         if chosen:
-            samples, _ = timed_searches(search, chosen, repeat)
+            count = len(chosen) * len(texts) // len(samples)
             words = f"{low}-{high}" if high < 10_000 else f"{low}+"
-            parts.append(f"{words} words ({len(chosen)}) {statistics.median(samples):.2f} ms")
+            parts.append(f"{words} words ({count}) {statistics.median(chosen):.2f} ms")
     return "p50 by the request's length: " + ", ".join(parts)
 
 
@@ -153,7 +160,8 @@ def tools_section(kind: Factory, repeat: int) -> str:
         kind, lambda e: ToolIndex(big, e), lambda e: ToolIndex(changed, e)
     )
     texts = [q.text for q in queries]
-    p50, p95, cpu = latencies(lambda text: big_index.search(text, 8), texts, repeat)
+    samples, cpus = timed_searches(lambda text: big_index.search(text, 8), texts, repeat)
+    p50, p95, cpu = summary(samples, cpus)
     reading, scoring = expansion_cpu(big_index, texts, repeat)
     return "\n".join(
         [
@@ -166,7 +174,7 @@ def tools_section(kind: Factory, repeat: int) -> str:
             f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors, "
             f"{after_change:.0f} ms after one server's {updated} tools changed; "
             f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
-            latency_by_length(lambda text: big_index.search(text, 8), texts, repeat),
+            by_length(texts, samples),
             f"thesaurus expansion, CPU per query over {len(big)} tools: finding the words "
             f"p50 {reading:.3f} ms, scoring the documents p50 {scoring:.3f} ms",
         ]
@@ -223,7 +231,8 @@ def skills_section(kind: Factory, repeat: int) -> str:
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
     _, (cold, warm, _) = build_times(kind, lambda e: SkillMatcher(catalog, e))
     texts = [q.text for q in queries]
-    p50, p95, cpu = latencies(lambda text: matcher.match(text, 5), texts, repeat)
+    samples, cpus = timed_searches(lambda text: matcher.match(text, 5), texts, repeat)
+    p50, p95, cpu = summary(samples, cpus)
     return "\n".join(
         [
             quality_table(
@@ -234,7 +243,7 @@ def skills_section(kind: Factory, repeat: int) -> str:
             by_round(queries, lambda chosen: skill_top(matcher, chosen, "fused"), TOP),
             f"{len(catalog)} skills: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
             f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
-            latency_by_length(lambda text: matcher.match(text, 5), texts, repeat),
+            by_length(texts, samples),
         ]
     )
 

@@ -205,6 +205,31 @@ def test_a_query_graph_that_cannot_be_built_leaves_requests_on_the_document_grap
     assert embedder.backend == "onnx"
 
 
+def test_the_requests_graph_quantizes_every_layer_and_the_documents_keep_the_first_float(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import corral.orchestrator.services._minilm as minilm
+
+    built: dict[str, int] = {}
+
+    def recording(
+        build: Callable[[], BertEncoder],
+        embedding: TokenEmbedding,
+        key: str,
+        folder: Path,
+        float_layers: int,
+    ) -> OnnxBertEncoder:
+        built["requests" if "-q" in key else "documents"] = float_layers
+        return load_onnx_encoder(build, embedding, key, folder, float_layers)
+
+    monkeypatch.setattr(minilm, "load_onnx_encoder", recording)
+    embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
+    embedder.embed(["rotate the api keys"])
+    embedder.embed_queries(["rotate the api keys"])
+
+    assert built == {"documents": 1, "requests": 0}
+
+
 def test_tool_search_ranks_by_the_requests_adapted_vector() -> None:
     tools = [
         IndexedTool(

@@ -47,6 +47,12 @@ def test_a_fence_closes_only_on_its_own_kind_at_least_as_long(fence: str, closin
     assert skill_prose(text).split("\n") == ["before", "after"]
 
 
+def test_a_shorter_fence_of_the_same_kind_does_not_close_a_longer_one() -> None:
+    text = "before\n````md\n```\nquoted()\n```\n````\nafter"
+
+    assert skill_prose(text).split("\n") == ["before", "after"]
+
+
 def test_an_unclosed_fence_runs_to_the_end() -> None:
     assert skill_prose("intro\n```\ncode\nmore code") == "intro"
 

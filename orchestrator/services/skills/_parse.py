@@ -95,13 +95,24 @@ def _read_text(path: Path) -> str:
 
 def _frontmatter(content: str) -> str:
     """The YAML between the opening and closing `---` lines."""
+    parts = split_frontmatter(content)
+    if parts is not None:
+        return parts[0]
+    if content.partition("\n")[0].rstrip() != _FENCE:
+        raise _Fault("no frontmatter: the file must start with a `---` line, then YAML")
+    raise _Fault("the frontmatter has no closing `---` line")
+
+
+def split_frontmatter(content: str) -> tuple[str, str] | None:
+    """The YAML between a SKILL.md's opening and closing `---` lines, and the text after
+    them; None when the file does not open with a closed `---` header."""
     lines = content.splitlines()
     if not lines or lines[0].rstrip() != _FENCE:
-        raise _Fault("no frontmatter: the file must start with a `---` line, then YAML")
+        return None
     for index, line in enumerate(lines[1:], start=1):
         if line.rstrip() == _FENCE:
-            return "\n".join(lines[1:index])
-    raise _Fault("the frontmatter has no closing `---` line")
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :])
+    return None
 
 
 def _load_header(header: str, path: Path, note: Callable[[str], None]) -> Any:

@@ -10,11 +10,12 @@ field's own vocabulary finds it. Fenced code is left out: its identifiers (`X_tr
 
 from __future__ import annotations
 
+from ._parse import split_frontmatter
+
 # What of the prose is read: past this, a skill is indexed by its first 20,000 characters.
 # Eight of the 145 real skills are longer; a hostile one cannot stuff in a megabyte of words to
 # rank for everything, nor make every index build read it.
 MAX_PROSE_CHARS = 20_000
-_HEADER_FENCE = "---"
 _CODE_FENCES = ("```", "~~~")
 
 
@@ -25,7 +26,8 @@ def skill_prose(content: str) -> str:
     A code fence that is never closed runs to the end of the file, as Markdown reads it. Works
     line by line, so a hostile file costs time in proportion to its length.
     """
-    lines = _after_header(content.splitlines())
+    parts = split_frontmatter(content)
+    lines = (parts[1] if parts is not None else content).splitlines()
     kept: list[str] = []
     size = 0
     fence = ""
@@ -44,13 +46,3 @@ def skill_prose(content: str) -> str:
         kept.append(line)
         size += len(line) + 1
     return "\n".join(kept)[:MAX_PROSE_CHARS]
-
-
-def _after_header(lines: list[str]) -> list[str]:
-    """The lines after a leading `---` ... `---` header; all of them when there is none."""
-    if not lines or lines[0].rstrip() != _HEADER_FENCE:
-        return lines
-    for index, line in enumerate(lines[1:], start=1):
-        if line.rstrip() == _HEADER_FENCE:
-            return lines[index + 1 :]
-    return []
