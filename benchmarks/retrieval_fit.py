@@ -37,10 +37,10 @@ def samples(
         query = hybrid.query(text)
         lexical, similarity = hybrid._lexical(query), hybrid._similarity(query)
         head = hybrid._fused(query, lexical, similarity)
-        features = hybrid._features(query, lexical, similarity)
-        zeros = np.zeros(len(index), dtype=np.float64)
-        docs = [f.doc for f in head]
-        x = np.stack([features.get(name, zeros)[docs] for name in FEATURES], axis=1)
+        docs = np.array([f.doc for f in head], dtype=np.intp)
+        features = hybrid._features(query, lexical, similarity, docs)
+        zeros = np.zeros(len(docs), dtype=np.float64)
+        x = np.stack([features.get(name, zeros) for name in FEATURES], axis=1)
         y = np.array([index.tools[d].name in wanted for d in docs], dtype=np.float64)
         if y.any():
             found.append((x, y))

@@ -72,6 +72,25 @@ def test_bm25_features_are_scaled_by_the_best_score_of_the_query() -> None:
     assert np.allclose(normalized(np.zeros(3)), np.zeros(3))
 
 
+def test_the_heads_bm25_features_are_scaled_by_the_best_score_over_every_document() -> None:
+    scores = np.array([4.0, 1.0, 2.0, 0.0])
+
+    assert np.allclose(normalized(scores, np.array([2, 1])), [0.5, 0.25])
+    assert np.allclose(normalized(np.zeros(4), np.array([3])), [0.0])
+
+
+def test_each_explained_documents_feature_parts_add_up_to_its_own_score() -> None:
+    weights = {"cosine": 1.0, "bm25": 0.5, "matched:server": 0.7, "cosine:server": 0.3}
+    index = HybridIndex(DOCS, TEXTS, HashingEmbedder(), profile(weights))
+
+    query = index.query("create an issue in github")
+    explained = index.explain(query, 3)
+
+    assert [why.fused.doc for why in explained] == [doc for doc, _ in index.rank(query)]
+    for why in explained:
+        assert sum(why.rerank.values()) == pytest.approx(why.fused.score)
+
+
 def test_without_a_second_stage_the_score_is_the_rank_fusion() -> None:
     plain = Profile({"name": 1.0}, {"bm25": 1.0, "embedding": 1.5}, depth=50)
     index = HybridIndex(DOCS, TEXTS, HashingEmbedder(), plain)

@@ -163,17 +163,18 @@ class HybridIndex:
         if query.expansion:
             fields["synonyms"] = self.profile.expansion_weight * lexical.expansion
         rerank = self.profile.rerank
-        features = self._features(query, lexical, similarity) if rerank else {}
+        docs = np.array([f.doc for f in fused], dtype=np.intp)
+        features = self._features(query, lexical, similarity, docs) if rerank else {}
         model = self.query_model()
         return [
             Explanation(
                 f,
                 {name: float(part[f.doc]) for name, part in fields.items() if part[f.doc] > 0},
                 float(similarity[f.doc]) if similarity.size else 0.0,
-                contributions(features, rerank, f.doc) if rerank else {},
+                contributions(features, rerank, at) if rerank else {},
                 model,
             )
-            for f in fused
+            for at, f in enumerate(fused)
         ]
 
     def query_model(self) -> str:
@@ -200,7 +201,8 @@ class HybridIndex:
         rerank = self.profile.rerank
         if rerank is None or not head:
             return head
-        return rescore(head, self._features(query, lexical, similarity), rerank)
+        docs = np.array([f.doc for f in head], dtype=np.intp)
+        return rescore(head, self._features(query, lexical, similarity, docs), rerank)
 
     def _lexical(self, query: Query) -> _Lexical:
         zeros = np.zeros(self._size, dtype=np.float64)
@@ -224,27 +226,35 @@ class HybridIndex:
             total += best
         return total
 
-    def _features(self, query: Query, lexical: _Lexical, similarity: Scores) -> dict[str, Scores]:
-        """The second stage's features that the profile weighs (`_rerank` names them)."""
+    def _features(
+        self, query: Query, lexical: _Lexical, similarity: Scores, docs: npt.NDArray[np.intp]
+    ) -> dict[str, Scores]:
+        """The second stage's features that the profile weighs (`_rerank` names them), for
+        `docs` only, in their order: the fused head, not every document of the index."""
         rerank = self.profile.rerank
-        zeros = np.zeros(self._size, dtype=np.float64)
-        found = {
-            "cosine": similarity if similarity.size else zeros,
-            "bm25": normalized(lexical.total),
-            "synonyms": normalized(lexical.expansion),
-        }
+        if rerank is None:
+            return {}
+        wanted, found = rerank.wants, {}
+        if wanted("cosine"):
+            found["cosine"] = similarity[docs] if similarity.size else np.zeros(len(docs))
+        if wanted("bm25"):
+            found["bm25"] = normalized(lexical.total, docs)
+        if wanted("synonyms"):
+            found["synonyms"] = normalized(lexical.expansion, docs)
         for name, part in lexical.fields.items():
-            found[f"bm25:{name}"] = normalized(part)
-            found[f"matched:{name}"] = (part > 0).astype(np.float64)
-        if self._actions.size:
-            wanted = action_kinds(query.words)
-            mask = np.array([kind in wanted for kind in ACTION_KINDS], dtype=np.float64)
-            found["matched:action"] = (self._actions @ mask > 0).astype(np.float64)
-        if similarity.size:
+            if wanted(f"bm25:{name}"):
+                found[f"bm25:{name}"] = normalized(part, docs)
+            if wanted(f"matched:{name}"):
+                found[f"matched:{name}"] = (part[docs] > 0).astype(np.float64)
+        if self._actions.size and wanted("matched:action"):
+            kinds = action_kinds(query.words)
+            mask = np.array([kind in kinds for kind in ACTION_KINDS], dtype=np.float64)
+            found["matched:action"] = (self._actions[docs] @ mask > 0).astype(np.float64)
+        if similarity.size and self._views:
             vector = self._query_vector(query.embedded)
             for name, vectors in self._views.items():
-                found[f"cosine:{name}"] = np.asarray(vectors @ vector, dtype=np.float64)
-        return {name: v for name, v in found.items() if rerank is not None and rerank.wants(name)}
+                found[f"cosine:{name}"] = np.asarray(vectors[docs] @ vector, dtype=np.float64)
+        return found
 
     def _similarity(self, query: Query) -> Scores:
         if not self._size or not query.words:
@@ -326,7 +336,9 @@ def _stem_groups(
 
 
 def _positive(scores: Scores, limit: int | None = None) -> list[tuple[int, float]]:
-    return [(doc, score) for doc, score in _ranked(scores, limit) if score > 0.0]
+    # Most documents score 0 for a query's few words: ranking only the rest saves sorting a
+    # thousand ties when fewer than `limit` match.
+    return _ranked(scores, limit, np.flatnonzero(scores > 0.0))
 
 
 def _document_vectors(embedder: Embedder, texts: Sequence[str]) -> Vectors:
@@ -335,13 +347,18 @@ def _document_vectors(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     return embedder.embed(list(texts))
 
 
-def _ranked(scores: npt.NDArray[np.float64], limit: int | None = None) -> list[tuple[int, float]]:
-    """The first `limit` (else all) documents by descending score; ties in index order, as a
-    stable sort of all of them would give."""
-    candidates = np.arange(scores.size)
-    if limit is not None and limit < scores.size:
+def _ranked(
+    scores: npt.NDArray[np.float64],
+    limit: int | None = None,
+    among: npt.NDArray[np.intp] | None = None,
+) -> list[tuple[int, float]]:
+    """The first `limit` (else all) documents by descending score, of `among` (ascending
+    document numbers) or of all; ties in index order, as a stable sort of all would give."""
+    candidates = np.arange(scores.size) if among is None else among
+    if limit is not None and limit < candidates.size:
         # Everything that scores at least the limit-th best, ties included, then sorted.
-        cut = np.partition(scores, scores.size - limit)[scores.size - limit]
-        candidates = np.flatnonzero(scores >= cut)
+        chosen = scores[candidates]
+        cut = np.partition(chosen, chosen.size - limit)[chosen.size - limit]
+        candidates = candidates[chosen >= cut]
     order = candidates[np.argsort(-scores[candidates], kind="stable")][:limit]
     return [(int(doc), float(scores[doc])) for doc in order]

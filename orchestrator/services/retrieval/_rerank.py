@@ -1,7 +1,8 @@
 """The second stage of a fused ranking: a weighted sum of features over the first stage's head.
 
 Rank fusion throws away how far apart two documents are; this stage reads the evidence itself.
-Its features, each an array over every document of the index:
+Its features, each an array over the head's documents in the head's order (computed for the head
+alone, a tenth of 1,000 tools):
 
 - `cosine`: the query's cosine to the document's main embedded text;
 - `cosine:<view>`: its cosine to another text of the same document (a tool's name alone, its
@@ -40,10 +41,12 @@ class Rerank:
         return self.weights.get(feature, 0.0) != 0.0
 
 
-def normalized(scores: Scores) -> Scores:
-    """`scores` over their maximum: a BM25 score's scale depends on the query's words."""
+def normalized(scores: Scores, docs: npt.NDArray[np.intp] | None = None) -> Scores:
+    """`scores` (of `docs` only, when given) over their maximum over every document: a BM25
+    score's scale depends on the query's words."""
     top = float(scores.max()) if scores.size else 0.0
-    return scores / top if top > 0 else scores
+    chosen = scores if docs is None else scores[docs]
+    return chosen / top if top > 0 else chosen
 
 
 def group_centroids(vectors: npt.NDArray[np.float32], groups: Sequence[str]) -> Scores:
@@ -58,22 +61,23 @@ def group_centroids(vectors: npt.NDArray[np.float32], groups: Sequence[str]) -> 
     return centroids
 
 
-def contributions(features: Mapping[str, Scores], rerank: Rerank, doc: int) -> dict[str, float]:
-    """Each weighted feature's part of `doc`'s score, for `--explain` (zero parts left out)."""
+def contributions(features: Mapping[str, Scores], rerank: Rerank, at: int) -> dict[str, float]:
+    """Each weighted feature's part of the score of the document at position `at` of the
+    features' documents, for `--explain` (zero parts left out)."""
     return {
-        name: float(rerank.weights[name] * values[doc])
+        name: float(rerank.weights[name] * values[at])
         for name, values in features.items()
-        if rerank.wants(name) and values[doc] != 0
+        if rerank.wants(name) and values[at] != 0
     }
 
 
 def rescore(head: Sequence[Fused], features: Mapping[str, Scores], rerank: Rerank) -> list[Fused]:
-    """The first stage's documents by descending weighted feature sum; ties to the lower index.
-    Each keeps its first-stage ranks and shares, for `--explain`."""
-    docs = np.array([f.doc for f in head], dtype=np.int64)
-    total = np.zeros(len(docs), dtype=np.float64)
+    """The first stage's documents by descending weighted feature sum (`features` hold one
+    value per document of `head`, in its order); ties to the lower index. Each keeps its
+    first-stage ranks and shares, for `--explain`."""
+    total = np.zeros(len(head), dtype=np.float64)
     for name, values in features.items():
         if rerank.wants(name):
-            total += rerank.weights[name] * values[docs]
+            total += rerank.weights[name] * values
     rescored = [Fused(f.doc, float(s), f.ranks, f.parts) for f, s in zip(head, total, strict=True)]
     return sorted(rescored, key=lambda f: (-f.score, f.doc))
