@@ -1,6 +1,6 @@
 """How `corral tools search --explain` and `corral skills match --explain` show why a result
 ranked where it did: the query as the rankers read it, each ranker's rank and share of the fused
-score, each feature's part of the second stage's score where there is one (tool search), and the
+score, each feature's part of the second stage's score where there is one, and the
 BM25 score of each field (query words and their synonyms)."""
 
 from __future__ import annotations

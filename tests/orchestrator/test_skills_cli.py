@@ -130,6 +130,9 @@ def test_match_explain_says_which_ranker_and_field_put_a_skill_first(
     assert any(line.startswith("embedded by: all-minilm-l6-v2") for line in lines)
     first = next(n for n, line in enumerate(lines) if line.startswith(" 1. "))
     assert lines[first].split()[1] == "deploy-to-vercel"
-    assert lines[first + 2].strip().startswith("fused ")
+    assert lines[first + 2].strip().startswith("first stage: ")
     assert "bm25 #1" in lines[first + 2]
-    assert lines[first + 3].strip().startswith("bm25 by field: ")
+    # The second stage's parts: the request's cosine and the name's BM25 among them.
+    assert lines[first + 3].strip().startswith("score ")
+    assert "cosine " in lines[first + 3] and "bm25:name " in lines[first + 3]
+    assert lines[first + 4].strip().startswith("bm25 by field: ")

@@ -188,21 +188,24 @@ class HybridIndex:
     def _fused(
         self, query: Query, lexical: _Lexical | None = None, similarity: Scores | None = None
     ) -> list[Fused]:
-        # Fusion reads only each ranking's first `depth`: ranking every document costs more
-        # than the rest of a query over 1,000 tools.
         lexical = lexical or self._lexical(query)
         similarity = self._similarity(query) if similarity is None else similarity
-        depth = self.profile.depth
-        rankings = {
-            "bm25": [doc for doc, _ in _positive(lexical.total, depth)],
-            "embedding": [doc for doc, _ in _ranked(similarity, depth)],
-        }
-        head = fuse(rankings, self.profile.ranker_weights, depth=depth)
+        head = self._first_stage(lexical, similarity)
         rerank = self.profile.rerank
         if rerank is None or not head:
             return head
         docs = np.array([f.doc for f in head], dtype=np.intp)
         return rescore(head, self._features(query, lexical, similarity, docs), rerank)
+
+    def _first_stage(self, lexical: _Lexical, similarity: Scores) -> list[Fused]:
+        """The fusion of each ranking's first `depth` documents: the second stage's head.
+        Ranking every document would cost more than the rest of a query over 1,000 tools."""
+        depth = self.profile.depth
+        rankings = {
+            "bm25": [doc for doc, _ in _positive(lexical.total, depth)],
+            "embedding": [doc for doc, _ in _ranked(similarity, depth)],
+        }
+        return fuse(rankings, self.profile.ranker_weights, depth=depth)
 
     def _lexical(self, query: Query) -> _Lexical:
         zeros = np.zeros(self._size, dtype=np.float64)
