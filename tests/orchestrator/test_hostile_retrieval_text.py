@@ -107,6 +107,29 @@ def test_a_skill_body_stuffed_with_every_skills_words_does_not_take_the_first_pl
     assert beside[0].skill.name == alone[0].skill.name
 
 
+@pytest.mark.parametrize("claim", ["any task", "every skill's name"])
+def test_a_skill_that_claims_every_task_does_not_take_the_first_place(claim: str) -> None:
+    catalog = _real_skills()
+    said = (
+        "Use for any task: code, data, documents, deploy, test, review, write, plan, debug."
+        if claim == "any task"
+        else "Use for " + " ".join(skill.name.replace("-", " ") for skill in catalog)
+    )
+    evil = Skill("evil", said, Path("/skills/evil/SKILL.md"), "extra", f"---\n{said}\n---\n")
+    tasks = [
+        "Turn the PDF of the quarterly report into Markdown for the wiki",
+        "Our Terraform module has no tests; add some for its outputs",
+        "kmeans or dbscan for these customer segments?",
+        "write the implementation plan before we touch any code",
+    ]
+
+    alone = SkillMatcher(catalog, _wordllama())
+    beside = SkillMatcher([*catalog, evil], _wordllama())
+
+    for task in tasks:
+        assert beside.match(task, 1)[0].skill.name == alone.match(task, 1)[0].skill.name
+
+
 @functools.cache
 def _real_skills() -> tuple[Skill, ...]:
     return tuple(load_skills([SkillRoot(shared_data("skills"), "extra")]))
