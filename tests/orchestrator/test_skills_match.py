@@ -83,5 +83,32 @@ def test_listing_for_a_full_window_explains_how_to_use_skills_within_budget(
     assert "- employment-contract-templates: " in listing
 
 
+def test_a_budget_that_holds_every_skill_lists_every_skill_the_best_first(
+    matcher: SkillMatcher,
+) -> None:
+    task = "draft an offer letter for a new engineer"
+    ranked = [m.skill.name for m in matcher.match(task, len(matcher.skills))]
+
+    listing = matcher.listing(task, 1_000_000)
+
+    listed = [line[2:].split(":")[0] for line in _skill_lines(listing)]
+    assert len(ranked) < len(matcher.skills)  # the fused head leaves some out
+    assert sorted(listed) == sorted(skill.name for skill in matcher.skills)
+    assert listed[: len(ranked)] == ranked
+    assert "not listed" not in listing
+
+
+def test_the_listing_counts_every_skill_that_did_not_fit(matcher: SkillMatcher) -> None:
+    listing = matcher.listing("draft an offer letter for a new engineer", skills_budget(8_000))
+
+    listed = len(_skill_lines(listing))
+    assert f"(not listed: {len(matcher.skills) - listed} more skills" in listing
+
+
 def test_listing_is_empty_when_not_even_one_skill_fits(matcher: SkillMatcher) -> None:
     assert matcher.listing("anything", 20) == ""
+
+
+def _skill_lines(listing: str) -> list[str]:
+    """The listing's lines that each list one skill: "- name: description (file: path)"."""
+    return [line for line in listing.splitlines() if line.startswith("- ") and "(file: " in line]

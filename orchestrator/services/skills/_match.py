@@ -112,11 +112,16 @@ class SkillMatcher:
     def listing(self, text: str, budget_tokens: int) -> str:
         """The skills that fit `text`, best first, as instructions within `budget_tokens`.
 
-        Blank text lists the skills in catalog order. Empty when there are no skills or the
-        budget cannot hold even one.
+        Blank text lists the skills in catalog order. The ranking reaches only the skills
+        that one ranker put in its first 50 (the fused head); the others follow in catalog
+        order, so a budget that holds them all lists them all, and the count of those left
+        out is every skill that did not fit. Empty when there are no skills or the budget
+        cannot hold even one.
         """
-        ranked = [m.skill for m in self.match(text, len(self.skills))] or list(self.skills)
-        return render_listing(ranked, budget_tokens)
+        ranked = [m.skill for m in self.match(text, len(self.skills))]
+        placed = {id(skill) for skill in ranked}
+        rest = [skill for skill in self.skills if id(skill) not in placed]
+        return render_listing([*ranked, *rest], budget_tokens)
 
 
 def _fields(skill: Skill) -> dict[str, str]:
