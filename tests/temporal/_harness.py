@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from corral.orchestrator.temporal._worker import WORKFLOWS
 HISTORIES = Path(__file__).parent / "histories"
 RECORD = os.environ.get("CORRAL_RECORD_HISTORIES") == "1"
 WAIT = 30.0
+STARTUP = 60.0
 HOST = "solo"
 
 JournalSeen = Callable[[str, list[dict[str, Any]]], None]
@@ -44,6 +46,8 @@ async def time_skipping() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=pydantic_data_converter,
         test_server_existing_path=str(test_server_path()),
+        # The SDK waits 5 s for the server to listen: a loaded 2-core CI machine has missed it.
+        test_server_startup_timeout=timedelta(seconds=STARTUP),
     )
     try:
         yield env
