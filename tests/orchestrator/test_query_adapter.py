@@ -180,23 +180,14 @@ def test_the_query_graph_is_kept_apart_from_the_document_graph(tmp_path: Path) -
 def test_a_query_graph_that_cannot_be_built_leaves_requests_on_the_document_graph(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import corral.orchestrator.services._minilm as minilm
-
     embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
     document = embedder.embed(["rotate the api keys"])[0]
 
-    def refusing_the_query_graph(
-        build: Callable[[], BertEncoder],
-        embedding: TokenEmbedding,
-        key: str,
-        folder: Path,
-        float_layers: int,
-    ) -> OnnxBertEncoder:
+    def refusing_the_query_graph(key: str, float_layers: int) -> None:
         if "-q" in key:
             raise OSError("disk full")
-        return load_onnx_encoder(build, embedding, key, folder, float_layers)
 
-    monkeypatch.setattr(minilm, "load_onnx_encoder", refusing_the_query_graph)
+    _before_each_graph_load(monkeypatch, refusing_the_query_graph)
     with caplog.at_level(logging.WARNING):
         query = embedder.embed_queries(["rotate the api keys"])[0]
     assert "disk full" in caplog.text and "own query vectors" in caplog.text
@@ -208,21 +199,12 @@ def test_a_query_graph_that_cannot_be_built_leaves_requests_on_the_document_grap
 def test_the_requests_graph_quantizes_every_layer_and_the_documents_keep_the_first_float(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import corral.orchestrator.services._minilm as minilm
-
     built: dict[str, int] = {}
 
-    def recording(
-        build: Callable[[], BertEncoder],
-        embedding: TokenEmbedding,
-        key: str,
-        folder: Path,
-        float_layers: int,
-    ) -> OnnxBertEncoder:
+    def recording(key: str, float_layers: int) -> None:
         built["requests" if "-q" in key else "documents"] = float_layers
-        return load_onnx_encoder(build, embedding, key, folder, float_layers)
 
-    monkeypatch.setattr(minilm, "load_onnx_encoder", recording)
+    _before_each_graph_load(monkeypatch, recording)
     embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
     embedder.embed(["rotate the api keys"])
     embedder.embed_queries(["rotate the api keys"])
@@ -240,3 +222,23 @@ def test_tool_search_ranks_by_the_requests_adapted_vector() -> None:
     index = ToolIndex(tools, MiniLMEmbedder(cache=None, backend="onnx"))
     (best, *_) = index.search("we need more copies of the web app running", 2, ranker="embedding")
     assert best.name == "mcp__k8s__scale"
+
+
+def _before_each_graph_load(
+    monkeypatch: pytest.MonkeyPatch, before: Callable[[str, int], None]
+) -> None:
+    """Calls `before(key, float_layers)` ahead of each ONNX graph `_minilm` loads or builds
+    (the requests' graph's key holds "-q"); an exception it raises is the load's."""
+    import corral.orchestrator.services._minilm as minilm
+
+    def wrapped(
+        build: Callable[[], BertEncoder],
+        embedding: TokenEmbedding,
+        key: str,
+        folder: Path,
+        float_layers: int,
+    ) -> OnnxBertEncoder:
+        before(key, float_layers)
+        return load_onnx_encoder(build, embedding, key, folder, float_layers)
+
+    monkeypatch.setattr(minilm, "load_onnx_encoder", wrapped)
