@@ -10,8 +10,11 @@ embed one query. Token figures are `benchmarks.retrieval_tokens`. Run from the r
     .venv/bin/python -m benchmarks.retrieval [--repeat N] [--embedder minilm|minilm-numpy|wordllama]
 
 `minilm` is the int8 onnxruntime graph (the default where onnxruntime is installed),
-`minilm-numpy` the float32 NumPy encoder it falls back to. Timings depend on the machine's load,
-which the output states (the 1-minute load average before each section).
+`minilm-numpy` the float32 NumPy encoder it falls back to; `minilm, requests` is the requests'
+graph, which a search waits on. Timings depend on the machine's load, which the output states
+(the 1-minute load average before each section), and on whether a second core is idle as a
+search begins: a request's embedding then runs on two threads (`services/_spare_core.py`), and
+each timed section says for how many of its searches that held.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from importlib.metadata import files
 from pathlib import Path
 from typing import TypeVar
@@ -31,6 +34,7 @@ from typing import TypeVar
 import numpy as np
 
 from corral.orchestrator.services import MiniLMEmbedder, VectorCache, WordLlamaEmbedder
+from corral.orchestrator.services._spare_core import spare_core
 from corral.orchestrator.services.retrieval import Ranker
 from corral.orchestrator.services.retrieval._synonyms import expansion_table, matched
 from corral.orchestrator.services.skills import SkillMatcher, SkillRoot, load_skills
@@ -77,23 +81,37 @@ def skill_top(
 def latencies(
     search: Callable[[str], object], texts: Sequence[str], repeat: int
 ) -> tuple[float, float, float]:
-    """p50 and p95 of one search, and p50 of the CPU time its thread spent, in milliseconds.
-    On a loaded machine the wall time includes waiting for a core; the CPU time does not."""
-    return summary(*timed_searches(search, texts, repeat))
+    """p50 and p95 of one search, and p50 of the CPU time the process spent on it (every
+    thread's), in milliseconds. On a loaded machine the wall time includes waiting for a core;
+    the CPU time does not, and with a core to spare it counts both of the embedding's threads."""
+    timings = timed_searches(search, texts, repeat)
+    return summary(timings.wall, timings.cpu)
 
 
-def timed_searches(
-    search: Callable[[str], object], texts: Sequence[str], repeat: int
-) -> tuple[list[float], list[float]]:
+@dataclass(frozen=True)
+class Timings:
+    """Each search's wall and CPU milliseconds, and how many searches began with a second
+    core idle (a request's embedding then runs on two threads: `services/_spare_core.py`)."""
+
+    wall: list[float]
+    cpu: list[float]
+    spare: int
+
+    def spare_line(self) -> str:
+        return f"a core was spare as {self.spare} of {len(self.wall)} timed searches began"
+
+
+def timed_searches(search: Callable[[str], object], texts: Sequence[str], repeat: int) -> Timings:
     """The wall and CPU milliseconds of each search, `repeat` times over `texts` in order."""
-    samples, cpu = [], []
+    samples, cpu, spare = [], [], 0
     for _ in range(repeat):
         for text in texts:
-            started, thread_started = time.perf_counter(), time.thread_time()
+            spare += spare_core()
+            started, cpu_started = time.perf_counter(), time.process_time()
             search(text)
-            cpu.append((time.thread_time() - thread_started) * 1000)
+            cpu.append((time.process_time() - cpu_started) * 1000)
             samples.append((time.perf_counter() - started) * 1000)
-    return samples, cpu
+    return Timings(samples, cpu, spare)
 
 
 def summary(samples: Sequence[float], cpu: Sequence[float]) -> tuple[float, float, float]:
@@ -160,8 +178,8 @@ def tools_section(kind: Factory, repeat: int) -> str:
         kind, lambda e: ToolIndex(big, e), lambda e: ToolIndex(changed, e)
     )
     texts = [q.text for q in queries]
-    samples, cpus = timed_searches(lambda text: big_index.search(text, 8), texts, repeat)
-    p50, p95, cpu = summary(samples, cpus)
+    timings = timed_searches(lambda text: big_index.search(text, 8), texts, repeat)
+    p50, p95, cpu = summary(timings.wall, timings.cpu)
     reading, scoring = expansion_cpu(big_index, texts, repeat)
     return "\n".join(
         [
@@ -173,8 +191,9 @@ def tools_section(kind: Factory, repeat: int) -> str:
             by_round(queries, lambda chosen: tool_recall(index, chosen, "fused"), RECALL),
             f"{len(big)} tools: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors, "
             f"{after_change:.0f} ms after one server's {updated} tools changed; "
-            f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
-            by_length(texts, samples),
+            f"fused query p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms); "
+            + timings.spare_line(),
+            by_length(texts, timings.wall),
             f"thesaurus expansion, CPU per query over {len(big)} tools: finding the words "
             f"p50 {reading:.3f} ms, scoring the documents p50 {scoring:.3f} ms",
         ]
@@ -231,8 +250,8 @@ def skills_section(kind: Factory, repeat: int) -> str:
     counts = {p: sum(q.part == p for q in queries) for p in PARTS}
     _, (cold, warm, _) = build_times(kind, lambda e: SkillMatcher(catalog, e))
     texts = [q.text for q in queries]
-    samples, cpus = timed_searches(lambda text: matcher.match(text, 5), texts, repeat)
-    p50, p95, cpu = summary(samples, cpus)
+    timings = timed_searches(lambda text: matcher.match(text, 5), texts, repeat)
+    p50, p95, cpu = summary(timings.wall, timings.cpu)
     return "\n".join(
         [
             quality_table(
@@ -242,8 +261,9 @@ def skills_section(kind: Factory, repeat: int) -> str:
             ),
             by_round(queries, lambda chosen: skill_top(matcher, chosen, "fused"), TOP),
             f"{len(catalog)} skills: build {cold:.0f} ms cold, {warm:.0f} ms with cached vectors; "
-            f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms)",
-            by_length(texts, samples),
+            f"fused match p50 {p50:.2f} ms, p95 {p95:.2f} ms (CPU time p50 {cpu:.2f} ms); "
+            + timings.spare_line(),
+            by_length(texts, timings.wall),
         ]
     )
 
@@ -291,22 +311,41 @@ def models_section(repeat: int) -> str:
         for name, (kind, distribution) in EMBEDDERS.items():
             embedder = kind(cache=None, graphs=Path(graphs)) if "minilm" in name else kind(None)
             extra = graph_mb if name == "minilm" else 0.0
-            lines.append(model_row(name, embedder, distribution, extra, texts, repeat))
+            size = wheel_size(distribution, extra)
+            lines.append(model_row(name, embedder.embed, size, texts, repeat))
+            if isinstance(embedder, MiniLMEmbedder) and embedder.backend == "onnx":
+                lines.append(requests_row(embedder, Path(graphs), texts, repeat))
     lines.append(f"int8 graph: built once in {built:.0f} ms, {graph_mb:.0f} MB in the cache folder")
     lines.append(int8_agreement(texts))
     return "\n".join(lines)
 
 
 def model_row(
-    name: str, embedder: Model, distribution: str, extra_mb: float, texts: list[str], repeat: int
+    name: str,
+    embed: Callable[[list[str]], object],
+    size: Callable[[], str],
+    texts: list[str],
+    repeat: int,
 ) -> str:
-    _, load_ms = timed(lambda: embedder.embed(["warm up"]))
-    p50, p95, cpu = latencies(lambda text: embedder.embed([text]), texts, repeat)
-    size = sum(f.size or 0 for f in files(distribution) or ()) / 1e6 + extra_mb
-    return (
-        f"| {name} | {size:.0f} MB | {load_ms:.0f} ms | {p50:.2f} ms / {p95:.2f} ms "
-        f"| {cpu:.2f} ms |"
-    )
+    """One row of the models' table; `size` is read after the first load, which may have
+    built a graph."""
+    _, load_ms = timed(lambda: embed(["warm up"]))
+    p50, p95, cpu = latencies(lambda text: embed([text]), texts, repeat)
+    return f"| {name} | {size()} | {load_ms:.0f} ms | {p50:.2f} ms / {p95:.2f} ms | {cpu:.2f} ms |"
+
+
+def wheel_size(distribution: str, extra_mb: float) -> Callable[[], str]:
+    return lambda: f"{sum(f.size or 0 for f in files(distribution) or ()) / 1e6 + extra_mb:.0f} MB"
+
+
+def requests_row(embedder: MiniLMEmbedder, graphs: Path, texts: list[str], repeat: int) -> str:
+    """The requests' graph, which a search waits on (on two threads while a core is spare):
+    its load builds it into `graphs`, and its size is that file's alone."""
+
+    def size() -> str:
+        return f"+{sum(f.stat().st_size for f in graphs.glob('*-q*.onnx')) / 1e6:.0f} MB"
+
+    return model_row("minilm, requests", embedder.embed_queries, size, texts, repeat)
 
 
 def int8_agreement(texts: list[str]) -> str:

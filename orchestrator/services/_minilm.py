@@ -338,7 +338,7 @@ def _query_encoder(
         return BertEncoder(adapter.applied_to(weights), HEADS, embedding), adapter.digest
     build = lambda: BertEncoder(adapter.applied_to(weights), HEADS, embedding)  # noqa: E731
     encoder = _onnx_encoder(
-        build, embedding, f"{key}{adapter.digest}", graphs, float_layers=QUERY_FLOAT_LAYERS
+        build, embedding, f"{key}{adapter.digest}", graphs, QUERY_FLOAT_LAYERS, widen=True
     )
     return encoder, adapter.digest
 
@@ -349,9 +349,11 @@ def _onnx_encoder(
     key: str,
     graphs: Path,
     float_layers: int = DOCUMENT_FLOAT_LAYERS,
+    *,
+    widen: bool = False,
 ) -> _Encoder:
     try:
-        return load_onnx_encoder(build, embedding, key, graphs, float_layers)
+        return load_onnx_encoder(build, embedding, key, graphs, float_layers, widen=widen)
     # onnx and onnxruntime report a graph they cannot build, write or load with exceptions of
     # their own; any of them leaves the NumPy encoder (`MiniLMEmbedder._load`) for documents,
     # and the documents' encoder for requests (`_QueryEncoder`).

@@ -9,6 +9,7 @@ by the SHA-256 of the weights file (and of the query adapter, for the requests' 
 graph's revision. `_minilm` falls back to NumPy where onnxruntime or onnx is not installed.
 The token embedding (a lookup in the 47 MB word table) runs in NumPy before the graph, so the
 two graphs of one process share that table; pooling and normalising run in NumPy after it.
+A request's graph runs on one thread, or on two while a second core is idle (`_spare_core`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import logging
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,9 @@ import numpy as np
 
 from ._bert import Array, BertEncoder, TokenEmbedding, padded, pool
 from ._private_files import open_private
+from ._spare_core import spare_core, usable_cores
+
+logger = logging.getLogger(__name__)
 
 # Bumped when the graph below changes, so a cached graph of the old one is not loaded.
 # 3: the graph starts from the embedded tokens (`TokenEmbedding`), not from their ids.
@@ -52,18 +58,61 @@ def onnx_available() -> bool:
 
 
 class OnnxBertEncoder:
-    """`BertEncoder.encode`, through an int8 ONNX graph of the same weights."""
+    """`BertEncoder.encode`, through an int8 ONNX graph of the same weights. Given `wide` (the
+    same graph on two threads, made on first use), a text goes there whenever `spare` says a
+    second core is idle at that moment; both give the same vector, bit for bit."""
 
-    def __init__(self, session: Any, embedding: TokenEmbedding) -> None:
+    def __init__(
+        self,
+        session: Any,
+        embedding: TokenEmbedding,
+        wide: Callable[[], Any] | None = None,
+        spare: Callable[[], bool] = spare_core,
+    ) -> None:
         self._session = session
         self._embedding = embedding
+        self._wide = None if wide is None else _Once(wide)
+        self._spare = spare
 
     def encode(self, batch: Sequence[Sequence[int]]) -> Array:
         """Unit-length mean-pooled vectors of token-id sequences (each with [CLS] and [SEP])."""
         ids, mask = padded(batch)
         feeds = {"tokens": self._embedding(ids), "mask": mask}
-        (hidden,) = self._session.run(None, feeds)
+        (hidden,) = self._chosen().run(None, feeds)
         return pool(np.asarray(hidden, dtype=np.float32), mask)
+
+    def _chosen(self) -> Any:
+        if self._wide is not None and self._spare():
+            wide = self._wide.get()
+            if wide is not None:
+                return wide
+        return self._session
+
+
+class _Once:
+    """What `make` returns, made by the first caller; None for good where `make` fails (the
+    one-thread session still serves), so a broken second session costs one attempt."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._made: Any = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._make is not None:
+                make, self._make = self._make, None
+                self._made = _made_or_none(make)
+        return self._made
+
+
+def _made_or_none(make: Callable[[], Any]) -> Any:
+    try:
+        return make()
+    # onnxruntime reports a session it cannot create with exceptions of its own.
+    except Exception as exc:
+        logger.warning("embedding on one thread only: %s", exc)
+        return None
 
 
 def load_onnx_encoder(
@@ -72,12 +121,14 @@ def load_onnx_encoder(
     key: str,
     folder: Path,
     float_layers: int = DOCUMENT_FLOAT_LAYERS,
+    *,
+    widen: bool = False,
 ) -> OnnxBertEncoder:
     """An onnxruntime session over the int8 graph of the encoder that `build` makes, built and
     quantized into `folder` on first use and loaded from there afterwards (`build` is not
-    called then). `key` names the weights (`weights_digest`, and the adapter's for requests)."""
-    import onnxruntime as ort
-
+    called then). `key` names the weights (`weights_digest`, and the adapter's for requests).
+    `widen` adds a two-thread session of the graph for the moments a core is spare (the
+    requests' graph, which a search waits on; an index build already spreads its texts)."""
     path = folder / f"minilm-{key}-g{GRAPH_REVISION}-int8.onnx"
     # Loaded from the bytes of a file only this user could have written: in a shared cache
     # folder another account's graph (its name is predictable) would answer every embedding.
@@ -87,18 +138,38 @@ def load_onnx_encoder(
         graph = _read_own_graph(path)
     if graph is None:
         raise OSError(f"{path} was replaced by a file of another user while corral wrote it")
+    wide = functools.partial(_wide_session, path) if widen and usable_cores() > 1 else None
+    return OnnxBertEncoder(_session(graph, threads=1), embedding, wide)
+
+
+def _wide_session(path: Path) -> Any:
+    # Read again, not kept from the first load: 11 MB held for a session that may never be
+    # made, in a process whose cores are always busy.
+    graph = _read_own_graph(path)
+    if graph is None:
+        raise OSError(f"{path} is gone or is not this user's own")
+    return _session(graph, threads=2)
+
+
+def _session(graph: bytes, threads: int) -> Any:
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
-    # One thread, as the NumPy path: a query is too small to share, and the machine is shared.
-    options.intra_op_num_threads = 1
+    # One thread for a text, as the NumPy path: spread over more, a query's small products
+    # wait on each other's hand-offs unless a core is idle (`OnnxBertEncoder`'s `wide`).
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(
+    if threads > 1:
+        # The pool's threads spin between products (what makes two threads pay) but stop as
+        # a run ends, not spinning on in a core that the rest of the process may want.
+        options.add_session_config_entry("session.force_spinning_stop", "1")
+    return ort.InferenceSession(
         graph,
         options,
         providers=["CPUExecutionProvider"],
         disabled_optimizers=_DISABLED_OPTIMIZERS,
     )
-    return OnnxBertEncoder(session, embedding)
 
 
 def _read_own_graph(path: Path) -> bytes | None:

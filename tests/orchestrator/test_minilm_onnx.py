@@ -86,3 +86,84 @@ def test_the_model_id_names_the_backend_so_cached_vectors_never_cross() -> None:
 
 def test_onnx_is_the_default_backend_where_onnxruntime_is_installed() -> None:
     assert MiniLMEmbedder(cache=None).backend == "onnx"
+
+
+class _RunQueue:
+    """Stands for Linux's run queue: how many threads are runnable, as a test sets it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, runnable: int) -> None:
+        import corral.orchestrator.services._onnx_bert as onnx_bert
+        import corral.orchestrator.services._spare_core as cores
+
+        self.runnable = runnable
+        monkeypatch.setattr(cores, "runnable_threads", lambda loadavg: self.runnable)
+        monkeypatch.setattr(cores, "usable_cores", lambda: 2)
+        monkeypatch.setattr(onnx_bert, "usable_cores", lambda: 2)
+        self.wide_sessions = 0
+        make = onnx_bert._wide_session
+
+        def counted(path: Path) -> object:
+            self.wide_sessions += 1
+            return make(path)
+
+        monkeypatch.setattr(onnx_bert, "_wide_session", counted)
+
+
+def test_a_request_gets_the_same_vector_on_two_threads_as_on_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = _RunQueue(monkeypatch, runnable=2)
+    embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
+    queries = _dev_queries(60)
+    busy = embedder.embed_queries(queries)
+    assert queue.wide_sessions == 0  # never made while every core was busy
+    queue.runnable = 1
+    idle = embedder.embed_queries(queries)
+    assert queue.wide_sessions == 1  # made once, on the first request with a core to spare
+    assert np.array_equal(idle, busy)
+
+
+def test_documents_are_embedded_on_one_thread_even_with_a_core_to_spare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = _RunQueue(monkeypatch, runnable=1)
+    FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path).embed(_dev_queries(20))
+    assert queue.wide_sessions == 0
+
+
+def test_a_two_thread_session_that_cannot_be_made_leaves_requests_on_one_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import corral.orchestrator.services._onnx_bert as onnx_bert
+
+    queue = _RunQueue(monkeypatch, runnable=1)
+    embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
+    # The graph file is replaced by another user's between the first load and the second.
+    calls: list[Path] = []
+
+    def refused(path: Path) -> object:
+        calls.append(path)
+        raise OSError(f"{path} is gone or is not this user's own")
+
+    monkeypatch.setattr(onnx_bert, "_wide_session", refused)
+    with caplog.at_level(logging.WARNING):
+        first = embedder.embed_queries(["rotate the api keys"])
+        again = embedder.embed_queries(["rotate the api keys"])
+    assert "embedding on one thread only" in caplog.text
+    assert len(calls) == 1  # one attempt, not one per request
+    assert np.array_equal(first, again)
+    assert queue.wide_sessions == 0
+
+
+def test_the_two_thread_session_reads_only_a_graph_of_this_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import corral.orchestrator.services._onnx_bert as onnx_bert
+
+    _RunQueue(monkeypatch, runnable=2)
+    embedder = FreshMiniLM(cache=None, backend="onnx", graphs=tmp_path)
+    embedder.embed_queries(["rotate the api keys"])
+    (graph,) = (p for p in tmp_path.glob("*.onnx") if "-q" in p.name.split("-g")[0])
+    graph.chmod(0o666)  # writable by others now: not to be trusted
+    with pytest.raises(OSError, match="not this user's own"):
+        onnx_bert._wide_session(graph)

@@ -237,8 +237,10 @@ def _before_each_graph_load(
         key: str,
         folder: Path,
         float_layers: int,
+        *,
+        widen: bool = False,
     ) -> OnnxBertEncoder:
         before(key, float_layers)
-        return load_onnx_encoder(build, embedding, key, folder, float_layers)
+        return load_onnx_encoder(build, embedding, key, folder, float_layers, widen=widen)
 
     monkeypatch.setattr(minilm, "load_onnx_encoder", wrapped)
