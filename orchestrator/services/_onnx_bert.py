@@ -155,7 +155,7 @@ def _session(graph: bytes, threads: int) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    # One thread for a text, as the NumPy path: spread over more, a query's small products
+    # One thread by default, as the NumPy path: spread over more, a text's small products
     # wait on each other's hand-offs unless a core is idle (`OnnxBertEncoder`'s `wide`).
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1

@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 
 LOADAVG = Path("/proc/loadavg")
+# The file is one short line; whatever is past this is not it.
+_MOST_BYTES = 256
 
 
 def spare_core(loadavg: Path = LOADAVG, cores: int | None = None) -> bool:
@@ -31,7 +33,8 @@ def runnable_threads(loadavg: Path = LOADAVG) -> int | None:
     """The machine's runnable threads (the reader included), or None where `loadavg` cannot be
     read or does not hold Linux's `<1> <5> <15> <running>/<total> <last pid>`."""
     try:
-        fields = loadavg.read_bytes()[:256].split()
+        with loadavg.open("rb") as file:
+            fields = file.read(_MOST_BYTES).split()
     except OSError:
         return None
     if len(fields) < 4:
