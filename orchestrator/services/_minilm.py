@@ -26,6 +26,7 @@ import numpy.typing as npt
 from ._bert import BertEncoder, TokenEmbedding
 from ._blas import one_blas_thread
 from ._embedding import EmbeddingUnavailable, Vectors, WordLlamaEmbedder
+from ._made_once import MadeOnce
 from ._onnx_bert import (
     DOCUMENT_FLOAT_LAYERS,
     GRAPH_REVISION,
@@ -98,31 +99,19 @@ class _QueryEncoder:
 
     def __init__(self, build: Callable[[], tuple[_Encoder, str]], documents: _Encoder) -> None:
         """`build` gives the encoder and the digest of the adapter it applies."""
-        self._build = build
         self._documents = documents
-        self._made: tuple[_Encoder, str] | None = None
-        self._lock = threading.Lock()
+        self._made = MadeOnce(build, self._unadapted, catching=(EmbeddingUnavailable,))
 
     def resolved(self) -> _Encoder:
-        return self._resolved()[0]
+        return self._made.get()[0]
 
     def adapter(self) -> str:
         """The digest of the adapter that requests go through; empty where none could be used."""
-        return self._resolved()[1]
+        return self._made.get()[1]
 
-    def _resolved(self) -> tuple[_Encoder, str]:
-        if self._made is None:
-            with self._lock:
-                if self._made is None:
-                    self._made = self._make()
-        return self._made
-
-    def _make(self) -> tuple[_Encoder, str]:
-        try:
-            return self._build()
-        except EmbeddingUnavailable as exc:
-            logger.warning("%s; ranking with MiniLM's own query vectors (less accurate)", exc)
-            return self._documents, ""
+    def _unadapted(self, exc: Exception) -> tuple[_Encoder, str]:
+        logger.warning("%s; ranking with MiniLM's own query vectors (less accurate)", exc)
+        return self._documents, ""
 
 
 class MiniLMEmbedder:

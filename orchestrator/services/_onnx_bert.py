@@ -20,7 +20,6 @@ import importlib.util
 import logging
 import os
 import tempfile
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._bert import Array, BertEncoder, TokenEmbedding, padded, pool
+from ._made_once import MadeOnce
 from ._private_files import open_private
 from ._spare_core import spare_core, usable_cores
 
@@ -59,20 +59,16 @@ def onnx_available() -> bool:
 
 class OnnxBertEncoder:
     """`BertEncoder.encode`, through an int8 ONNX graph of the same weights. Given `wide` (the
-    same graph on two threads, made on first use), a text goes there whenever `spare` says a
-    second core is idle at that moment; both give the same vector, bit for bit."""
+    same graph on two threads, made on first use), a text goes there whenever `spare_core`
+    says a second core is idle at that moment; both give the same vector, bit for bit."""
 
     def __init__(
-        self,
-        session: Any,
-        embedding: TokenEmbedding,
-        wide: Callable[[], Any] | None = None,
-        spare: Callable[[], bool] = spare_core,
+        self, session: Any, embedding: TokenEmbedding, wide: Callable[[], Any] | None = None
     ) -> None:
         self._session = session
         self._embedding = embedding
-        self._wide = None if wide is None else _Once(wide)
-        self._spare = spare
+        # Made on the first request with a core to spare; None for good where it failed.
+        self._wide = None if wide is None else MadeOnce(wide, _one_thread_only)
 
     def encode(self, batch: Sequence[Sequence[int]]) -> Array:
         """Unit-length mean-pooled vectors of token-id sequences (each with [CLS] and [SEP])."""
@@ -82,37 +78,16 @@ class OnnxBertEncoder:
         return pool(np.asarray(hidden, dtype=np.float32), mask)
 
     def _chosen(self) -> Any:
-        if self._wide is not None and self._spare():
+        if self._wide is not None and spare_core():
             wide = self._wide.get()
             if wide is not None:
                 return wide
         return self._session
 
 
-class _Once:
-    """What `make` returns, made by the first caller; None for good where `make` fails (the
-    one-thread session still serves), so a broken second session costs one attempt."""
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self._make: Callable[[], Any] | None = make
-        self._made: Any = None
-        self._lock = threading.Lock()
-
-    def get(self) -> Any:
-        with self._lock:
-            if self._make is not None:
-                make, self._make = self._make, None
-                self._made = _made_or_none(make)
-        return self._made
-
-
-def _made_or_none(make: Callable[[], Any]) -> Any:
-    try:
-        return make()
+def _one_thread_only(exc: Exception) -> None:
     # onnxruntime reports a session it cannot create with exceptions of its own.
-    except Exception as exc:
-        logger.warning("embedding on one thread only: %s", exc)
-        return None
+    logger.warning("embedding on one thread only: %s", exc)
 
 
 def load_onnx_encoder(
