@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -316,8 +317,11 @@ def _throttled(verdict: Verdict) -> Reply:
 
 
 def _rate_limited(retry_after: float) -> Reply:
+    # `Retry-After` holds whole seconds only (RFC 9110), so a shorter wait is rounded up there and
+    # given exactly in `retry-after-ms`, which clients that know it (corral, the `openai` SDK) read
+    # first: a client that reads only the standard header still waits at least as asked.
     headers = [
-        ("retry-after", f"{retry_after:g}"),
+        ("retry-after", str(math.ceil(retry_after))),
         ("retry-after-ms", str(round(retry_after * 1000))),
     ]
     message = f"injected rate limit (--fault-plan or --ratelimit-rate); retry in {retry_after:g} s"

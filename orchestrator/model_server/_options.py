@@ -16,6 +16,9 @@ from ._errors import ServerOptionsError
 Policy = Callable[[dict[str, Any]], Any]
 """A function from the normalised request to output items; sync or async."""
 
+MAX_RETRY_AFTER = 86_400.0
+"""The longest wait an injected 429 may ask for, in seconds: a day."""
+
 FaultKind = Literal["server_error", "rate_limited", "disconnect"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("server_error", "rate_limited", "disconnect")
 
@@ -100,8 +103,11 @@ def _check_ranges(options: ModelServerOptions) -> None:
         raise ServerOptionsError(
             f"--max-concurrency must be at least 1, not {options.max_concurrency}"
         )
-    if options.retry_after < 0:
-        raise ServerOptionsError(f"--retry-after must be 0 or more, not {options.retry_after}")
+    if not 0 <= options.retry_after <= MAX_RETRY_AFTER:  # NaN fails both comparisons
+        raise ServerOptionsError(
+            f"--retry-after must be from 0 to {MAX_RETRY_AFTER:g} seconds (a day), "
+            f"not {options.retry_after}"
+        )
     for flag, limit in (("--rpm", options.rpm), ("--tpm", options.tpm)):
         if limit is not None and limit < 1:
             raise ServerOptionsError(

@@ -36,7 +36,7 @@ async def test_fault_plan_answers_429_with_retry_after_then_500_then_the_policy(
             with pytest.raises(openai.InternalServerError) as failed:
                 await client.responses.create(model="scripted", input="hi")
             response = await client.responses.create(model="scripted", input="hi")
-    assert limited.value.response.headers["retry-after"] == "2.5"
+    assert limited.value.response.headers["retry-after"] == "3"  # whole seconds, rounded up
     assert limited.value.response.headers["retry-after-ms"] == "2500"
     assert limited.value.code == "rate_limit_exceeded"
     assert "injected server error" in failed.value.message

@@ -57,6 +57,15 @@ async def test_fault_rates_adding_up_past_one_are_refused() -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("seconds", [-1.0, float("nan"), float("inf"), 1e306, 86_400.5])
+async def test_a_retry_after_that_is_not_a_wait_of_at_most_a_day_is_refused(seconds: float) -> None:
+    options = ModelServerOptions(retry_after=seconds)
+    with pytest.raises(ServerOptionsError, match="--retry-after must be from 0 to 86400 seconds"):
+        async with serve_model_server(echo, options):
+            pass
+
+
+@pytest.mark.anyio
 async def test_port_in_use_is_refused_in_process_too() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
