@@ -26,8 +26,9 @@ per scenario and repetition, interleaved, and the medians are printed. Scenarios
   run several times longer than the honoured second.
 
 When a run holds a fault-free scenario and its faulty twin (`clean` and `faults` or
-`faults-short`; `scale` and `scale-faults`), it also prints, per mode, the faulty efficiency
-over the fault-free one.
+`faults-short`; `scale` and `scale-faults`), the two are run interleaved, repetition by
+repetition, so both meet the same machine load, and the run also prints, per mode, the faulty
+efficiency over the fault-free one.
 
 Run (all scenarios with `--repeat 3` take about a quarter of an hour on two cores; `--quick`
 divides the agents by ten):
@@ -47,7 +48,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -166,29 +168,62 @@ def cache_share(log: Path, skip: int) -> tuple[dict[str, float], int]:
     return figures, count
 
 
-def run_scenario(
-    name: str, modes: list[str], repeat: int, divide: int, loop: str, before: Path | None = None
-) -> dict[str, dict[str, float]]:
+@dataclass
+class _Running:
+    """One scenario of a group being run: its server, its agents and the runs so far."""
+
+    name: str
+    url: str
+    agents: int
+    log: Path
+    lines: int = 0
+    runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def run_scenarios(
+    names: list[str],
+    modes: list[str],
+    repeat: int,
+    divide: int,
+    loop: str,
+    before: Path | None = None,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Run every mode of every scenario in `names`, interleaved: each repetition runs each
+    scenario's modes in turn, so scenarios compared with each other (a fault run and its
+    fault-free twin) meet the same machine load, as the modes of one scenario do."""
+    with ExitStack() as stack:
+        running = [_start(name, divide, stack) for name in names]
+        for _ in range(repeat):
+            for scenario in running:
+                for mode in modes:
+                    _run_once(scenario, mode, loop, before)
+    tables = {}
+    for scenario in running:
+        spec = SCENARIOS[scenario.name]
+        ideal = -(-scenario.agents // spec.concurrency) * TURNS * spec.latency_ms / 1000
+        tables[scenario.name] = {mode: summary(scenario.runs[mode], ideal) for mode in modes}
+    return tables
+
+
+def _start(name: str, divide: int, stack: ExitStack) -> _Running:
     scenario = SCENARIOS[name]
     agents = max(scenario.agents // divide, scenario.concurrency if divide == 1 else 1)
-    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
-    with tempfile.TemporaryDirectory() as tmp:
-        options = ["--latency-ms", str(scenario.latency_ms), *scenario.faults]
-        log = Path(tmp) / "requests.jsonl"
-        if name in LOGGED:
-            options += ["--log", str(log)]
-        lines = 0
-        with model_server("benchmarks.turns:policy", *options) as url:
-            for _ in range(repeat):  # interleaved, so the machine's noise spreads over all
-                for mode in modes:
-                    figures = run_worker(mode, url, scenario, agents, loop, before)
-                    if name in LOGGED:
-                        cache, lines = cache_share(log, lines)
-                        figures |= cache
-                    runs[mode].append(figures)
-                    print(name, mode, json.dumps(figures), file=sys.stderr, flush=True)
-    ideal = -(-agents // scenario.concurrency) * TURNS * scenario.latency_ms / 1000
-    return {mode: summary(runs[mode], ideal) for mode in modes}
+    log = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "requests.jsonl"
+    options = ["--latency-ms", str(scenario.latency_ms), *scenario.faults]
+    if name in LOGGED:
+        options += ["--log", str(log)]
+    url = stack.enter_context(model_server("benchmarks.turns:policy", *options))
+    return _Running(name, url, agents, log)
+
+
+def _run_once(scenario: _Running, mode: str, loop: str, before: Path | None) -> None:
+    spec = SCENARIOS[scenario.name]
+    figures = run_worker(mode, scenario.url, spec, scenario.agents, loop, before)
+    if scenario.name in LOGGED:
+        cache, scenario.lines = cache_share(scenario.log, scenario.lines)
+        figures |= cache
+    scenario.runs.setdefault(mode, []).append(figures)
+    print(scenario.name, mode, json.dumps(figures), file=sys.stderr, flush=True)
 
 
 def summary(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
@@ -256,15 +291,28 @@ def main() -> None:
     if unknown := [name for name in names if name not in SCENARIOS]:
         parser.error(f"unknown scenarios {unknown}; choose from {', '.join(SCENARIOS)}")
     tables: dict[str, dict[str, dict[str, float]]] = {}
-    for name in names:
-        divide = 10 if args.quick else 1
-        tables[name] = run_scenario(name, modes, args.repeat, divide, args.loop, args.before)
-        print_table(name, tables[name])
+    divide = 10 if args.quick else 1
+    for group in twin_groups(names):
+        run = run_scenarios(group, modes, args.repeat, divide, args.loop, args.before)
+        for name, table in run.items():
+            print_table(name, table)
+        tables |= run
     print_fault_ratios(tables)
 
 
 FAULTY_TWINS = {"faults": "clean", "faults-short": "clean", "scale-faults": "scale"}
 """Each faulty scenario and the fault-free one with the same workload."""
+
+
+def twin_groups(names: list[str]) -> list[list[str]]:
+    """`names` in groups run together: each faulty scenario with its fault-free twin, when
+    both are asked for; every other scenario alone. Groups keep the order asked for."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        twin = FAULTY_TWINS.get(name)
+        key = twin if twin in names else name
+        groups.setdefault(key, []).append(name)
+    return list(groups.values())
 
 
 def print_fault_ratios(tables: dict[str, dict[str, dict[str, float]]]) -> None:
