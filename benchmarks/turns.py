@@ -319,7 +319,7 @@ def print_fault_ratios(tables: dict[str, dict[str, dict[str, float]]]) -> None:
     """Per mode, a faulty scenario's efficiency over its fault-free twin's (medians of each)."""
     pairs = [(f, c) for f, c in FAULTY_TWINS.items() if f in tables and c in tables]
     for faulty, clean in pairs:
-        print(f"\n{faulty} efficiency over {clean}'s (the issue's goal: at least 0.8)")
+        print(f"\n{faulty} efficiency over {clean}'s (goal: at least 0.8)")
         for mode, figures in tables[faulty].items():
             base = tables[clean][mode]["efficiency"]
             ratio = figures["efficiency"] / base if base else 0.0
