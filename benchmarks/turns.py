@@ -113,6 +113,8 @@ SCENARIOS = {
     "faults-short": Scenario(100, 50, 50, FAULTS + SHORT_WAIT),
     "scale-faults": Scenario(1000, 256, 200, FAULTS),
 }
+FAULTY_TWINS = {"faults": "clean", "faults-short": "clean", "scale-faults": "scale"}
+"""Each faulty scenario and the fault-free one with the same workload."""
 MODES = ("sdk", "sdk-raw", "corral", "runtime-sqlite", "runtime-memory")
 TURNS = TOOL_TURNS + 1
 WORKER_TIMEOUT = 600.0
@@ -298,10 +300,6 @@ def main() -> None:
             print_table(name, table)
         tables |= run
     print_fault_ratios(tables)
-
-
-FAULTY_TWINS = {"faults": "clean", "faults-short": "clean", "scale-faults": "scale"}
-"""Each faulty scenario and the fault-free one with the same workload."""
 
 
 def twin_groups(names: list[str]) -> list[list[str]]:

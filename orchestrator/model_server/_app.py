@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -43,7 +42,7 @@ from ._reply import (
     sse_reply,
 )
 from ._responses_wire import encode_event, response_events, response_object
-from ._throttle import Throttle, Verdict
+from ._throttle import Throttle, Verdict, retry_after_headers
 
 DEFAULT_MODEL = "corral-scripted"
 MAX_BODY_BYTES = 64 << 20
@@ -317,12 +316,6 @@ def _throttled(verdict: Verdict) -> Reply:
 
 
 def _rate_limited(retry_after: float) -> Reply:
-    # `Retry-After` holds whole seconds only (RFC 9110), so a shorter wait is rounded up there and
-    # given exactly in `retry-after-ms`, which clients that know it (corral, the `openai` SDK) read
-    # first: a client that reads only the standard header still waits at least as asked.
-    headers = [
-        ("retry-after", str(math.ceil(retry_after))),
-        ("retry-after-ms", str(round(retry_after * 1000))),
-    ]
+    headers = retry_after_headers(retry_after)
     message = f"injected rate limit (--fault-plan or --ratelimit-rate); retry in {retry_after:g} s"
     return error_reply(429, message, "requests", "rate_limit_exceeded", headers)

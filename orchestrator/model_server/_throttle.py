@@ -84,11 +84,19 @@ class Throttle:
                 (f"x-ratelimit-reset-{name}", openai_duration(refill)),
             ]
         if retry_after is not None:
-            headers += [
-                ("retry-after", str(max(1, math.ceil(retry_after)))),
-                ("retry-after-ms", str(max(1, math.ceil(retry_after * 1000)))),
-            ]
+            headers += retry_after_headers(retry_after)
         return headers
+
+
+def retry_after_headers(seconds: float) -> Headers:
+    """A 429's wait: exactly (to the millisecond above) in `retry-after-ms`, and rounded up to
+    whole seconds in `Retry-After`, which holds nothing finer (RFC 9110). Clients that know
+    `retry-after-ms` (corral, the `openai` SDK) read it first; one that reads only the standard
+    header still waits at least as asked."""
+    return [
+        ("retry-after", str(math.ceil(seconds))),
+        ("retry-after-ms", str(math.ceil(seconds * 1000))),
+    ]
 
 
 def openai_duration(seconds: float) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +35,7 @@ from ._onnx_bert import (
     weights_digest,
 )
 from ._query_adapter import ADAPTER_FILE, load_adapter
+from ._spare_core import usable_cores
 from ._vector_cache import VectorCache, default_cache_dir
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ BATCH = {"numpy": 32, "onnx": 1}
 # A query is one text on the calling thread; an index build's texts go over a few threads (a
 # session's own thread pool would split each small product, which cost more than it saved).
 _PARALLEL_FROM = 16
-_BUILD_THREADS = min(4, os.cpu_count() or 1)
+_BUILD_THREADS = min(4, usable_cores())
 # Bumped when this module's arithmetic changes, so cached vectors of the old one are not reused.
 _ENCODER_REVISION = 1
 WEIGHTS_FILE = "model.safetensors"

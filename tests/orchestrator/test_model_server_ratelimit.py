@@ -25,7 +25,11 @@ from corral.agents.model._gate import run_gated
 from corral.agents.model._retry import TransientFailure
 from corral.orchestrator._ratelimit import EndpointLimiter, ManualClock
 from corral.orchestrator.model_server import ModelServerOptions, serve_model_server
-from corral.orchestrator.model_server._throttle import Throttle, openai_duration
+from corral.orchestrator.model_server._throttle import (
+    Throttle,
+    openai_duration,
+    retry_after_headers,
+)
 from corral.orchestrator.model_server.examples import echo
 
 DEADLINE = 20
@@ -172,3 +176,19 @@ async def test_an_unconfigured_client_learns_the_servers_rpm_from_its_first_429(
     assert limiter.stats().requests_per_minute == 600
     assert stats["throttled"] >= 1
     assert stats["requests"]["total"] - stats["throttled"] == 14
+
+
+@pytest.mark.parametrize(
+    ("seconds", "whole", "millis"),
+    [
+        (0.0, "0", "0"),
+        (0.05, "1", "50"),
+        (0.5, "1", "500"),
+        (2.5, "3", "2500"),
+        (30.0, "30", "30000"),
+    ],
+)
+def test_a_wait_is_sent_rounded_up_to_whole_seconds_and_exactly_in_milliseconds(
+    seconds: float, whole: str, millis: str
+) -> None:
+    assert retry_after_headers(seconds) == [("retry-after", whole), ("retry-after-ms", millis)]
