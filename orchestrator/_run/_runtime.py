@@ -38,6 +38,7 @@ from corral.agents import (
 )
 from corral.tools import InvalidInput, ToolRegistry
 
+from .._collector import paced_collector
 from . import _lifecycle as lifecycle
 from ._admission import Capacity, capacity_of, no_more_input
 from ._assemble import (
@@ -357,12 +358,14 @@ class RunRuntime(AgentLives):
 @asynccontextmanager
 async def open_runtime(options: RuntimeOptions) -> AsyncIterator[RunRuntime]:
     """A runtime whose agents all end (cancelled if still open) when the block exits, and
-    whose agents' command sessions are stopped with them."""
-    async with open_sessions(options.services) as services:
-        options = replace(options, services=services)
-        async with anyio.create_task_group() as tg:
-            runtime = RunRuntime(options, tg)
-            try:
-                yield runtime
-            finally:
-                tg.cancel_scope.cancel()
+    whose agents' command sessions are stopped with them; the garbage collector is paced for
+    many agents meanwhile (`paced_collector`)."""
+    with paced_collector():
+        async with open_sessions(options.services) as services:
+            options = replace(options, services=services)
+            async with anyio.create_task_group() as tg:
+                runtime = RunRuntime(options, tg)
+                try:
+                    yield runtime
+                finally:
+                    tg.cancel_scope.cancel()

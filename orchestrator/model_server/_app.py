@@ -28,7 +28,7 @@ from ._chat_wire import DONE_FRAME, chat_chunks, chat_completion, encode_chunk
 from ._errors import PolicyFailed
 from ._faults import FaultPlanner
 from ._journal import RequestJournal
-from ._json import holds_lone_surrogate, is_plain, parse, private_copy
+from ._json import holds_lone_surrogate, is_plain, nests_deeper_than, parse, private_copy
 from ._normalise import CHAT_COMPLETIONS, RESPONSES, normalise_request
 from ._options import FaultKind, ModelServerOptions, Policy
 from ._policy import call_policy
@@ -48,6 +48,10 @@ DEFAULT_MODEL = "corral-scripted"
 MAX_BODY_BYTES = 64 << 20
 """The largest request body read: far past any conversation a model takes, and a bound on what
 one request can make the server hold (it reads the whole body before parsing it)."""
+MAX_JSON_DEPTH = 900
+"""The deepest nesting of arrays and objects a body may have (the body itself counts one): what
+`json` reads is up to about 980 deep here, but a copy or a log line of it must be written
+again a few calls deeper, where that much would pass Python's recursion limit."""
 
 
 @dataclass
@@ -283,8 +287,7 @@ def _parse_body(raw: bytes) -> tuple[dict[str, Any], bool] | Reply:
     try:
         body, checked = parse(raw)
     except RecursionError:
-        message = "the request body nests JSON too deeply to read; send a flatter object"
-        return error_reply(400, message, "invalid_request_error", "invalid_json")
+        return _too_deep()
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = f"the request body is not JSON ({exc}); send a JSON object"
         return error_reply(400, message, "invalid_request_error", "invalid_json")
@@ -298,6 +301,8 @@ def _parse_body(raw: bytes) -> tuple[dict[str, Any], bool] | Reply:
     if not isinstance(body.get("stream_options") or {}, dict):
         message = 'stream_options must be an object, e.g. {"include_usage": true}'
         return error_reply(400, message, "invalid_request_error", "invalid_type")
+    if nests_deeper_than(raw, body, MAX_JSON_DEPTH):
+        return _too_deep()
     if holds_lone_surrogate(raw, body):
         message = (
             "the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff without "
@@ -305,6 +310,14 @@ def _parse_body(raw: bytes) -> tuple[dict[str, Any], bool] | Reply:
         )
         return error_reply(400, message, "invalid_request_error", "invalid_json")
     return body, checked.plain
+
+
+def _too_deep() -> Reply:
+    message = (
+        f"the request body nests JSON deeper than {MAX_JSON_DEPTH} arrays and objects; "
+        "send a flatter object"
+    )
+    return error_reply(400, message, "invalid_request_error", "invalid_json")
 
 
 def _throttled(verdict: Verdict) -> Reply:

@@ -10,7 +10,8 @@ only when it is known to hold none of these, and through `json` otherwise:
   `Infinity` (found while parsing, by `json`'s own hooks); orjson refuses the rest itself;
 - anything else (a policy's output) is walked once by `is_plain` before orjson may write it.
 
-`holds_lone_surrogate` finds the strings no UTF-8 can carry, which the server refuses.
+`holds_lone_surrogate` finds the strings no UTF-8 can carry, and `nests_deeper_than` the bodies
+nested deeper than the server's own writes can follow, both of which the server refuses.
 """
 
 from __future__ import annotations
@@ -97,6 +98,22 @@ def holds_lone_surrogate(raw: bytes, value: Any) -> bool:
         elif type(item) is dict:
             stack.extend(item)
             stack.extend(item.values())
+    return False
+
+
+def nests_deeper_than(raw: bytes, value: Any, limit: int) -> bool:
+    """Whether parsed `value` (read from `raw`) holds arrays and objects more than `limit` deep
+    (the outermost counts one). Only a body with more than `limit` brackets can, so most bodies
+    are not walked."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    stack = [(value, 1)]
+    while stack:  # not recursive, as for `holds_lone_surrogate`
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if type(item) is dict else item
+        stack.extend((c, depth + 1) for c in children if type(c) is dict or type(c) is list)
     return False
 
 

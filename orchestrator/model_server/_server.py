@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 
+from .._collector import paced_collector
 from .._uvicorn import base_url, bind_listening_socket, serving
 from ._app import ServerState, build_app
 from ._cassette import CassetteRecorder, CassetteReplayer
@@ -50,9 +51,12 @@ class RunningModelServer:
 async def serve_model_server(
     policy: Policy | None, options: ModelServerOptions = _DEFAULTS
 ) -> AsyncIterator[RunningModelServer]:
-    """Serve `policy` over HTTP until the block exits; raises `InvalidInput` for bad options."""
+    """Serve `policy` over HTTP until the block exits; raises `InvalidInput` for bad options.
+
+    The garbage collector is paced for many requests in flight meanwhile (`paced_collector`)."""
     check_options(policy, options)
     async with AsyncExitStack() as stack:
+        stack.enter_context(paced_collector())
         state = _open_state(policy, options, stack)
         sock = bind_listening_socket(options.host, options.port)
         stack.callback(sock.close)

@@ -1,6 +1,6 @@
 """Request bodies built to break the scripted server get a 400 saying what was wrong, never a
-500 with a traceback: JSON nested past what can be read, and strings no UTF-8 can carry; JSON
-nested deep but readable is answered."""
+500 with a traceback: JSON nested past what can be read or written again, and strings no UTF-8
+can carry; JSON nested up to the server's limit is answered."""
 
 from __future__ import annotations
 
@@ -11,17 +11,29 @@ import httpx2
 import pytest
 
 from corral.orchestrator.model_server import serve_model_server
+from corral.orchestrator.model_server._app import MAX_JSON_DEPTH
 
 pytestmark = [pytest.mark.hostile, pytest.mark.anyio]
 DEADLINE = 10.0
 
 
 def _nested(depth: int) -> bytes:
-    return b'{"model":"m","input":' + b"[" * depth + b"]" * depth + b"}"
+    """A body whose arrays and objects nest `depth` deep, the body itself included."""
+    arrays = depth - 1
+    return b'{"model":"m","input":' + b"[" * arrays + b"]" * arrays + b"}"
 
 
 BODIES = {
     "nested past the recursion limit": _nested(100_000),
+    "nested one past the server's limit": _nested(MAX_JSON_DEPTH + 1),
+    # `json` reads this deep, but writing a copy of it again passed the recursion limit (a 500).
+    "nested where it can be read but not written again": _nested(990),
+    "nested past the limit in a chat message": (
+        b'{"model":"m","messages":[{"role":"user","content":'
+        + b"[" * MAX_JSON_DEPTH
+        + b"]" * MAX_JSON_DEPTH
+        + b"}]}"
+    ),
     "a lone high surrogate": b'{"model":"m","input":"\\ud800"}',
     "a lone low surrogate in a key": b'{"model":"m","input":"hi","metadata":{"\\uDC00":1}}',
     "a surrogate pair turned round": b'{"model":"m","input":"\\udc00\\ud83d"}',
@@ -59,10 +71,11 @@ async def test_a_valid_surrogate_pair_is_one_character_and_is_answered() -> None
     assert reply.json()["output"][0]["content"][0]["text"] == "horse \U0001f40e"
 
 
-async def test_a_body_nested_deeper_than_a_deep_copy_reaches_is_still_answered() -> None:
+async def test_a_body_nested_as_deep_as_the_limit_is_answered() -> None:
     async with serve_model_server(lambda request: "deep") as server:
         with anyio.fail_after(DEADLINE):
             async with httpx2.AsyncClient(timeout=DEADLINE) as http:
-                reply = await http.post(server.base_url + "/responses", content=_nested(900))
+                body = _nested(MAX_JSON_DEPTH)
+                reply = await http.post(server.base_url + "/responses", content=body)
     assert reply.status_code == 200, reply.text
     assert reply.json()["output"][0]["content"][0]["text"] == "deep"
