@@ -23,9 +23,9 @@ from typing import Final
 
 RUN_THRESHOLD: Final = 10_000
 """The collector's first threshold while agents run. On a fan-out of 1,000 agents, 256 at a
-time, the collector took 14% of the CPU at 700, 5% at 5,000, 3-4% at 10,000 and 2% from 20,000
-on; but at 20,000, `run_agents` over 1,000 agents peaked 13 MB higher (109 MB against 96), and
-at 10,000 it did not (100 MB)."""
+time, the collector took 14-16% of the CPU at 700, 5-6% at 5,000, 4% at 10,000 and 3% at
+20,000 (`benchmarks.collector`); but at 20,000 `run_agents` over 1,000 agents peaked at 109 MB
+against 96 at 700, and at 10,000 at 100 MB."""
 
 _lock = threading.Lock()
 _holders = 0
