@@ -64,7 +64,8 @@ async def _fan_out(url: str, threshold: int) -> dict[str, Any]:
         importlib.import_module(module)
     importlib.import_module("corral.orchestrator.fanout")
     scenario = SCENARIOS["scale"]
-    # The run holds the collector at this pace: below corral's, its pacing steps aside.
+    # The run holds the collector at this pace: corral's pacing is set to it too, so it finds
+    # the threshold already there and leaves it.
     setattr(_collector, "RUN_THRESHOLD", threshold)  # noqa: B010 (a Final, set for measuring)
     gc.set_threshold(threshold, *gc.get_threshold()[1:])
     collections = _Collections()

@@ -4,7 +4,7 @@ CPython collects its youngest generation every 700 net allocations of container 
 every tenth of those collections walks the middle generation too. A run keeps hundreds of
 agents' conversations, requests and answers alive at once and allocates fast, so at that pace
 most of what a collection walks survives it: a fan-out of 1,000 agents spent about a seventh of
-its CPU in the collector (`benchmarks.turns`, docs/performance.md). While `paced_collector` is
+its CPU in the collector (`benchmarks.collector`, docs/performance.md). While `paced_collector` is
 held anywhere in the process, the first threshold is at least `RUN_THRESHOLD`, so collections
 come about fourteen times less often; garbage in reference cycles waits that much longer.
 

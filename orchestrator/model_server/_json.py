@@ -105,7 +105,7 @@ def nests_deeper_than(raw: bytes, value: Any, limit: int) -> bool:
     """Whether parsed `value` (read from `raw`) holds arrays and objects more than `limit` deep
     (the outermost counts one). Only a body with more than `limit` brackets can, so most bodies
     are not walked."""
-    if raw.count(b"[") + raw.count(b"{") <= limit:
+    if raw.count(b"[") + raw.count(b"{") <= limit or type(value) not in (dict, list):
         return False
     stack = [(value, 1)]
     while stack:  # not recursive, as for `holds_lone_surrogate`

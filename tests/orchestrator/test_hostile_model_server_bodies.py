@@ -79,3 +79,14 @@ async def test_a_body_nested_as_deep_as_the_limit_is_answered() -> None:
                 reply = await http.post(server.base_url + "/responses", content=body)
     assert reply.status_code == 200, reply.text
     assert reply.json()["output"][0]["content"][0]["text"] == "deep"
+
+
+async def test_a_flat_body_whose_text_holds_many_brackets_is_answered() -> None:
+    text = "[{" * 2000
+    async with serve_model_server(lambda request: "flat") as server:
+        with anyio.fail_after(DEADLINE):
+            async with httpx2.AsyncClient(timeout=DEADLINE) as http:
+                body = {"model": "m", "input": text}
+                reply = await http.post(server.base_url + "/responses", json=body)
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["output"][0]["content"][0]["text"] == "flat"
