@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corral.agents.model import ModelContextWindowExceeded
 from corral.agents.model._retry import TransientFailure
-from corral.agents.model._sse import MAX_EVENT_BYTES, EventSplitter
+from corral.agents.model._sse import MAX_EVENT_BYTES, EventSplitter, _split_events
 
 ENDPOINT = "http://127.0.0.1:1/v1"
 
@@ -102,3 +104,75 @@ def test_done_ends_the_stream_even_in_an_event_nobody_wants() -> None:
 def test_an_event_with_no_name_or_a_wanted_one_is_decoded(name: bytes) -> None:
     splitter = EventSplitter({"wanted"}, ENDPOINT)
     assert splitter.feed(b"event:" + name + b'\ndata: {"n": 1}\n\n') == [{"n": 1}]
+
+
+def read_plainly(body: bytes, wanted: set[str] | None) -> list[object] | str:
+    """The standard's reading, line by line, with nothing skipped early: the reference the
+    splitter's quicker paths must agree with ("not JSON" for a stream that fails)."""
+    text = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    events: list[object] = []
+    for block in text.split(b"\n\n")[:-1]:
+        name, data = b"", []
+        for line in block.split(b"\n"):
+            field, _, value = line.partition(b":")
+            value = value[1:] if value.startswith(b" ") else value
+            if field == b"data":
+                data.append(value)
+            elif field == b"event":
+                name = value
+        if not data:
+            continue
+        payload = b"\n".join(data)
+        if payload.startswith(b"[DONE]"):
+            break
+        if wanted is not None and name and name.decode() not in wanted:
+            continue
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            return "not JSON"
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+NAMES = ["delta", "wanted", "", " wanted", "done"]
+LINES = st.one_of(
+    st.sampled_from(NAMES).map(lambda name: f"event:{name}"),
+    st.integers(0, 9).map(lambda n: f'data: {{"n": {n}}}'),
+    st.sampled_from(["data: [DONE]", "data:[DONE]", "data:  [DONE]", ": note [DONE]", "id: 7"]),
+    st.just("data: 1"),
+)
+BLOCKS = st.lists(LINES, min_size=1, max_size=4)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(BLOCKS, max_size=6),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.sampled_from([None, {"wanted"}, {"delta", "wanted"}]),
+    st.integers(1, 64),
+)
+def test_the_quick_paths_read_any_stream_as_the_standard_does(
+    blocks: list[list[str]], newline: str, wanted: set[str] | None, cut: int
+) -> None:
+    """Whatever the lines, line ends, wanted names and the reads' sizes, the splitter finds
+    the events a plain line-by-line reading finds, and stops where it stops."""
+    body = "".join(newline.join(lines) + newline * 2 for lines in blocks).encode()
+    splitter = EventSplitter(wanted, ENDPOINT)
+    events: list[object] = []
+    try:
+        for start in range(0, len(body), cut):
+            events += splitter.feed(body[start : start + cut])
+        events += splitter.close()
+    except TransientFailure:
+        assert read_plainly(body, wanted) == "not JSON"
+    else:
+        assert events == read_plainly(body, wanted)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(st.binary(max_size=24).map(lambda raw: bytes(b"a\n"[byte % 2] for byte in raw)))
+def test_blocks_are_cut_at_blank_lines_exactly_as_split_cuts_them(data: bytes) -> None:
+    *blocks, rest = data.split(b"\n\n")
+    assert _split_events(data, 0) == (blocks, rest)
