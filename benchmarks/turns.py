@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from ._fanout_modes import fanout_answer
+from ._goals import print_goals
 from ._server import model_server
 
 TOOL_TURNS = 4
@@ -232,7 +233,10 @@ def summary(runs: list[dict[str, Any]], ideal: float) -> dict[str, float]:
     def median(key: str) -> float:
         return statistics.median(float(run[key]) for run in runs)
 
-    cpu_ms_per_turn = [1000 * r["cpu_s"] / max(r["turns"], 1) for r in runs]
+    # A fan-out's worker processes spend CPU of their own: it counts as the client's too.
+    cpu_ms_per_turn = [
+        1000 * (r["cpu_s"] + r.get("workers_cpu_s", 0.0)) / max(r["turns"], 1) for r in runs
+    ]
     wall = median("wall_s")
     return {
         "cpu_ms_per_turn": statistics.median(cpu_ms_per_turn),
@@ -300,6 +304,7 @@ def main() -> None:
             print_table(name, table)
         tables |= run
     print_fault_ratios(tables)
+    print_goals(tables)
 
 
 def twin_groups(names: list[str]) -> list[list[str]]:
