@@ -49,7 +49,7 @@ def print_goals(tables: Tables) -> None:
         return
     print("\nthe goal, line by line (docs/performance.md)")
     for v in found:
-        print(f"{v.line:<10}{v.mode:<22}{'met' if v.met else 'MISSED':<8}{v.figures}")
+        print(f"{v.line:<14}{v.mode:<22}{'met' if v.met else 'MISSED':<8}{v.figures}")
 
 
 def _corral_modes(table: dict[str, dict[str, float]]) -> list[str]:
